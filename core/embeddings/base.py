@@ -1,0 +1,26 @@
+"""The embedder protocol.
+
+Vectors are L2-normalised float32 rows, so cosine similarity is a dot product.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+
+class Embedder(Protocol):
+    # Stable identifier recorded with every knowledge base, e.g. "local/multilingual-e5-small".
+    # Querying a knowledge base with an embedder of another id is refused ("reindex needed").
+    id: str
+    dimension: int
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        """Embed passages for storage; shape (len(texts), dimension)."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one search query; shape (dimension,)."""
+
+    def count_tokens(self, text: str) -> int:
+        """Length in the model's own tokens (token-based chunking)."""

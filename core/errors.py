@@ -1,0 +1,99 @@
+"""The engine's error family.
+
+Every error carries a message that is safe to show an admin (no secrets, no tracebacks).
+The edges translate them: the dashboard into ``st.error``, the CLI into an exit code.
+"""
+
+from __future__ import annotations
+
+
+class CoreError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    exit_code = 1
+    retryable = False
+
+    def __init__(self, message: str, *, detail: str | None = None):
+        super().__init__(message)
+        self.message = message
+        # detail is for logs only (may be long); never contains secrets either
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class NotFound(CoreError):
+    exit_code = 3
+
+
+class AlreadyExists(CoreError):
+    exit_code = 4
+
+
+class PermissionDenied(CoreError):
+    exit_code = 5
+
+
+class InvalidSettings(CoreError):
+    exit_code = 2
+
+
+class InvalidInput(CoreError):
+    exit_code = 2
+
+
+class ParseError(CoreError):
+    """A document could not be turned into text (corrupt, encrypted, unsupported...)."""
+
+    exit_code = 6
+
+
+class UnsupportedFormat(ParseError):
+    pass
+
+
+class FileTooLarge(ParseError):
+    pass
+
+
+class FetchError(ParseError):
+    """A URL could not be fetched (blocked address, timeout, too large, HTTP error)."""
+
+
+class BlockedAddress(FetchError):
+    pass
+
+
+class EmbeddingError(CoreError):
+    """The embedding model failed or an embedding API is unreachable."""
+
+    exit_code = 7
+    retryable = True
+
+
+class ReindexNeeded(CoreError):
+    """A knowledge base was built with another embedding model or dimension."""
+
+    exit_code = 8
+
+
+class StoreError(CoreError):
+    exit_code = 9
+
+
+class StoreBusy(StoreError):
+    """The embedded vector store is held by another process."""
+
+    retryable = True
+
+
+class LLMError(CoreError):
+    """A chat model provider is down, refused, or answered something unusable."""
+
+    exit_code = 10
+    retryable = True
+
+
+class Cancelled(CoreError):
+    exit_code = 11

@@ -1,0 +1,27 @@
+"""The parser protocol and its context.
+
+A parser turns bytes into a ``ParsedDoc`` (Markdown-ish text in parts with page / slide /
+timestamp / heading metadata) or raises a ``ParseError`` subclass with a message an admin
+can act on. Parsers never index anything: ingestion does that after a parse fully succeeds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from core.settings.model import ParsingSettings
+from core.types import ParsedDoc
+
+
+@dataclass
+class ParseContext:
+    settings: ParsingSettings = field(default_factory=ParsingSettings)
+    # Called with (done, total, message) during long work such as OCR; may raise Cancelled.
+    progress: Callable[[int, int, str], None] = lambda done, total, message: None
+
+
+class Parser(Protocol):
+    name: str  # e.g. "pdf", "docx", "markdown"
+
+    def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc: ...

@@ -1,0 +1,161 @@
+"""The one typed settings model, in nested sections.
+
+Defaults come from the product brief (seeds 000 and 002). Validation messages are written
+for the admin who typed the value.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ChunkingSettings(_Section):
+    chunk_size: int = Field(500, ge=50, le=100_000, description="Largest chunk, in characters (or tokens).")
+    chunk_overlap: int = Field(50, ge=0, description="Shared text between neighbouring chunks.")
+    chunk_min_size_target: int = Field(
+        0, ge=0, description="Merge small chunks forward until they reach this size (0 = no merge)."
+    )
+    size_unit: Literal["characters", "tokens"] = Field(
+        "characters", description="Measure sizes in characters or in tokens of the embedding model's tokenizer."
+    )
+    markdown_header_split: bool = Field(True, description="Split on Markdown headings H1-H6 first.")
+    heading_glue: bool = Field(True, description="Join a heading line to the paragraph after it.")
+
+    @model_validator(mode="after")
+    def _check_sizes(self) -> "ChunkingSettings":
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})"
+            )
+        if self.chunk_min_size_target > self.chunk_size:
+            raise ValueError(
+                f"chunk_min_size_target ({self.chunk_min_size_target}) must not exceed chunk_size ({self.chunk_size})"
+            )
+        return self
+
+
+class EmbeddingSettings(_Section):
+    provider: Literal["local", "openai", "ollama"] = Field(
+        "local", description="local = a model bundled in an installed package; openai = any OpenAI-compatible API; ollama = Ollama's native API."
+    )
+    model: str = Field("multilingual-e5-small", description="Model name (local: multilingual-e5-small or all-minilm-l6-v2).")
+    base_url: str = Field("", description="API base URL for openai/ollama providers.")
+    api_key: str = Field("", description="API key for the openai provider (stored, never shown back).")
+    batch_size: int = Field(32, ge=1, le=2048)
+    timeout_seconds: float = Field(60.0, gt=0, le=3600)
+
+
+class RerankerSettings(_Section):
+    kind: Literal["none", "cross-encoder", "http"] = Field(
+        "none", description="No reranker model ships in any installable package, so it is off by default."
+    )
+    model_path: str = Field("", description="Local folder of a sentence-transformers CrossEncoder.")
+    url: str = Field("", description="A /rerank endpoint (TEI, vLLM, llama.cpp, Jina/Cohere style).")
+    api_key: str = ""
+    model: str = ""
+    top_n: int = Field(20, ge=1, le=200, description="How many fused candidates the reranker sees.")
+
+
+class RetrievalSettings(_Section):
+    mode: Literal["dense", "bm25", "hybrid", "hybrid+rerank"] = "hybrid"
+    candidates: int = Field(40, ge=1, le=1000, description="Candidates recalled per channel before rerank.")
+    dense_weight: float = Field(0.6, ge=0, le=1, description="Weight of vector similarity in the hybrid rerank.")
+    bm25_weight: float = Field(0.4, ge=0, le=1, description="Weight of BM25 keyword score in the hybrid rerank.")
+    rag_min_similarity: float = Field(0.30, ge=0, le=1, description="Normal mode: drop results below this calibrated score.")
+    rag_max_results: int = Field(4, ge=1, le=50)
+    rag_max_content_chars: int = Field(1200, ge=100, le=200_000, description="Cap on characters injected per result.")
+    dedupe_threshold: float = Field(0.95, ge=0.5, le=1.0, description="Near-identical chunks above this similarity are shown once.")
+    reranker: RerankerSettings = Field(default_factory=RerankerSettings)
+
+    @model_validator(mode="after")
+    def _weights(self) -> "RetrievalSettings":
+        if self.dense_weight + self.bm25_weight <= 0:
+            raise ValueError("dense_weight and bm25_weight cannot both be 0")
+        return self
+
+
+class LLMSettings(_Section):
+    provider: Literal["extractive", "openai", "ollama"] = Field(
+        "extractive", description="extractive = offline answerer that quotes the knowledge base (no model needed)."
+    )
+    base_url: str = ""
+    api_key: str = ""
+    model: str = ""
+    temperature: float = Field(0.2, ge=0, le=2)
+    context_length: int = Field(8192, ge=512, le=2_000_000, description="Model context window in tokens (Ollama: num_ctx).")
+    timeout_seconds: float = Field(120.0, gt=0, le=3600)
+
+
+DEFAULT_RAG_TEMPLATE = """Use the context below to answer the query. Cite the passages you use inline as [n], \
+where n is the number shown before each passage. If the context does not contain the answer, say so plainly. \
+Answer in the language of the query.
+
+<context>
+{{CONTEXT}}
+</context>
+
+Query: {{QUERY}}"""
+
+
+class AnsweringSettings(_Section):
+    rag_template: str = Field(DEFAULT_RAG_TEMPLATE, description="Must contain {{CONTEXT}}; {{QUERY}} is optional.")
+    rag_system_context: bool = Field(
+        False, description="Put retrieved context in the system message (stable prefix: providers reuse their prompt cache)."
+    )
+    file_context: bool = Field(True, description="Inject retrieved file content into the conversation.")
+    builtin_tools: bool = Field(False, description="Offer query_knowledge_bases / view_knowledge_file / search_chats as native tools.")
+    max_tool_rounds: int = Field(3, ge=0, le=10)
+    low_similarity_action: Literal["general_knowledge", "flag_for_human"] = Field(
+        "general_knowledge", description="Normal mode, nothing above the threshold: answer from general knowledge with a marker, or flag for a human."
+    )
+    not_from_kb_marker: str = "Not from the knowledge base."
+
+    @model_validator(mode="after")
+    def _template(self) -> "AnsweringSettings":
+        if "{{CONTEXT}}" not in self.rag_template:
+            raise ValueError("rag_template must contain {{CONTEXT}}")
+        return self
+
+
+class StrictModeSettings(_Section):
+    rag_strict_mode: bool = Field(False, description="Answers come only from the knowledge base; no hit = fixed reply, no model call.")
+    rag_strict_min_similarity: float = Field(0.5, ge=0, le=1)
+    rag_strict_max_results: int = Field(3, ge=1, le=50)
+    rag_strict_no_hit_reply: str = Field("知识库中暂未收录相关内容，我无法凭已有信息作答。", min_length=1)
+    rag_strict_uncovered_text: str = Field("知识库中未收录", min_length=1)
+
+
+class ParsingSettings(_Section):
+    max_upload_mb: int = Field(100, ge=1, le=10_000)
+    ocr_enabled: bool = True
+    ocr_dpi: int = Field(300, ge=72, le=600)
+    ocr_page_timeout_seconds: float = Field(60.0, gt=0, le=3600)
+    ocr_docx_images: bool = False
+    ocr_pptx_images: bool = False
+    docx_headers_footers: bool = False
+    zip_max_uncompressed_mb: int = Field(500, ge=1)
+    zip_max_members: int = Field(10_000, ge=1)
+    url_timeout_seconds: float = Field(20.0, gt=0, le=600)
+    url_max_mb: int = Field(20, ge=1, le=1000)
+    url_allow_private: bool = Field(False, description="Admin only: allow fetching loopback/private/link-local addresses.")
+    youtube_languages: list[str] = Field(default_factory=lambda: ["zh-Hans", "zh", "zh-Hant", "en"])
+
+
+class Settings(_Section):
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    answering: AnsweringSettings = Field(default_factory=AnsweringSettings)
+    strict: StrictModeSettings = Field(default_factory=StrictModeSettings)
+    parsing: ParsingSettings = Field(default_factory=ParsingSettings)
+
+
+# Fields whose value must never be shown back or logged.
+SECRET_FIELDS = {("embedding", "api_key"), ("llm", "api_key"), ("retrieval.reranker", "api_key")}

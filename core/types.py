@@ -1,0 +1,116 @@
+"""Plain data types shared across the engine's packages.
+
+They carry no behaviour beyond small conveniences so every package can depend on them
+without depending on each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+# ---------------------------------------------------------------- parsing
+
+
+@dataclass(frozen=True)
+class DocPart:
+    """A run of extracted Markdown-ish text with the place it came from.
+
+    A PDF page, a slide, a transcript segment, a web page section. Location fields that do
+    not apply stay ``None``. Parts are in reading order.
+    """
+
+    text: str
+    page: int | None = None  # 1-based
+    slide: int | None = None  # 1-based
+    start_seconds: float | None = None  # transcripts
+    heading_path: tuple[str, ...] = ()
+
+
+@dataclass
+class ParsedDoc:
+    """What every parser returns."""
+
+    source_name: str  # file name or URL as the user knows it
+    mime: str  # detected content type, e.g. "application/pdf", "text/markdown"
+    parts: list[DocPart]
+    title: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)  # e.g. {"pages": 3, "ocr_pages": [2]}
+    warnings: list[str] = field(default_factory=list)  # non-fatal, shown to the admin
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(p.text for p in self.parts if p.text.strip())
+
+
+# ---------------------------------------------------------------- chunking
+
+
+@dataclass
+class Chunk:
+    """One retrievable piece of a document, ready to embed."""
+
+    text: str
+    index: int  # position within its file, 0-based, contiguous
+    source_name: str
+    heading_path: tuple[str, ...] = ()
+    page: int | None = None
+    slide: int | None = None
+    start_seconds: float | None = None
+    merged_count: int = 1  # how many split pieces the min-size merge joined into this chunk
+
+
+# ---------------------------------------------------------------- vectors
+
+
+@dataclass(frozen=True)
+class SparseVector:
+    indices: list[int]
+    values: list[float]
+
+
+@dataclass
+class VectorPoint:
+    id: str  # UUID string, deterministic per (collection, file, chunk index)
+    dense: list[float]
+    sparse: SparseVector
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """Restrict a search. Empty tuples mean no restriction on that field."""
+
+    kb_ids: tuple[str, ...] = ()
+    file_ids: tuple[str, ...] = ()
+
+
+@dataclass
+class ScoredPoint:
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+# ---------------------------------------------------------------- who is asking
+
+
+Role = Literal["admin", "user"]
+
+
+@dataclass(frozen=True)
+class Actor:
+    """The identity every engine call is checked against."""
+
+    user_id: str
+    role: Role = "user"
+    name: str = ""
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+
+# The local operator of the CLI: whoever can read the data folder is its owner.
+SYSTEM_ACTOR = Actor(user_id="system", role="admin", name="local admin (CLI)")

@@ -1,0 +1,70 @@
+"""The vector store facade: one protocol, two engines (embedded qdrant-edge, Qdrant server).
+
+A *collection* holds the chunks of one knowledge base index (or of one chat's files). Every
+point carries a dense vector named ``dense`` and a BM25 sparse vector named ``bm25`` (IDF
+applied by the engine), plus a payload with at least: ``file_id``, ``kb_id``,
+``chunk_index``, ``text``, ``heading_path``, ``source_name`` and, where known, ``page``,
+``slide``, ``start_seconds``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from core.types import ScoredPoint, SearchFilter, SparseVector, VectorPoint
+
+DENSE = "dense"
+SPARSE = "bm25"
+
+# Payload keys that get a keyword index (filters on them must stay fast at 100k points).
+INDEXED_KEYWORDS = ("file_id", "kb_id")
+
+
+class VectorStore(Protocol):
+    """Implemented by ``EdgeStore`` (embedded default) and ``QdrantServerStore``."""
+
+    def create_collection(self, name: str, dimension: int) -> None:
+        """Create an empty collection (dense cosine + sparse IDF). Error if it exists."""
+
+    def drop_collection(self, name: str) -> None:
+        """Remove a collection and its files. No error if missing."""
+
+    def collection_exists(self, name: str) -> bool: ...
+
+    def list_collections(self) -> list[str]: ...
+
+    def dimension(self, name: str) -> int: ...
+
+    def upsert(self, name: str, points: list[VectorPoint]) -> None:
+        """Insert or replace points; durable when this returns."""
+
+    def delete_file(self, name: str, file_id: str) -> None:
+        """Delete every point whose payload ``file_id`` matches."""
+
+    def count(self, name: str, file_id: str | None = None) -> int:
+        """Exact count of points (of one file when given)."""
+
+    def file_ids(self, name: str) -> dict[str, int]:
+        """Every ``file_id`` present in the collection with its point count (for the doctor)."""
+
+    def search_dense(self, name: str, vector: list[float], limit: int, flt: SearchFilter) -> list[ScoredPoint]:
+        """Cosine similarity, best first."""
+
+    def search_sparse(self, name: str, vector: SparseVector, limit: int, flt: SearchFilter) -> list[ScoredPoint]:
+        """BM25 (dot product of IDF-weighted sparse vectors), best first."""
+
+    def search_hybrid(
+        self,
+        name: str,
+        dense: list[float],
+        sparse: SparseVector,
+        limit: int,
+        flt: SearchFilter,
+        prefetch_limit: int,
+    ) -> list[ScoredPoint]:
+        """Both channels prefetched and fused by RRF inside the engine, best first."""
+
+    def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
+        """All points of one file ordered by ``chunk_index`` (score 0), for the chunk inspector."""
+
+    def close(self) -> None: ...
