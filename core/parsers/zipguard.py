@@ -1,0 +1,45 @@
+"""Refuse docx/pptx archives that are not zips or would expand into a zip bomb.
+
+Checked from the central directory before python-docx / python-pptx open the file, so a
+bomb is refused without inflating a single byte of it.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+from core.errors import ParseError
+from core.parsers.base import ParseContext
+
+_MB = 1024 * 1024
+
+
+def check_office_zip(data: bytes, kind: str, ctx: ParseContext) -> zipfile.ZipFile:
+    """Open ``data`` as a zip and check its limits; ``kind`` is "Word" or "PowerPoint".
+
+    Returns the opened archive (callers may ignore it). Raises ``ParseError``.
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+        raise ParseError(
+            f"not a valid {kind} file (not a zip archive)", detail=f"{type(exc).__name__}: {exc}"
+        ) from exc
+    members = archive.infolist()
+    max_members = ctx.settings.zip_max_members
+    if len(members) > max_members:
+        raise ParseError(
+            f"{kind} file refused: it holds {len(members)} archive members, more than the limit of "
+            f"{max_members} (possible zip bomb)"
+        )
+    # file_size is what the central directory declares; the inflater never writes more
+    # than that for a member (zipfile checks it), so the declared total is the bound.
+    total = sum(info.file_size for info in members)
+    limit = ctx.settings.zip_max_uncompressed_mb * _MB
+    if total > limit:
+        raise ParseError(
+            f"{kind} file refused: it would expand to {total / _MB:.0f} MB, more than the limit of "
+            f"{ctx.settings.zip_max_uncompressed_mb} MB (possible zip bomb)"
+        )
+    return archive
