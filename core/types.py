@@ -43,6 +43,40 @@ class ParsedDoc:
     def text(self) -> str:
         return "\n\n".join(p.text for p in self.parts if p.text.strip())
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source_name": self.source_name,
+            "mime": self.mime,
+            "title": self.title,
+            "metadata": self.metadata,
+            "warnings": self.warnings,
+            "parts": [
+                {k: v for k, v in vars(p).items() if v not in (None, ())} | {"heading_path": list(p.heading_path)}
+                for p in self.parts
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ParsedDoc":
+        parts = [
+            DocPart(
+                text=p["text"],
+                page=p.get("page"),
+                slide=p.get("slide"),
+                start_seconds=p.get("start_seconds"),
+                heading_path=tuple(p.get("heading_path", ())),
+            )
+            for p in data.get("parts", [])
+        ]
+        return cls(
+            source_name=data["source_name"],
+            mime=data.get("mime", ""),
+            parts=parts,
+            title=data.get("title"),
+            metadata=dict(data.get("metadata", {})),
+            warnings=list(data.get("warnings", [])),
+        )
+
 
 # ---------------------------------------------------------------- chunking
 

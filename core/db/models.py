@@ -1,0 +1,128 @@
+"""Metadata tables. The vector store holds chunks; everything else lives here."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+from sqlalchemy import JSON, Column, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class User(SQLModel, table=True):
+    id: str = Field(default_factory=new_id, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    password_hash: str = ""
+    role: str = "user"  # admin | user
+    language: str = "en"  # en | zh
+    email: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class KnowledgeBase(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("owner_id", "name", name="uq_kb_owner_name"),)
+
+    id: str = Field(default_factory=new_id, primary_key=True)
+    name: str = Field(index=True)
+    description: str = ""
+    owner_id: str = Field(index=True)
+    visibility: str = "private"  # private | shared | public
+    full_document: bool = False  # "Using Entire Document": inject whole files instead of chunks
+    # The index currently serving search. Reindex builds a new one and switches this atomically.
+    collection: str = ""
+    collection_version: int = 0
+    embedder_id: str = ""
+    dimension: int = 0
+    chunking: dict = Field(default_factory=dict, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class KBShare(SQLModel, table=True):
+    kb_id: str = Field(primary_key=True)
+    user_id: str = Field(primary_key=True)
+
+
+class FileRecord(SQLModel, table=True):
+    """An uploaded file in one knowledge base or one chat. Same content twice = two rows in two places."""
+
+    id: str = Field(default_factory=new_id, primary_key=True)
+    sha256: str = Field(index=True)
+    name: str
+    size: int = 0
+    mime: str = ""
+    owner_id: str = Field(index=True)
+    kb_id: str | None = Field(default=None, index=True)
+    chat_id: str | None = Field(default=None, index=True)
+    # pending -> processing -> indexed | failed | cancelled. Only "indexed" files are searchable.
+    status: str = Field(default="pending", index=True)
+    error: str = Field(default="", sa_column=Column(Text))
+    collection: str = ""  # where its vectors live while status is processing/indexed
+    chunk_count: int = 0
+    char_count: int = 0
+    full_document: bool = False
+    meta: dict = Field(default_factory=dict, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Job(SQLModel, table=True):
+    id: str = Field(default_factory=new_id, primary_key=True)
+    kind: str  # ingest | reindex
+    owner_id: str = Field(index=True)
+    kb_id: str | None = Field(default=None, index=True)
+    file_id: str | None = Field(default=None, index=True)
+    state: str = Field(default="queued", index=True)  # queued | running | done | failed | cancelled
+    progress_done: int = 0
+    progress_total: int = 0
+    message: str = ""
+    error: str = Field(default="", sa_column=Column(Text))
+    cancel_requested: bool = False
+    pid: int = 0  # process running it, so a restart can tell an abandoned job
+    host: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class SettingsVersion(SQLModel, table=True):
+    """Each save is a new row; the highest version is in force in every process."""
+
+    version: int = Field(primary_key=True)
+    data: dict = Field(sa_column=Column(JSON))
+    saved_by: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Chat(SQLModel, table=True):
+    id: str = Field(default_factory=new_id, primary_key=True)
+    owner_id: str = Field(index=True)
+    title: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Message(SQLModel, table=True):
+    id: str = Field(default_factory=new_id, primary_key=True)
+    chat_id: str = Field(index=True)
+    role: str  # user | assistant
+    content: str = Field(default="", sa_column=Column(Text))
+    mode: str = ""  # normal | strict
+    hit: bool | None = None
+    llm_called: bool | None = None
+    citations: list = Field(default_factory=list, sa_column=Column(JSON))
+    timings: dict = Field(default_factory=dict, sa_column=Column(JSON))
+    flagged: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class SchemaVersion(SQLModel, table=True):
+    id: int = Field(default=1, primary_key=True)
+    version: int = 0

@@ -1,0 +1,121 @@
+"""Job rows: progress that any process can read, and cancel requests any process can make."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from typing import Callable
+
+from sqlmodel import select
+
+from core.db.database import Database
+from core.db.models import Job, utcnow
+from core.errors import NotFound
+from core.types import Actor
+
+HOST = socket.gethostname()
+_PROGRESS_INTERVAL = 0.5  # seconds between progress writes: enough for a progress bar
+
+
+def process_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class JobTracker:
+    """Writes one job's progress (throttled) and answers 'was I asked to stop?'."""
+
+    def __init__(self, db: Database, job_id: str, cancel_event: threading.Event | None = None):
+        self.db = db
+        self.job_id = job_id
+        self._cancel_event = cancel_event or threading.Event()
+        self._last_write = 0.0
+        self._last_cancel_check = 0.0
+        self._cancelled = False
+
+    @classmethod
+    def start(cls, db: Database, *, kind: str, actor: Actor, kb_id: str | None, file_id: str | None, message: str) -> "JobTracker":
+        with db.write() as s:
+            job = Job(kind=kind, owner_id=actor.user_id, kb_id=kb_id, file_id=file_id, state="running",
+                      message=message, pid=os.getpid(), host=HOST)
+            s.add(job)
+        return cls(db, job.id)
+
+    def progress(self, done: int, total: int, message: str) -> None:
+        now = time.monotonic()
+        if now - self._last_write < _PROGRESS_INTERVAL and done < total:
+            return
+        self._last_write = now
+        with self.db.write() as s:
+            job = s.get(Job, self.job_id)
+            if job is not None:
+                job.progress_done, job.progress_total, job.message = done, total, message
+                job.updated_at = utcnow()
+                s.add(job)
+
+    def should_cancel(self) -> bool:
+        if self._cancelled or self._cancel_event.is_set():
+            return True
+        now = time.monotonic()
+        if now - self._last_cancel_check >= _PROGRESS_INTERVAL:
+            self._last_cancel_check = now
+            with self.db.read() as s:
+                job = s.get(Job, self.job_id)
+                self._cancelled = bool(job and job.cancel_requested)
+        return self._cancelled
+
+    def finish(self, state: str, message: str = "", error: str = "") -> None:
+        with self.db.write() as s:
+            job = s.get(Job, self.job_id)
+            if job is not None:
+                job.state, job.error = state, error
+                if message:
+                    job.message = message
+                if state == "done":
+                    job.progress_done = job.progress_total
+                job.updated_at = utcnow()
+                s.add(job)
+
+
+def request_cancel(db: Database, actor: Actor, job_id: str) -> Job:
+    with db.write() as s:
+        job = s.get(Job, job_id)
+        if job is None or (not actor.is_admin and job.owner_id != actor.user_id):
+            raise NotFound(f"job '{job_id}' not found")
+        if job.state in ("queued", "running"):
+            job.cancel_requested = True
+            job.updated_at = utcnow()
+            s.add(job)
+        return job
+
+
+def list_jobs(db: Database, actor: Actor, *, ids: list[str] | None = None, active_only: bool = False, limit: int = 50) -> list[Job]:
+    with db.read() as s:
+        q = select(Job).order_by(Job.created_at.desc()).limit(limit)
+        if ids:
+            q = q.where(Job.id.in_(ids))
+        if active_only:
+            q = q.where(Job.state.in_(["queued", "running"]))
+        if not actor.is_admin:
+            q = q.where(Job.owner_id == actor.user_id)
+        return list(s.exec(q))
+
+
+def abandoned(job: Job) -> bool:
+    """A running job whose process is gone (killed, crashed, machine restarted)."""
+    if job.state not in ("queued", "running"):
+        return False
+    # Another machine's job (shared PostgreSQL) can't be judged from here: leave it alone.
+    return job.host == HOST and not process_alive(job.pid)
+
+
+ProgressFn = Callable[[int, int, str], None]

@@ -1,0 +1,213 @@
+"""Adding and removing files: one result per file, nothing half-indexed, no orphan vectors.
+
+Order of work for one file, chosen so a crash at any point can be cleaned up:
+1. a file row in state "processing" naming its collection is committed first;
+2. parse, chunk, embed and upsert (points carry the file id);
+3. the row becomes "indexed" in one commit — only then does search return it.
+A failure or cancel deletes the file's points before marking it; a killed process leaves
+"processing" rows that ``recover_interrupted`` (run when the store is opened) cleans up.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Callable
+
+from sqlmodel import select
+
+from core.access import check_file, resolve_kb
+from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.errors import Cancelled, CoreError, ReindexNeeded
+from core.ingest.jobs import JobTracker, abandoned
+from core.ingest.parts import EngineParts
+from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
+from core.parsers.base import ParseContext
+from core.types import Actor
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Upload:
+    name: str
+    data: bytes
+
+
+@dataclass
+class IngestResult:
+    name: str
+    status: str  # indexed | duplicate | failed | cancelled
+    file_id: str | None = None
+    chunks: int = 0
+    error: str = ""
+    job_id: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("indexed", "duplicate")
+
+
+FileProgress = Callable[[str, int, int, str], None]  # (file name, done, total, message)
+
+
+def kb_collection_name(kb_id: str, version: int) -> str:
+    return f"kb_{kb_id}_v{version}"
+
+
+def ensure_kb_index(parts: EngineParts, kb_id: str) -> KnowledgeBase:
+    """Give a knowledge base its first collection, or check it matches the current embedder."""
+    embedder = parts.embedder()
+    with parts.db.write() as s:
+        kb = s.get(KnowledgeBase, kb_id)
+        if kb.collection:
+            if kb.embedder_id != embedder.id:
+                raise ReindexNeeded(
+                    f"knowledge base '{kb.name}' was built with {kb.embedder_id} but the current embedder is "
+                    f"{embedder.id}: reindex it before adding files"
+                )
+            return kb
+        kb.collection_version = 1
+        kb.collection = kb_collection_name(kb.id, 1)
+        kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
+        kb.chunking = parts.settings().chunking.model_dump()
+        kb.updated_at = utcnow()
+        s.add(kb)
+    if not parts.store.collection_exists(kb.collection):
+        parts.store.create_collection(kb.collection, kb.dimension)
+    return kb
+
+
+def ingest(parts: EngineParts, actor: Actor, kb_ref: str, uploads: list[Upload],
+           progress: FileProgress | None = None) -> list[IngestResult]:
+    """Index uploads into a knowledge base, one result per upload; a bad file fails alone."""
+    with parts.db.read() as s:
+        kb = resolve_kb(s, actor, kb_ref, write=True)
+    kb = ensure_kb_index(parts, kb.id)
+    results = []
+    for upload in uploads:
+        on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
+        results.append(ingest_one(parts, actor, upload, kb_id=kb.id, collection=kb.collection, progress=on_progress))
+    return results
+
+
+def ingest_one(parts: EngineParts, actor: Actor, upload: Upload, *, collection: str,
+               kb_id: str | None = None, chat_id: str | None = None,
+               progress: Callable[[int, int, str], None] | None = None) -> IngestResult:
+    settings = parts.settings()
+    sha = parts.blobs.put(upload.data)
+    with parts.db.write() as s:
+        owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
+        existing = s.exec(select(FileRecord).where(owner, FileRecord.sha256 == sha)).all()
+        for old in existing:
+            if old.status in ("indexed", "processing", "pending"):
+                return IngestResult(upload.name, "duplicate", file_id=old.id, chunks=old.chunk_count,
+                                    error=f"already present as '{old.name}'")
+            s.delete(old)  # a failed or cancelled earlier attempt: try again from scratch
+        record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
+                            kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
+        s.add(record)
+    tracker = JobTracker.start(parts.db, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
+                               message=f"parsing {upload.name}")
+
+    def report(done: int, total: int, message: str) -> None:
+        tracker.progress(done, total, message)
+        if progress:
+            progress(done, total, message)
+
+    def check_cancel_during_parse(done: int, total: int, message: str) -> None:
+        report(done, total, message)
+        if tracker.should_cancel():
+            raise Cancelled("cancelled by request")
+
+    target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
+    try:
+        doc = parts.parse(upload.data, upload.name, ParseContext(settings=settings.parsing, progress=check_cancel_during_parse))
+        embedder = parts.embedder()
+        chunks = make_chunks(doc, settings.chunking, embedder)
+        parts.blobs.put_parsed(record.id, doc)
+        embed_and_store(chunks, target, embedder, parts.store, batch_size=settings.embedding.batch_size,
+                        progress=report, should_cancel=tracker.should_cancel)
+    except CoreError as exc:
+        state = "cancelled" if isinstance(exc, Cancelled) else "failed"
+        _abandon_file(parts, record.id, collection, state, exc.message)
+        tracker.finish(state, error=exc.message)
+        return IngestResult(upload.name, state, file_id=record.id, error=exc.message, job_id=tracker.job_id)
+    except Exception as exc:  # a parser or library bug: this file fails alone, with its reason logged
+        log.exception("unexpected error while ingesting %s", upload.name)
+        message = f"unexpected error while processing this file ({type(exc).__name__}: {exc})"
+        _abandon_file(parts, record.id, collection, "failed", message)
+        tracker.finish("failed", error=message)
+        return IngestResult(upload.name, "failed", file_id=record.id, error=message, job_id=tracker.job_id)
+
+    with parts.db.write() as s:
+        rec = s.get(FileRecord, record.id)
+        rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
+        rec.mime = doc.mime
+        rec.meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
+        rec.updated_at = utcnow()
+        s.add(rec)
+    tracker.finish("done", message=f"{len(chunks)} chunks")
+    return IngestResult(upload.name, "indexed", file_id=record.id, chunks=len(chunks), job_id=tracker.job_id,
+                        warnings=list(doc.warnings))
+
+
+def _abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str) -> None:
+    if parts.store.collection_exists(collection):
+        parts.store.delete_file(collection, file_id)
+    parts.blobs.delete_parsed(file_id)
+    with parts.db.write() as s:
+        rec = s.get(FileRecord, file_id)
+        if rec is not None:
+            rec.status, rec.error, rec.chunk_count, rec.updated_at = state, error, 0, utcnow()
+            s.add(rec)
+
+
+def delete_files(parts: EngineParts, actor: Actor, file_ids: list[str]) -> list[IngestResult]:
+    """Remove files and every one of their vectors; one result per file."""
+    results = []
+    for file_id in file_ids:
+        try:
+            with parts.db.read() as s:
+                rec = check_file(s, actor, s.get(FileRecord, file_id), file_id, write=True)
+            remove_file_everywhere(parts, rec)
+            results.append(IngestResult(rec.name, "deleted", file_id=rec.id))
+        except CoreError as exc:
+            results.append(IngestResult(file_id, "failed", file_id=file_id, error=exc.message))
+    return results
+
+
+def remove_file_everywhere(parts: EngineParts, rec: FileRecord) -> None:
+    if rec.collection and parts.store.collection_exists(rec.collection):
+        parts.store.delete_file(rec.collection, rec.id)
+        left = parts.store.count(rec.collection, file_id=rec.id)
+        if left:
+            raise CoreError(f"could not remove all vectors of '{rec.name}' ({left} left); run the doctor")
+    parts.blobs.delete_parsed(rec.id)
+    with parts.db.write() as s:
+        row = s.get(FileRecord, rec.id)
+        if row is not None:
+            s.delete(row)
+        still_used = s.exec(select(FileRecord.id).where(FileRecord.sha256 == rec.sha256, FileRecord.id != rec.id)).first()
+    if not still_used:
+        parts.blobs.delete_blob(rec.sha256)
+
+
+def recover_interrupted(parts: EngineParts) -> list[str]:
+    """Clean up files whose ingest process died: their points go, the file is marked failed."""
+    from core.db.models import Job
+
+    cleaned = []
+    with parts.db.read() as s:
+        stuck = s.exec(select(FileRecord).where(FileRecord.status.in_(["processing", "pending"]))).all()
+        jobs = {j.file_id: j for j in s.exec(select(Job).where(Job.state.in_(["queued", "running"]))).all()}
+    for rec in stuck:
+        job = jobs.get(rec.id)
+        if job is not None and not abandoned(job):
+            continue  # still being worked on by a live process
+        _abandon_file(parts, rec.id, rec.collection, "failed", "interrupted: the process stopped while indexing; upload again")
+        if job is not None:
+            JobTracker(parts.db, job.id).finish("failed", error="interrupted")
+        cleaned.append(rec.id)
+    return cleaned

@@ -1,0 +1,154 @@
+"""Settings persisted as versioned rows, with environment overrides and hot reload.
+
+Every call to ``current()`` asks the database for the highest version (one indexed
+query); when another process saved a newer one, it is loaded. So a switch flipped in the
+dashboard (strict mode) applies to the next message in every process, with no restart.
+
+Environment overrides: ``RAGDESK_<SECTION>__<FIELD>=value`` (e.g.
+``RAGDESK_STRICT__RAG_STRICT_MODE=true``, ``RAGDESK_LLM__BASE_URL=...``). They win over
+saved values and are reported by ``overridden()`` so the UI can show them as locked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any, Mapping
+
+from pydantic import ValidationError
+from sqlmodel import select
+
+from core.db import models
+from core.db.database import Database
+from core.errors import InvalidSettings
+from core.settings.model import SECRET_FIELDS, Settings
+
+ENV_PREFIX = "RAGDESK_"
+SECRET_MASK = "********"
+
+
+def format_validation_error(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(x) for x in err.get("loc", ()))
+        msg = err.get("msg", "invalid").removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)
+
+
+def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Nested {section: {field: raw value}} from RAGDESK_SECTION__FIELD variables."""
+    environ = os.environ if environ is None else environ
+    sections = set(Settings.model_fields)
+    out: dict[str, dict[str, Any]] = {}
+    for key, raw in environ.items():
+        if not key.startswith(ENV_PREFIX) or "__" not in key:
+            continue
+        section, _, field = key[len(ENV_PREFIX):].lower().partition("__")
+        if section not in sections:
+            continue
+        value: Any = raw
+        if raw[:1] in "[{":
+            try:
+                value = json.loads(raw)
+            except json.JSONDecodeError:
+                value = raw
+        node = out.setdefault(section, {})
+        *parents, leaf = field.split("__")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = value
+    return out
+
+
+def _deep_merge(base: dict, patch: Mapping) -> dict:
+    merged = dict(base)
+    for key, value in patch.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def validate(data: Mapping) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidSettings(f"invalid settings: {format_validation_error(exc)}") from None
+
+
+def masked(settings: Settings) -> dict:
+    """Settings as a dict with every secret replaced by a mask (for pages, logs and the CLI)."""
+    data = settings.model_dump()
+    for section, field in SECRET_FIELDS:
+        node = data
+        for part in section.split("."):
+            node = node[part]
+        if node.get(field):
+            node[field] = SECRET_MASK
+    return data
+
+
+class SettingsStore:
+    def __init__(self, db: Database, environ: Mapping[str, str] | None = None):
+        self._db = db
+        self._environ = environ
+        self._lock = threading.Lock()
+        self._version = -1
+        self._saved: dict = {}
+        self._current: Settings | None = None
+
+    def overridden(self) -> dict[str, dict[str, Any]]:
+        return env_overrides(self._environ)
+
+    def version(self) -> int:
+        with self._db.read() as s:
+            row = s.exec(select(models.SettingsVersion.version).order_by(models.SettingsVersion.version.desc()).limit(1)).first()
+        return int(row) if row is not None else 0
+
+    def current(self) -> Settings:
+        version = self.version()
+        with self._lock:
+            if self._current is not None and version == self._version:
+                return self._current
+            with self._db.read() as s:
+                row = s.get(models.SettingsVersion, version) if version else None
+            saved = dict(row.data) if row else {}
+            self._current = validate(_deep_merge(saved, self.overridden()))
+            self._saved, self._version = saved, version
+            return self._current
+
+    def saved(self) -> dict:
+        self.current()
+        return dict(self._saved)
+
+    def save(self, patch: Mapping, saved_by: str = "") -> Settings:
+        """Merge a (partial, nested) patch into the saved settings and store it as a new version.
+
+        A secret sent back as the mask keeps its saved value (forms round-trip masked values).
+        """
+        patch = _drop_masked_secrets(patch)
+        with self._db.write() as s:
+            row = s.exec(select(models.SettingsVersion).order_by(models.SettingsVersion.version.desc()).limit(1)).first()
+            saved = dict(row.data) if row else {}
+            merged = _deep_merge(saved, patch)
+            validate(_deep_merge(merged, self.overridden()))  # what will be in force must be valid
+            # keep only what the admin set: a later release's better defaults still apply
+            clean = validate(merged).model_dump(exclude_unset=True)
+            s.add(models.SettingsVersion(version=(row.version if row else 0) + 1, data=clean, saved_by=saved_by))
+        return self.current()
+
+
+def _drop_masked_secrets(patch: Mapping) -> dict:
+    out = _deep_merge({}, patch)
+    for section, field in SECRET_FIELDS:
+        node: Any = out
+        for part in section.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+            if node is None:
+                break
+        if isinstance(node, dict) and node.get(field) == SECRET_MASK:
+            del node[field]
+    return out
