@@ -1,0 +1,61 @@
+"""Rules both engines apply the same way, so they behave alike on bad input."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from core.errors import InvalidInput
+from core.types import ScoredPoint, SparseVector, VectorPoint
+
+# Reciprocal rank fusion constant, set explicitly on both engines (their defaults differ
+# by version): score = sum over channels of 1 / (RRF_K + rank), rank 0-based.
+RRF_K = 60
+
+# Safe as a directory name on every filesystem and as a Qdrant collection name.
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,119}$")
+
+
+def check_name(name: str) -> None:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise InvalidInput(
+            f"Invalid collection name {name!r}: use 1-120 letters, digits, '_' or '-', starting with a letter or digit."
+        )
+
+
+def point_id(raw: str) -> str:
+    """The canonical UUID string of a point id (both engines return it in this form)."""
+    try:
+        return str(uuid.UUID(str(raw)))
+    except ValueError as exc:
+        raise InvalidInput(f"Point id {raw!r} is not a UUID string.") from exc
+
+
+def check_points(points: list[VectorPoint], dimension: int) -> None:
+    """Reject a batch before any of it is written: wrong size, missing ids in the payload."""
+    for p in points:
+        point_id(p.id)
+        if len(p.dense) != dimension:
+            raise InvalidInput(
+                f"Point {p.id}: dense vector has {len(p.dense)} dimensions, the collection expects {dimension}."
+            )
+        if len(p.sparse.indices) != len(p.sparse.values):
+            raise InvalidInput(f"Point {p.id}: sparse vector indices and values differ in length.")
+        for key in ("file_id", "kb_id"):
+            if not isinstance(p.payload.get(key), str) or not p.payload[key]:
+                raise InvalidInput(f"Point {p.id}: payload needs a non-empty string {key!r}.")
+
+
+def check_query(dense: list[float] | None, dimension: int) -> None:
+    if dense is not None and len(dense) != dimension:
+        raise InvalidInput(f"Query vector has {len(dense)} dimensions, the collection expects {dimension}.")
+
+
+def is_empty(sparse: SparseVector) -> bool:
+    """A query of stopwords only has no terms: it matches nothing (no engine call needed)."""
+    return not sparse.indices
+
+
+def in_chunk_order(points: list[ScoredPoint]) -> list[ScoredPoint]:
+    """A file's points by ``chunk_index`` (ties, which should not happen, by id)."""
+    return sorted(points, key=lambda p: (int(p.payload.get("chunk_index", 0)), p.id))

@@ -1,0 +1,303 @@
+"""The embedded engine: qdrant-edge (the real Qdrant engine, in-process), one shard per collection.
+
+Layout under ``root``::
+
+    .lock                     exclusive flock held while a store is open (holds the pid)
+    collections/<name>/       one EdgeShard directory (segments, WAL) + collection.json
+
+Only one process may open ``root`` at a time (the engine's WAL allows one opener, and two
+writers would corrupt it): the second gets ``StoreBusy`` naming the holder's pid. Inside the
+holding process, one ``EdgeStore`` serves every thread (every dashboard session): a lock per
+collection serialises access to its shard, so a long upsert into a new index never blocks
+searches of another collection.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import qdrant_edge as qe
+
+from core.errors import AlreadyExists, CoreError, InvalidInput, NotFound, StoreBusy, StoreError
+from core.types import ScoredPoint, SearchFilter, SparseVector, VectorPoint
+from core.vectorstore._common import RRF_K, check_name, check_points, check_query, in_chunk_order, is_empty, point_id
+from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, SPARSE
+
+_META = "collection.json"
+_SCROLL_PAGE = 512
+
+
+@dataclass
+class _Shard:
+    engine: qe.EdgeShard
+    dimension: int
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    closed: bool = False
+
+
+def _lock_root(root: Path, wait_seconds: float) -> int:
+    """Take the exclusive lock on ``root/.lock`` (waiting up to ``wait_seconds``), write our pid."""
+    fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+                os.close(fd)
+                raise StoreBusy(
+                    f"The embedded vector store at {root} is in use by another process (pid {holder}). "
+                    "Only one process can open it: stop that process or use it (e.g. through the dashboard), "
+                    "then retry."
+                ) from None
+            time.sleep(0.1)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    os.fsync(fd)
+    return fd
+
+
+def _edge_filter(flt: SearchFilter | None = None, file_id: str | None = None) -> qe.Filter | None:
+    must: list = []
+    if flt is not None and flt.kb_ids:
+        must.append(qe.FieldCondition("kb_id", match=qe.MatchAny(list(flt.kb_ids))))
+    if flt is not None and flt.file_ids:
+        must.append(qe.FieldCondition("file_id", match=qe.MatchAny(list(flt.file_ids))))
+    if file_id is not None:
+        must.append(qe.FieldCondition("file_id", match=qe.MatchValue(file_id)))
+    return qe.Filter(must=must) if must else None
+
+
+def _scored(hits: list) -> list[ScoredPoint]:
+    return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
+
+
+class EdgeStore:
+    """``VectorStore`` on qdrant-edge shards under ``root`` (see the module doc)."""
+
+    def __init__(self, root: Path, wait_seconds: float = 0.0):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock_fd: int | None = _lock_root(self.root, wait_seconds)
+        self._dir = self.root / "collections"
+        self._dir.mkdir(exist_ok=True)
+        self._shards: dict[str, _Shard] = {}
+        self._registry = threading.RLock()  # guards _shards and collection directories
+        # A crash mid-create or mid-drop leaves a dot-directory behind: nobody else can be using it.
+        for leftover in self._dir.glob(".*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+    # ------------------------------------------------------------ plumbing
+
+    @contextmanager
+    def _engine(self, action: str, name: str) -> Iterator[None]:
+        """Turn the engine's untyped exceptions into a StoreError an admin can read."""
+        try:
+            yield
+        except CoreError:
+            raise
+        except Exception as exc:  # the engine raises plain Exception for everything
+            raise StoreError(f"The vector store could not {action} (collection {name}).", detail=str(exc)) from exc
+
+    @contextmanager
+    def _shard(self, name: str) -> Iterator[_Shard]:
+        """The open shard of a collection, held under its lock."""
+        with self._registry:
+            if self._lock_fd is None:
+                raise StoreError("The vector store is closed.")
+            shard = self._shards.get(name)
+            if shard is None:
+                shard = self._load(name)
+                self._shards[name] = shard
+        with shard.lock:
+            if shard.closed:  # dropped while we waited
+                raise NotFound(f"Collection {name} does not exist.")
+            yield shard
+
+    def _load(self, name: str) -> _Shard:
+        check_name(name)
+        path = self._dir / name
+        if not (path / _META).is_file():
+            raise NotFound(f"Collection {name} does not exist.")
+        meta = json.loads((path / _META).read_text(encoding="utf-8"))
+        with self._engine("open", name):
+            return _Shard(engine=qe.EdgeShard.load(str(path)), dimension=int(meta["dimension"]))
+
+    # ------------------------------------------------------------ collections
+
+    def create_collection(self, name: str, dimension: int) -> None:
+        check_name(name)
+        if dimension < 1:
+            raise InvalidInput(f"Invalid dimension {dimension} for collection {name}.")
+        with self._registry:
+            if self.collection_exists(name):
+                raise AlreadyExists(f"Collection {name} already exists.")
+            # Build in a hidden directory and rename: a crash never leaves a half-made collection.
+            tmp = self._dir / f".new-{name}-{uuid.uuid4().hex[:8]}"
+            config = qe.EdgeConfig(
+                vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+                sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            )
+            with self._engine("create", name):
+                shard = qe.EdgeShard.create(str(tmp), config)
+                for key in INDEXED_KEYWORDS:
+                    shard.update(qe.UpdateOperation.create_field_index(key, qe.PayloadSchemaType.Keyword))
+                shard.flush()
+                shard.close()
+            (tmp / _META).write_text(json.dumps({"dimension": dimension}), encoding="utf-8")
+            os.rename(tmp, self._dir / name)
+
+    def drop_collection(self, name: str) -> None:
+        check_name(name)
+        with self._registry:
+            shard = self._shards.pop(name, None)
+            if shard is not None:
+                with shard.lock:
+                    shard.closed = True
+                    with self._engine("close", name):
+                        shard.engine.close()
+            path = self._dir / name
+            if path.exists():
+                trash = self._dir / f".drop-{name}-{uuid.uuid4().hex[:8]}"
+                os.rename(path, trash)  # gone for readers at once; the files go next
+                shutil.rmtree(trash)
+
+    def collection_exists(self, name: str) -> bool:
+        check_name(name)
+        return (self._dir / name / _META).is_file()
+
+    def list_collections(self) -> list[str]:
+        return sorted(p.name for p in self._dir.iterdir() if not p.name.startswith(".") and (p / _META).is_file())
+
+    def dimension(self, name: str) -> int:
+        with self._shard(name) as shard:
+            return shard.dimension
+
+    # ------------------------------------------------------------ points
+
+    def upsert(self, name: str, points: list[VectorPoint]) -> None:
+        if not points:
+            return
+        with self._shard(name) as shard:
+            check_points(points, shard.dimension)
+            batch = [
+                qe.Point(
+                    point_id(p.id),
+                    {DENSE: p.dense, SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)},
+                    p.payload,
+                )
+                for p in points
+            ]
+            with self._engine("store points", name):
+                shard.engine.update(qe.UpdateOperation.upsert_points(batch))
+                shard.engine.flush()  # durable on return, segments included
+
+    def delete_file(self, name: str, file_id: str) -> None:
+        with self._shard(name) as shard, self._engine("delete a file's points", name):
+            shard.engine.update(qe.UpdateOperation.delete_points_by_filter(_edge_filter(file_id=file_id)))
+            shard.engine.flush()
+
+    def count(self, name: str, file_id: str | None = None) -> int:
+        flt = _edge_filter(file_id=file_id) if file_id is not None else None
+        with self._shard(name) as shard, self._engine("count points", name):
+            return int(shard.engine.count(qe.CountRequest(exact=True, filter=flt)))
+
+    def file_ids(self, name: str) -> dict[str, int]:
+        with self._shard(name) as shard, self._engine("list files", name):
+            total = int(shard.engine.count(qe.CountRequest(exact=True)))
+            if total == 0:
+                return {}
+            facet = shard.engine.facet(qe.FacetRequest("file_id", limit=total, exact=True))
+            return {str(hit.value): int(hit.count) for hit in facet.hits}
+
+    def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
+        flt = _edge_filter(file_id=file_id)
+        found: list[ScoredPoint] = []
+        offset = None
+        with self._shard(name) as shard, self._engine("read a file's points", name):
+            while True:
+                records, offset = shard.engine.scroll(
+                    qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, filter=flt, with_payload=True)
+                )
+                found.extend(ScoredPoint(id=str(r.id), score=0.0, payload=dict(r.payload or {})) for r in records)
+                if offset is None:
+                    break
+        return in_chunk_order(found)
+
+    # ------------------------------------------------------------ search
+
+    def _query(self, name: str, request_for: object, dense: list[float] | None) -> list[ScoredPoint]:
+        with self._shard(name) as shard:
+            check_query(dense, shard.dimension)
+            with self._engine("search", name):
+                return _scored(shard.engine.query(request_for))
+
+    def search_dense(self, name: str, vector: list[float], limit: int, flt: SearchFilter) -> list[ScoredPoint]:
+        request = qe.QueryRequest(
+            limit=limit, query=qe.Query.Nearest(vector, using=DENSE), filter=_edge_filter(flt), with_payload=True
+        )
+        return self._query(name, request, vector)
+
+    def search_sparse(self, name: str, vector: SparseVector, limit: int, flt: SearchFilter) -> list[ScoredPoint]:
+        if is_empty(vector):
+            self.dimension(name)  # still NotFound for a missing collection
+            return []
+        query = qe.Query.Nearest(qe.SparseVector(vector.indices, vector.values), using=SPARSE)
+        request = qe.QueryRequest(limit=limit, query=query, filter=_edge_filter(flt), with_payload=True)
+        return self._query(name, request, None)
+
+    def search_hybrid(
+        self,
+        name: str,
+        dense: list[float],
+        sparse: SparseVector,
+        limit: int,
+        flt: SearchFilter,
+        prefetch_limit: int,
+    ) -> list[ScoredPoint]:
+        where = _edge_filter(flt)
+        prefetches = [qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest(dense, using=DENSE), filter=where)]
+        if not is_empty(sparse):
+            sparse_q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
+            prefetches.append(qe.Prefetch(limit=prefetch_limit, query=sparse_q, filter=where))
+        request = qe.QueryRequest(
+            limit=limit, prefetches=prefetches, query=qe.Fusion.Rrf(k=RRF_K), filter=where, with_payload=True
+        )
+        return self._query(name, request, dense)
+
+    # ------------------------------------------------------------ lifecycle
+
+    def close(self) -> None:
+        with self._registry:
+            if self._lock_fd is None:
+                return
+            try:
+                for name, shard in self._shards.items():
+                    with shard.lock:
+                        shard.closed = True
+                        with self._engine("close", name):
+                            shard.engine.flush()
+                            shard.engine.close()
+            finally:
+                self._shards.clear()
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                os.close(self._lock_fd)
+                self._lock_fd = None
+
+    def __enter__(self) -> EdgeStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

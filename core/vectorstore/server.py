@@ -1,0 +1,232 @@
+"""The Qdrant server engine (a server or a cluster, reached with qdrant-client).
+
+Same collections, vector names, payload indexes and fusion as the embedded engine, so a
+knowledge base answers the same on both. qdrant-client's in-process modes (``":memory:"``
+or a path) stand in for a server in the tests; they are too slow to be the embedded default
+(22 minutes to upsert 100k points, measured), which is why ``EdgeStore`` exists.
+
+Hybrid search uses ``RrfQuery`` with an explicit k (Qdrant server 1.16 or newer), so both
+engines fuse with the same constant.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from qdrant_client import QdrantClient, models
+
+from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError
+from core.types import ScoredPoint, SearchFilter, SparseVector, VectorPoint
+from core.vectorstore._common import RRF_K, check_name, check_points, check_query, in_chunk_order, is_empty, point_id
+from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, SPARSE
+
+_UPSERT_BATCH = 256
+_SCROLL_PAGE = 512
+
+
+def _server_filter(flt: SearchFilter | None = None, file_id: str | None = None) -> models.Filter | None:
+    must: list[models.Condition] = []
+    if flt is not None and flt.kb_ids:
+        must.append(models.FieldCondition(key="kb_id", match=models.MatchAny(any=list(flt.kb_ids))))
+    if flt is not None and flt.file_ids:
+        must.append(models.FieldCondition(key="file_id", match=models.MatchAny(any=list(flt.file_ids))))
+    if file_id is not None:
+        must.append(models.FieldCondition(key="file_id", match=models.MatchValue(value=file_id)))
+    return models.Filter(must=must) if must else None
+
+
+def _scored(hits: list) -> list[ScoredPoint]:
+    return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
+
+
+class QdrantServerStore:
+    """``VectorStore`` on a Qdrant server (``url`` + ``api_key``) or qdrant-client's local mode."""
+
+    def __init__(self, url: str | None = None, api_key: str | None = None, path_or_memory: str | None = None):
+        if path_or_memory == ":memory:":
+            self._where = "in-memory qdrant-client"
+            self._client = QdrantClient(location=":memory:")
+        elif path_or_memory:
+            self._where = f"qdrant-client local store at {path_or_memory}"
+            self._client = QdrantClient(path=path_or_memory)
+        elif url:
+            self._where = f"Qdrant server {url}"  # the API key never goes into messages or logs
+            self._client = QdrantClient(url=url, api_key=api_key or None, timeout=30)
+        else:
+            raise InvalidSettings("A Qdrant server URL (QDRANT_URL) is required for the server vector store.")
+        self._local = bool(path_or_memory)
+        self._dimensions: dict[str, int] = {}
+        self._lock = threading.Lock()  # only guards the dimension cache; the client is thread-safe
+
+    def __repr__(self) -> str:
+        return f"QdrantServerStore({self._where})"
+
+    @contextmanager
+    def _engine(self, action: str, name: str) -> Iterator[None]:
+        try:
+            yield
+        except CoreError:
+            raise
+        except Exception as exc:  # qdrant-client raises HTTP, gRPC, connection and ValueError alike
+            raise StoreError(
+                f"The vector store ({self._where}) could not {action} (collection {name}).", detail=str(exc)
+            ) from exc
+
+    def _dimension(self, name: str) -> int:
+        check_name(name)
+        with self._lock:
+            if name in self._dimensions:
+                return self._dimensions[name]
+        with self._engine("read the collection", name):
+            if not self._client.collection_exists(name):
+                raise NotFound(f"Collection {name} does not exist.")
+            size = self._client.get_collection(name).config.params.vectors[DENSE].size
+        with self._lock:
+            self._dimensions[name] = int(size)
+        return int(size)
+
+    # ------------------------------------------------------------ collections
+
+    def create_collection(self, name: str, dimension: int) -> None:
+        check_name(name)
+        if dimension < 1:
+            raise InvalidInput(f"Invalid dimension {dimension} for collection {name}.")
+        with self._engine("create", name):
+            if self._client.collection_exists(name):
+                raise AlreadyExists(f"Collection {name} already exists.")
+            self._client.create_collection(
+                name,
+                vectors_config={DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
+                sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            )
+            with warnings.catch_warnings():
+                if self._local:  # local mode says indexes have no effect there; a server uses them
+                    warnings.filterwarnings("ignore", message="Payload indexes have no effect")
+                for key in INDEXED_KEYWORDS:
+                    self._client.create_payload_index(name, key, models.PayloadSchemaType.KEYWORD, wait=True)
+
+    def drop_collection(self, name: str) -> None:
+        check_name(name)
+        with self._lock:
+            self._dimensions.pop(name, None)
+        with self._engine("drop", name):
+            if self._client.collection_exists(name):
+                self._client.delete_collection(name)
+
+    def collection_exists(self, name: str) -> bool:
+        check_name(name)
+        with self._engine("look up", name):
+            return bool(self._client.collection_exists(name))
+
+    def list_collections(self) -> list[str]:
+        with self._engine("list collections", "*"):
+            return sorted(c.name for c in self._client.get_collections().collections)
+
+    def dimension(self, name: str) -> int:
+        return self._dimension(name)
+
+    # ------------------------------------------------------------ points
+
+    def upsert(self, name: str, points: list[VectorPoint]) -> None:
+        if not points:
+            return
+        check_points(points, self._dimension(name))
+        structs = [
+            models.PointStruct(
+                id=point_id(p.id),
+                vector={DENSE: p.dense, SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)},
+                payload=p.payload,
+            )
+            for p in points
+        ]
+        with self._engine("store points", name):
+            for start in range(0, len(structs), _UPSERT_BATCH):
+                self._client.upsert(name, structs[start : start + _UPSERT_BATCH], wait=True)
+
+    def delete_file(self, name: str, file_id: str) -> None:
+        self._dimension(name)
+        selector = models.FilterSelector(filter=_server_filter(file_id=file_id))
+        with self._engine("delete a file's points", name):
+            self._client.delete(name, points_selector=selector, wait=True)
+
+    def count(self, name: str, file_id: str | None = None) -> int:
+        self._dimension(name)
+        flt = _server_filter(file_id=file_id) if file_id is not None else None
+        with self._engine("count points", name):
+            return int(self._client.count(name, count_filter=flt, exact=True).count)
+
+    def file_ids(self, name: str) -> dict[str, int]:
+        total = self.count(name)
+        if total == 0:
+            return {}
+        with self._engine("list files", name):
+            facet = self._client.facet(name, key="file_id", limit=total, exact=True)
+        return {str(hit.value): int(hit.count) for hit in facet.hits}
+
+    def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
+        self._dimension(name)
+        flt = _server_filter(file_id=file_id)
+        found: list[ScoredPoint] = []
+        offset = None
+        with self._engine("read a file's points", name):
+            while True:
+                records, offset = self._client.scroll(
+                    name, scroll_filter=flt, limit=_SCROLL_PAGE, offset=offset, with_payload=True
+                )
+                found.extend(ScoredPoint(id=str(r.id), score=0.0, payload=dict(r.payload or {})) for r in records)
+                if offset is None:
+                    break
+        return in_chunk_order(found)
+
+    # ------------------------------------------------------------ search
+
+    def search_dense(self, name: str, vector: list[float], limit: int, flt: SearchFilter) -> list[ScoredPoint]:
+        check_query(vector, self._dimension(name))
+        with self._engine("search", name):
+            response = self._client.query_points(
+                name, query=vector, using=DENSE, query_filter=_server_filter(flt), limit=limit, with_payload=True
+            )
+        return _scored(response.points)
+
+    def search_sparse(self, name: str, vector: SparseVector, limit: int, flt: SearchFilter) -> list[ScoredPoint]:
+        self._dimension(name)
+        if is_empty(vector):
+            return []
+        query = models.SparseVector(indices=vector.indices, values=vector.values)
+        with self._engine("search", name):
+            response = self._client.query_points(
+                name, query=query, using=SPARSE, query_filter=_server_filter(flt), limit=limit, with_payload=True
+            )
+        return _scored(response.points)
+
+    def search_hybrid(
+        self,
+        name: str,
+        dense: list[float],
+        sparse: SparseVector,
+        limit: int,
+        flt: SearchFilter,
+        prefetch_limit: int,
+    ) -> list[ScoredPoint]:
+        check_query(dense, self._dimension(name))
+        where = _server_filter(flt)
+        prefetch = [models.Prefetch(query=dense, using=DENSE, limit=prefetch_limit, filter=where)]
+        if not is_empty(sparse):
+            sparse_q = models.SparseVector(indices=sparse.indices, values=sparse.values)
+            prefetch.append(models.Prefetch(query=sparse_q, using=SPARSE, limit=prefetch_limit, filter=where))
+        with self._engine("search", name):
+            response = self._client.query_points(
+                name,
+                prefetch=prefetch,
+                query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
+                query_filter=where,
+                limit=limit,
+                with_payload=True,
+            )
+        return _scored(response.points)
+
+    def close(self) -> None:
+        self._client.close()
