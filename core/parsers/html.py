@@ -1,0 +1,130 @@
+"""HTML pages as Markdown: main content only, headings, lists and data tables kept.
+
+The main content is chosen by trafilatura (navigation, sidebars, footers, cookie banners and
+comment sections dropped) and rendered by our own Markdown renderer. When trafilatura finds
+no main content the page is cleaned with BeautifulSoup instead (semantic boilerplate tags
+removed) and a warning says so. See the comparison in tests/parsers/test_html.py.
+"""
+
+from __future__ import annotations
+
+import trafilatura
+from bs4 import BeautifulSoup
+
+from core.errors import ParseError
+from core.parsers.base import ParseContext
+from core.parsers.html_charset import decode_html
+from core.parsers.html_markdown import html_blocks
+from core.types import DocPart, ParsedDoc
+
+MIME = "text/html"
+_BOILERPLATE_TAGS = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form",
+                     "iframe", "svg", "canvas", "button", "select", "input", "textarea", "object", "embed"]
+_BOILERPLATE_ROLES = ["navigation", "banner", "contentinfo", "complementary", "search", "dialog"]
+
+
+def clean_soup(soup: BeautifulSoup) -> BeautifulSoup:
+    """Remove scripts, styles and semantic boilerplate (nav/header/footer/aside/forms), in place."""
+    for tag in soup.find_all(_BOILERPLATE_TAGS):
+        tag.decompose()
+    for tag in soup.find_all(attrs={"role": _BOILERPLATE_ROLES}):
+        tag.decompose()
+    for tag in soup.find_all(attrs={"hidden": True}):
+        tag.decompose()
+    for tag in soup.find_all(attrs={"aria-hidden": "true"}):
+        tag.decompose()
+    return soup
+
+
+def page_title(soup: BeautifulSoup) -> str | None:
+    for candidate in (soup.find("title"), soup.find("meta", attrs={"property": "og:title"}), soup.find("h1")):
+        if candidate is None:
+            continue
+        text = candidate.get("content", "") if candidate.name == "meta" else candidate.get_text()
+        text = " ".join(str(text).split())
+        if text:
+            return text
+    return None
+
+
+def bs4_blocks(text: str) -> list[str]:
+    soup = clean_soup(BeautifulSoup(text, "lxml"))
+    return html_blocks(soup.body or soup)
+
+
+def trafilatura_blocks(text: str) -> list[str] | None:
+    """Main-content blocks, or None when trafilatura finds no main content."""
+    extracted = trafilatura.extract(
+        text, output_format="html", include_tables=True, include_formatting=True, include_links=False,
+        include_images=False, include_comments=False, favor_recall=True, deduplicate=False,
+    )
+    if not extracted:
+        return None
+    soup = BeautifulSoup(extracted, "lxml")
+    return html_blocks(soup.body or soup)
+
+
+def _first_h1(soup: BeautifulSoup) -> str | None:
+    h1 = soup.find("h1")
+    text = " ".join(h1.get_text().split()) if h1 is not None else ""
+    return text or None
+
+
+def _split_sections(blocks: list[str]) -> list[DocPart]:
+    parts: list[DocPart] = []
+    path: list[tuple[int, str]] = []
+    current: list[str] = []
+
+    def flush() -> None:
+        if current:
+            parts.append(DocPart(text="\n\n".join(current), heading_path=tuple(t for _, t in path)))
+            current.clear()
+
+    for block in blocks:
+        hashes = len(block) - len(block.lstrip("#"))
+        if 1 <= hashes <= 6 and block[hashes:hashes + 1] == " " and "\n" not in block:
+            flush()
+            while path and path[-1][0] >= hashes:
+                path.pop()
+            path.append((hashes, block[hashes + 1:].strip()))
+        current.append(block)
+    flush()
+    return parts
+
+
+def parse_html(
+    data: bytes, source_name: str, ctx: ParseContext, *, declared_charset: str | None = None
+) -> ParsedDoc:
+    text, encoding, warnings = decode_html(data, declared_charset)
+    soup = BeautifulSoup(text, "lxml")
+    title = page_title(soup)
+    blocks = trafilatura_blocks(text)
+    extractor = "trafilatura"
+    if blocks is None:
+        blocks = bs4_blocks(text)
+        extractor = "bs4-clean"
+        if blocks:
+            warnings.append("no main article found; used the whole page with navigation, headers and footers removed")
+    else:
+        # trafilatura moves the page's main heading into its metadata; keep it in the text
+        h1 = _first_h1(clean_soup(soup))
+        if h1 and not any(h1 in block for block in blocks):
+            blocks.insert(0, f"# {h1}")
+    if not any(b.strip() for b in blocks):
+        raise ParseError("the HTML page has no readable text")
+    if title and not any(title in block for block in blocks):
+        blocks.insert(0, f"# {title}")  # a title shown only in the browser tab still names the text
+    return ParsedDoc(
+        source_name=source_name, mime=MIME, parts=_split_sections(blocks), title=title,
+        metadata={"encoding": encoding, "extractor": extractor}, warnings=warnings,
+    )
+
+
+class HtmlParser:
+    name = "html"
+
+    def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
+        return parse_html(data, source_name, ctx)
+
+
+PARSER = HtmlParser()
