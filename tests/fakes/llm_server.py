@@ -59,7 +59,7 @@ def malformed(raw: str = "data: {this is not json\n\n") -> Reply:
 class RecordedRequest:
     method: str
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names lower-cased
     body: Any  # parsed JSON, or None for GET / an unparseable body
 
 
@@ -79,7 +79,7 @@ class FakeLLMServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.openai_url = self.url + "/v1"
         self.ollama_url = self.url
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     # ------------------------------------------------------------ reading what was sent
 
@@ -166,7 +166,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self, body: Any) -> None:
         fake, path = self.fake, self.path.split("?")[0]
-        fake._record(RecordedRequest(self.command, path, dict(self.headers.items()), body))
+        fake._record(RecordedRequest(self.command, path, {k.lower(): v for k, v in self.headers.items()}, body))
         openai_api = path.startswith("/v1/")
         if fake.api_key is not None and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
             return self._error(openai_api, 401, "Incorrect API key provided")

@@ -1,0 +1,154 @@
+"""Ollama native chat provider, with the context length (``num_ctx``) sent on every request.
+
+Ollama silently truncates prompts to ``num_ctx`` tokens and defaults to 2048 — too small for
+retrieved passages, let alone web pages — so the setting is always sent, and
+``needs_context_warning`` tells the admin when it is still that small.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import httpx
+import ollama
+import pydantic
+
+from core.errors import LLMError
+from core.llm.base import (
+    ChatEvent,
+    ChatMessage,
+    Done,
+    TextDelta,
+    ToolCall,
+    ToolCallsReady,
+    ToolSpec,
+    approx_token_count,
+    scrub,
+    server_label,
+)
+
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+OLLAMA_DEFAULT_NUM_CTX = 2048
+
+
+def needs_context_warning(context_length: int, injecting_context: bool) -> str | None:
+    """The warning to show when Ollama's context is at its 2048 default while RAG or web content is injected."""
+    if not injecting_context or context_length > OLLAMA_DEFAULT_NUM_CTX:
+        return None
+    return (
+        f"Ollama's context length (num_ctx) is {context_length} tokens, Ollama's 2048-token default or less. "
+        "Retrieved knowledge-base or web content may be cut off or ignored: even after extraction a web page "
+        "is often 4,000-8,000+ tokens, so less than half of it fits, and 4096 is often not enough either. "
+        "Raise the context length in the LLM settings to 8192 or more (16000+ for web pages)."
+    )
+
+
+class OllamaChatModel:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        temperature: float = 0.2,
+        context_length: int = 8192,
+        timeout: float = 120.0,
+        api_key: str = "",
+    ):
+        self.base_url = base_url or DEFAULT_OLLAMA_URL
+        self.model = model
+        self.temperature = temperature
+        self.context_length = context_length
+        self.timeout = timeout
+        self.id = f"ollama:{model}"
+        self._api_key = api_key  # for an Ollama behind an authenticating proxy
+        self._host = server_label(self.base_url)
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+        self._client = ollama.Client(host=self.base_url, timeout=timeout, headers=headers)
+
+    def count_tokens(self, text: str) -> int:
+        return approx_token_count(text)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return {"num_ctx": self.context_length, "temperature": self.temperature}
+
+    def stream(self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None) -> Iterator[ChatEvent]:
+        try:
+            parts = self._client.chat(
+                model=self.model,
+                messages=[m.to_ollama() for m in messages],
+                tools=[t.to_openai() for t in tools] if tools else None,
+                stream=True,
+                options=self.options,
+            )
+            yield from self._events(parts)
+        except LLMError:
+            raise
+        except Exception as exc:  # every client/transport failure is translated, none swallowed
+            raise self._translate(exc) from None
+
+    def _events(self, parts: Any) -> Iterator[ChatEvent]:
+        calls: list[ToolCall] = []
+        for part in parts:
+            msg = part.message
+            if msg.content:
+                yield TextDelta(msg.content)
+            for call in msg.tool_calls or []:
+                # Ollama sends no call ids; the answering layer needs one to pair results with calls.
+                calls.append(ToolCall(id=f"call_{len(calls)}", name=call.function.name, arguments=dict(call.function.arguments)))
+            if part.done:
+                if calls:
+                    yield ToolCallsReady(calls)
+                usage = None
+                if part.prompt_eval_count is not None or part.eval_count is not None:
+                    usage = {"prompt_tokens": part.prompt_eval_count or 0, "completion_tokens": part.eval_count or 0}
+                # Ollama reports "stop" even when it stops to call tools.
+                reason = "tool_calls" if calls else (part.done_reason or "stop")
+                yield Done(reason, usage)
+                return
+        raise LLMError(f"The Ollama server at {self._host} ended the answer without finishing it.")
+
+    def check(self) -> str:
+        try:
+            info = self._client.show(self.model)
+        except Exception as exc:
+            raise self._translate(exc) from None
+        trained = next(
+            (v for k, v in (info.modelinfo or {}).items() if k.endswith(".context_length") and isinstance(v, int)), None
+        )
+        details = info.details
+        about = ", ".join(x for x in (details.family, details.parameter_size, details.quantization_level) if x) if details else ""
+        msg = f"Connected to Ollama at {self._host}: model '{self.model}'" + (f" ({about})" if about else "") + "."
+        msg += f" num_ctx is {self.context_length}"
+        msg += f" (the model was trained for {trained})." if trained else "."
+        if trained and self.context_length > trained:
+            msg += " The setting is larger than the model supports; lower it."
+        return msg
+
+    def _translate(self, exc: Exception) -> LLMError:
+        host, model = self._host, self.model
+        detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
+        if isinstance(exc, httpx.TimeoutException):
+            msg = f"Cannot reach the model server at {host}: no answer within {self.timeout:g} s."
+        elif isinstance(exc, (ConnectionError, httpx.TransportError)):
+            msg = f"Cannot reach the model server at {host}. Check the base URL and that Ollama is running."
+        elif isinstance(exc, ollama.ResponseError):
+            status = exc.status_code
+            if status == 404:
+                msg = f"Model '{model}' was not found on the Ollama server at {host} (run `ollama pull {model}` there)."
+            elif status == 401:
+                msg = f"The Ollama server at {host} rejected the API key (HTTP 401)."
+            elif status == 429:
+                msg = f"The Ollama server at {host} is rate limiting requests (HTTP 429). Try again shortly."
+            elif status >= 500:
+                msg = f"The Ollama server at {host} failed with HTTP {status}: {scrub(str(exc.error), self._api_key)[:300]}"
+            elif status == -1:  # an error reported inside the stream
+                msg = f"The Ollama server at {host} reported an error: {scrub(str(exc.error), self._api_key)[:300]}"
+            else:
+                msg = f"The Ollama server at {host} refused the request (HTTP {status}): {scrub(str(exc.error), self._api_key)[:300]}"
+        elif isinstance(exc, (json.JSONDecodeError, pydantic.ValidationError)):
+            msg = f"The Ollama server at {host} sent a reply that is not valid Ollama chat output."
+        else:
+            msg = f"The Ollama server at {host} could not be used ({type(exc).__name__})."
+        return LLMError(msg, detail=detail)

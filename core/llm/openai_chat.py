@@ -1,0 +1,182 @@
+"""OpenAI-compatible chat provider (OpenAI, vLLM, llama.cpp server, DeepSeek, Qwen, ...).
+
+Uses the official ``openai`` client with streaming. Tool-call arguments arrive as JSON string
+fragments spread over many chunks; they are joined per call index and parsed once the stream
+ends. Every failure becomes an ``LLMError`` whose message names the server (never the key).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import openai
+
+from core.errors import LLMError
+from core.llm.base import (
+    ChatEvent,
+    ChatMessage,
+    Done,
+    TextDelta,
+    ToolCall,
+    ToolCallsReady,
+    ToolSpec,
+    approx_token_count,
+    scrub,
+    server_label,
+)
+
+DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+# Local servers (vLLM, llama.cpp) accept any key, but the client refuses to start without one.
+PLACEHOLDER_KEY = "no-key"
+
+
+class OpenAIChatModel:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str,
+        model: str,
+        temperature: float = 0.2,
+        timeout: float = 120.0,
+        context_length: int = 8192,
+        max_retries: int = 0,
+        include_usage: bool = True,
+    ):
+        self.base_url = base_url or DEFAULT_OPENAI_URL
+        self.model = model
+        self.temperature = temperature
+        self.timeout = timeout
+        self.context_length = context_length
+        self.id = f"openai:{model}"
+        # Off by default: a failure reaches the chat at once instead of after silent back-off.
+        self._api_key = api_key
+        self._include_usage = include_usage
+        self._host = server_label(self.base_url)
+        self._client = openai.OpenAI(
+            base_url=self.base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout, max_retries=max_retries
+        )
+
+    def count_tokens(self, text: str) -> int:
+        return approx_token_count(text)
+
+    def stream(self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None) -> Iterator[ChatEvent]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.to_openai() for m in messages],
+            "temperature": self.temperature,
+            "stream": True,
+        }
+        if tools:
+            kwargs["tools"] = [t.to_openai() for t in tools]
+        if self._include_usage:
+            kwargs["stream_options"] = {"include_usage": True}
+        try:
+            yield from self._events(self._client.chat.completions.create(**kwargs))
+        except LLMError:
+            raise
+        except Exception as exc:  # every client/transport failure is translated, none swallowed
+            raise self._translate(exc) from None
+
+    def _events(self, chunks: Any) -> Iterator[ChatEvent]:
+        pending: dict[int, dict[str, str]] = {}  # tool-call index -> id, name, argument text so far
+        finish: str | None = None
+        usage: dict[str, int] | None = None
+        for chunk in chunks:
+            if chunk.usage is not None:
+                usage = {"prompt_tokens": chunk.usage.prompt_tokens, "completion_tokens": chunk.usage.completion_tokens}
+            if not chunk.choices:
+                continue
+            choice = chunk.choices[0]
+            delta = choice.delta
+            if delta is not None:
+                if delta.content:
+                    yield TextDelta(delta.content)
+                for frag in delta.tool_calls or []:
+                    call = pending.setdefault(frag.index, {"id": "", "name": "", "arguments": ""})
+                    call["id"] = frag.id or call["id"]
+                    if frag.function is not None:
+                        call["name"] += frag.function.name or ""
+                        call["arguments"] += frag.function.arguments or ""
+            finish = choice.finish_reason or finish
+        if pending:
+            yield ToolCallsReady([self._parse_call(i, pending[i]) for i in sorted(pending)])
+        yield Done(finish or "stop", usage)
+
+    def _parse_call(self, index: int, call: dict[str, str]) -> ToolCall:
+        name = call["name"]
+        if not name:
+            raise LLMError(f"The model at {self._host} sent a tool call without a tool name.")
+        try:
+            arguments = json.loads(call["arguments"]) if call["arguments"].strip() else {}
+        except ValueError:
+            raise LLMError(
+                f"The model at {self._host} called tool '{name}' with arguments that are not valid JSON.",
+                detail=call["arguments"][:500],
+            ) from None
+        if not isinstance(arguments, dict):
+            raise LLMError(f"The model at {self._host} called tool '{name}' with arguments that are not a JSON object.")
+        return ToolCall(id=call["id"] or f"call_{index}", name=name, arguments=arguments)
+
+    def check(self) -> str:
+        try:
+            available = [m.id for m in self._client.models.list()]
+        except openai.NotFoundError:
+            # Some compatible servers have no /models route: one tiny completion proves the rest.
+            try:
+                self._client.chat.completions.create(
+                    model=self.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1
+                )
+            except Exception as exc:
+                raise self._translate(exc) from None
+            return f"Connected to {self._host}: model '{self.model}' answered."
+        except Exception as exc:
+            raise self._translate(exc) from None
+        if self.model not in available:
+            shown = ", ".join(available[:10]) + (" ..." if len(available) > 10 else "")
+            raise LLMError(
+                f"Connected to {self._host}, but it does not offer model '{self.model}'. "
+                f"Available: {shown or 'none'}."
+            )
+        return f"Connected to {self._host}: model '{self.model}' is available ({len(available)} models offered)."
+
+    def _translate(self, exc: Exception) -> LLMError:
+        host, model = self._host, self.model
+        detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
+        if isinstance(exc, openai.APITimeoutError):
+            msg = f"Cannot reach the model server at {host}: no answer within {self.timeout:g} s."
+        elif isinstance(exc, openai.APIConnectionError):
+            msg = f"Cannot reach the model server at {host}. Check the base URL and that the server is running."
+        elif isinstance(exc, openai.AuthenticationError):
+            msg = f"The model server at {host} rejected the API key (HTTP 401). Check the key in the LLM settings."
+        elif isinstance(exc, openai.PermissionDeniedError):
+            msg = f"The API key is not allowed to use model '{model}' at {host} (HTTP 403)."
+        elif isinstance(exc, openai.NotFoundError):
+            msg = (
+                f"Model '{model}' was not found at {host} (HTTP 404). Check the model name, and that the "
+                "base URL is the API root (it usually ends in /v1)."
+            )
+        elif isinstance(exc, openai.RateLimitError):
+            msg = f"The model server at {host} is rate limiting requests or the quota is used up (HTTP 429). Try again shortly."
+        elif isinstance(exc, openai.APIStatusError) and exc.status_code >= 500:
+            msg = f"The model server at {host} failed with HTTP {exc.status_code}. Try again, or check the server's logs."
+        elif isinstance(exc, openai.APIStatusError):
+            reason = scrub(_server_message(exc), self._api_key)[:300]
+            msg = f"The model server at {host} refused the request (HTTP {exc.status_code}): {reason}"
+        elif isinstance(exc, (ValueError, openai.APIResponseValidationError)):
+            msg = f"The model server at {host} sent a reply that is not valid OpenAI chat output."
+        else:
+            msg = f"The model server at {host} could not be used ({type(exc).__name__})."
+        return LLMError(msg, detail=detail)
+
+
+def _server_message(exc: "openai.APIStatusError") -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+        if isinstance(err, str):
+            return err
+    return exc.message

@@ -1,0 +1,151 @@
+"""The OpenAI-compatible provider against the fake server, through the real ``openai`` client."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from core.errors import LLMError
+from core.llm.base import ChatMessage, Done, TextDelta, ToolCall, ToolCallsReady, ToolSpec, collect
+from core.llm.openai_chat import OpenAIChatModel
+from tests.fakes import fake_llm_server, http_error, malformed, text, tool_call
+
+KEY = "sk-test-0123456789abcdef"
+SEARCH = ToolSpec("query_knowledge_bases", "Search the knowledge bases.",
+                  {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
+
+
+def model_for(server, **kw) -> OpenAIChatModel:
+    return OpenAIChatModel(base_url=server.openai_url, api_key=KEY, model=kw.pop("model", "fake-model"), **kw)
+
+
+def ask(model: OpenAIChatModel, question: str = "年假有几天？", **kw):
+    return list(model.stream([ChatMessage("system", "Answer briefly."), ChatMessage("user", question)], **kw))
+
+
+def test_streams_text_in_pieces_and_sends_the_messages():
+    with fake_llm_server([text("员工每年享有带薪年假五天。[1]", chunk_chars=3)]) as srv:
+        events = ask(model_for(srv, temperature=0.7))
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    assert len(deltas) > 1 and "".join(deltas) == "员工每年享有带薪年假五天。[1]"
+    assert isinstance(events[-1], Done) and events[-1].finish_reason == "stop"
+    assert events[-1].usage and events[-1].usage["completion_tokens"] > 0
+    body = srv.chat_bodies()[0]
+    assert body["messages"] == [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": "年假有几天？"}]
+    assert body["stream"] is True and body["temperature"] == 0.7 and body["model"] == "fake-model"
+    assert "tools" not in body
+    assert srv.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_tool_call_arguments_split_across_chunks_are_joined_and_parsed():
+    args = {"query": "病假工资 sick pay", "top_k": 3, "filters": {"kb": ["制度"]}}
+    second = ("view_knowledge_file", {"file_id": "f-42"})
+    with fake_llm_server([tool_call("query_knowledge_bases", args, second, chunk_chars=2)]) as srv:
+        events = ask(model_for(srv), tools=[SEARCH])
+    ready = [e for e in events if isinstance(e, ToolCallsReady)]
+    assert len(ready) == 1
+    assert ready[0].calls == [ToolCall("call_0", "query_knowledge_bases", args), ToolCall("call_1", "view_knowledge_file", second[1])]
+    assert events[-1] == Done("tool_calls", events[-1].usage)
+    assert srv.chat_bodies()[0]["tools"] == [SEARCH.to_openai()]
+
+
+def test_tool_round_trip_messages_reach_the_server_in_openai_shape():
+    call = ToolCall("call_7", "query_knowledge_bases", {"query": "年假"})
+    history = [
+        ChatMessage("user", "年假有几天？"),
+        ChatMessage("assistant", "", tool_calls=[call]),
+        ChatMessage("tool", "[1] 员工每年享有带薪年假五天。", tool_call_id="call_7", name="query_knowledge_bases"),
+    ]
+    with fake_llm_server([text("五天。[1]")]) as srv:
+        result = collect(model_for(srv).stream(history, tools=[SEARCH]))
+    assert result.text == "五天。[1]" and result.tool_calls == []
+    sent = srv.chat_bodies()[0]["messages"]
+    assert sent[1] == {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_7", "type": "function", "function": {"name": "query_knowledge_bases", "arguments": '{"query": "年假"}'}}]}
+    assert sent[2] == {"role": "tool", "content": "[1] 员工每年享有带薪年假五天。", "tool_call_id": "call_7"}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_server_down_is_a_clear_error():
+    port = _free_port()  # nothing listens there any more
+    model = OpenAIChatModel(base_url=f"http://127.0.0.1:{port}/v1", api_key=KEY, model="m", timeout=5)
+    with pytest.raises(LLMError) as err:
+        ask(model)
+    assert err.value.message.startswith(f"Cannot reach the model server at 127.0.0.1:{port}")
+    with pytest.raises(LLMError, match="Cannot reach"):
+        model.check()
+
+
+def test_timeout_before_and_during_the_stream():
+    with fake_llm_server([text("late", delay=3), text("slow answer", stall=3)]) as srv:
+        model = model_for(srv, timeout=0.5)
+        for _ in range(2):
+            with pytest.raises(LLMError, match=r"no answer within 0.5 s"):
+                ask(model)
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        (401, "rejected the API key"),
+        (403, "not allowed to use model 'fake-model'"),
+        (404, "Model 'fake-model' was not found"),
+        (429, "rate limiting"),
+        (500, "failed with HTTP 500"),
+        (503, "failed with HTTP 503"),
+        (400, "refused the request (HTTP 400): maximum context length exceeded"),
+    ],
+)
+def test_http_errors_become_admin_safe_messages(status, expected):
+    with fake_llm_server([http_error(status, "maximum context length exceeded")]) as srv:
+        with pytest.raises(LLMError) as err:
+            ask(model_for(srv))
+    assert expected in err.value.message and f"127.0.0.1:{srv.port}" in err.value.message
+    assert "Traceback" not in err.value.message and srv.chat_count == 1  # no silent retries
+
+
+def test_the_key_never_appears_in_messages_or_details():
+    leak = f"Incorrect API key provided: {KEY}"  # some servers echo the key back
+    with fake_llm_server([http_error(400, leak), http_error(401, leak)]) as srv:
+        with pytest.raises(LLMError) as refused:
+            ask(model_for(srv))
+        with pytest.raises(LLMError) as rejected:
+            ask(model_for(srv))
+    assert refused.value.message.endswith("Incorrect API key provided: ***")  # server reason shown, key masked
+    assert "rejected the API key" in rejected.value.message
+    for err in (refused.value, rejected.value):
+        assert KEY not in err.message and KEY not in (err.detail or "") and KEY not in str(err)
+
+
+def test_malformed_stream_is_an_error_not_a_crash():
+    with fake_llm_server([malformed("data: {this is not json\n\n")]) as srv:
+        with pytest.raises(LLMError, match="not valid OpenAI chat output"):
+            ask(model_for(srv))
+
+
+def test_tool_arguments_that_are_not_json_are_refused():
+    raw = (
+        'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake-model","choices":[{"index":0,'
+        '"delta":{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"query_knowledge_bases",'
+        '"arguments":"{\\"query\\": \\"年"}}]},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n'
+    )
+    with fake_llm_server([malformed(raw)]) as srv:
+        with pytest.raises(LLMError, match="'query_knowledge_bases' with arguments that are not valid JSON"):
+            ask(model_for(srv), tools=[SEARCH])
+
+
+def test_check_reports_the_model_or_what_is_missing():
+    with fake_llm_server(models=["qwen2.5-7b", "fake-model"]) as srv:
+        assert "model 'fake-model' is available" in model_for(srv).check()
+        with pytest.raises(LLMError, match=r"does not offer model 'gpt-x'. Available: qwen2.5-7b, fake-model"):
+            model_for(srv, model="gpt-x").check()
+        assert srv.chat_count == 0  # the check is cheap: it lists models, no completion
+    with fake_llm_server(api_key="right") as srv:
+        with pytest.raises(LLMError, match="rejected the API key"):
+            model_for(srv).check()
