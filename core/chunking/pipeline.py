@@ -1,0 +1,58 @@
+"""The chunking pipeline: clean -> heading glue -> Markdown header split -> size split -> merge."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from core.chunking.clean import clean_text
+from core.chunking.heading_glue import glue_headings, is_heading_block
+from core.chunking.locate import PART_SEPARATOR, PartLocator
+from core.chunking.markdown_split import Section, split_markdown
+from core.chunking.merge import Piece, merge_small_pieces
+from core.chunking.size_split import split_to_size
+from core.settings.model import ChunkingSettings
+from core.types import Chunk, ParsedDoc
+
+
+def cleaned_text(doc: ParsedDoc) -> str:
+    """The document text after cleaning, parts joined as the chunker joins them."""
+    return PART_SEPARATOR.join(t for t in (clean_text(p.text) for p in doc.parts) if t.strip())
+
+
+def chunk_document(doc: ParsedDoc, cfg: ChunkingSettings, count: Callable[[str], int] = len) -> list[Chunk]:
+    """Chunks of one document, indexed from 0, each measuring at most ``cfg.chunk_size``.
+
+    ``count`` measures a text: ``len`` for characters, or the embedding model's token
+    counter when ``cfg.size_unit == "tokens"``.
+    """
+    cleaned = [clean_text(p.text) for p in doc.parts]
+    locator = PartLocator(doc.parts, cleaned)
+    text = PART_SEPARATOR.join(t for t in cleaned if t.strip())
+    if cfg.heading_glue:
+        text = glue_headings(text)
+    sections = split_markdown(text) if cfg.markdown_header_split else [Section(0, len(text), ())]
+    sticky = is_heading_block if cfg.heading_glue else (lambda _: False)
+
+    pieces: list[Piece] = []
+    for section in sections:
+        body = text[section.start : section.end]
+        for start, end in split_to_size(body, cfg.chunk_size, cfg.chunk_overlap, count, sticky):
+            pieces.append(Piece(body[start:end], doc.source_name, section.start + start, section.heading_path))
+    pieces = merge_small_pieces(pieces, cfg.chunk_min_size_target, cfg.chunk_size, count)
+
+    parts = locator.parts_at(text, [p.start for p in pieces])
+    chunks: list[Chunk] = []
+    for index, (piece, part) in enumerate(zip(pieces, parts)):
+        chunks.append(
+            Chunk(
+                text=piece.text,
+                index=index,
+                source_name=doc.source_name,
+                heading_path=piece.heading_path or (part.heading_path if part else ()),
+                page=part.page if part else None,
+                slide=part.slide if part else None,
+                start_seconds=part.start_seconds if part else None,
+                merged_count=piece.merged_count,
+            )
+        )
+    return chunks
