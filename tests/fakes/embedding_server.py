@@ -73,7 +73,8 @@ class FakeEmbeddingServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.openai_url = self.url + "/v1"
         self.ollama_url = self.url
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # a short poll keeps shutdown (and so each test's teardown) fast
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def fail_next(self, *failures: Failure) -> None:
         with self._lock:
