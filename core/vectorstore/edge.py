@@ -220,7 +220,8 @@ class EdgeStore:
             if total == 0:
                 return {}
             facet = shard.engine.facet(qe.FacetRequest("file_id", limit=total, exact=True))
-            return {str(hit.value): int(hit.count) for hit in facet.hits}
+            # an exact facet still lists a value whose points were all deleted, with count 0
+            return {str(hit.value): int(hit.count) for hit in facet.hits if hit.count > 0}
 
     def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
         flt = _edge_filter(file_id=file_id)

@@ -1,0 +1,141 @@
+"""What only the embedded engine has: files on disk, the one-process lock, many threads."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from core.errors import StoreBusy
+from core.retrieval import bm25
+from core.types import SearchFilter
+from core.vectorstore.edge import EdgeStore
+from core.vectorstore.factory import open_store
+from tests.conftest import REPO_ROOT
+from tests.vectorstore.conftest import DIM, corpus_points
+
+# Opens the store in another process and prints what happened.
+_OPEN_ELSEWHERE = """
+import sys
+from pathlib import Path
+from core.errors import StoreBusy
+from core.vectorstore.edge import EdgeStore
+try:
+    store = EdgeStore(Path(sys.argv[1]), wait_seconds=float(sys.argv[2]))
+except StoreBusy as exc:
+    print("BUSY", exc)
+else:
+    print("OPEN", store.count("kb"))
+    store.close()
+"""
+
+
+def open_in_other_process(root: Path, wait_seconds: float = 0.0) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", _OPEN_ELSEWHERE, str(root), str(wait_seconds)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_reopening_sees_persisted_data(tmp_path: Path) -> None:
+    points = corpus_points()
+    with EdgeStore(tmp_path) as store:
+        store.create_collection("kb", DIM)
+        store.upsert("kb", points)
+        store.delete_file("kb", "f-zh-2")
+    with EdgeStore(tmp_path) as store:
+        assert store.list_collections() == ["kb"]
+        assert store.dimension("kb") == DIM
+        assert store.count("kb") == len(points) - 2
+        hits = store.search_sparse("kb", bm25.encode_query("黑豹队"), 1, SearchFilter())
+        assert hits[0].payload["file_id"] == "f-zh-1"
+
+
+def test_second_process_gets_store_busy_naming_the_holder(tmp_path: Path) -> None:
+    with EdgeStore(tmp_path) as store:
+        store.create_collection("kb", DIM)
+        store.upsert("kb", corpus_points())
+        said = open_in_other_process(tmp_path)
+        assert said.startswith("BUSY")
+        assert f"pid {os.getpid()}" in said
+        with pytest.raises(StoreBusy, match=str(os.getpid())):
+            EdgeStore(tmp_path)  # a second opener in this process is refused too
+    # released on close: the other process now opens it and sees the data
+    assert open_in_other_process(tmp_path) == f"OPEN {len(corpus_points())}"
+
+
+def test_waiting_opener_gets_the_store_once_released(tmp_path: Path) -> None:
+    store = EdgeStore(tmp_path)
+    store.create_collection("kb", DIM)
+    timer = threading.Timer(1.0, store.close)
+    timer.start()
+    try:
+        assert open_in_other_process(tmp_path, wait_seconds=60) == "OPEN 0"
+    finally:
+        timer.join()
+
+
+def test_many_threads_share_one_store(tmp_path: Path) -> None:
+    points = corpus_points()
+    errors: list[BaseException] = []
+    with EdgeStore(tmp_path) as store:
+        store.create_collection("kb", DIM)
+        store.create_collection("kb-new", DIM)
+        store.upsert("kb", points)
+
+        def search() -> None:
+            try:
+                for _ in range(30):
+                    hits = store.search_hybrid(
+                        "kb", points[2].dense, bm25.encode_query("野马队"), 3, SearchFilter(), prefetch_limit=10
+                    )
+                    assert hits[0].id == points[2].id
+            except BaseException as exc:  # collected and re-raised by the test below
+                errors.append(exc)
+
+        def write() -> None:
+            try:
+                for _ in range(10):
+                    store.upsert("kb-new", points)
+                    store.delete_file("kb-new", "f-en-1")
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=search) for _ in range(4)] + [threading.Thread(target=write)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert store.count("kb-new") == len(points) - 3
+
+
+def test_drop_removes_files_and_leftovers_are_swept(tmp_path: Path) -> None:
+    with EdgeStore(tmp_path) as store:
+        store.create_collection("kb", DIM)
+        store.upsert("kb", corpus_points())
+        store.drop_collection("kb")
+        assert not (tmp_path / "collections" / "kb").exists()
+    half_made = tmp_path / "collections" / ".new-kb2-deadbeef"
+    half_made.mkdir()
+    with EdgeStore(tmp_path) as store:
+        assert store.list_collections() == []
+        assert not half_made.exists()
+
+
+def test_factory_picks_edge_without_url(tmp_path: Path) -> None:
+    store = open_store(tmp_path, None, None)
+    try:
+        assert isinstance(store, EdgeStore)
+        assert (tmp_path / "vectors" / ".lock").read_text().strip() == str(os.getpid())
+    finally:
+        store.close()
