@@ -9,9 +9,12 @@ is not turned into a Markdown code block).
 
 from __future__ import annotations
 
+import re
+
 from docx.oxml.ns import qn
 from docx.text.paragraph import Paragraph
 
+_NUMBERED_LIST_STYLE = re.compile(r"^list\b.*?\s([2-9])$", re.IGNORECASE)
 _INDENT = "    "  # 4 spaces nests under "- " and "1. " alike
 
 
@@ -43,6 +46,11 @@ def list_position(paragraph: Paragraph) -> tuple[int, int] | None:
                 num_id = s_pPr.numPr.numId.val
                 if ilvl is None and s_pPr.numPr.ilvl is not None:
                     ilvl = s_pPr.numPr.ilvl.val
+                if ilvl is None:
+                    # "List Bullet 2" / "List Number 3" nest by style, each on its own numId
+                    match = _NUMBERED_LIST_STYLE.match(style.name or "")
+                    if match:
+                        ilvl = int(match.group(1)) - 1
                 break
     if num_id is None or num_id == 0:  # numId 0 means "numbering removed"
         return None
@@ -85,7 +93,8 @@ class ListRenderer:
         if not self._open_levels or self._open_levels[-1] < ilvl:
             self._open_levels.append(ilvl)
         depth = len(self._open_levels) - 1
-        fmt = self._formats.get(num_id, {}).get(ilvl)
+        levels = self._formats.get(num_id, {})
+        fmt = levels.get(ilvl, levels.get(0))  # an undefined level looks like the list's first
         if fmt is None:  # no definition: trust the style name ("List Number", "List Bullet")
             fmt = "decimal" if "number" in style_name.lower() else "bullet"
         # a shallower item restarts the numbering of the levels below it
