@@ -1,0 +1,199 @@
+"""Content sniffing: decide which parser a file needs from its bytes.
+
+The file name's extension is only a hint. It breaks ties (Markdown or plain text) and makes
+error messages specific; it never overrides what the bytes say, except that a file named
+.docx/.pptx must really be a zip archive (a clear error beats a confusing one later).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from core.errors import ParseError, UnsupportedFormat
+
+KINDS = ("pdf", "docx", "pptx", "image", "html", "markdown", "text")
+
+# Extensions offered by upload widgets, grouped by the kind they usually hold.
+EXTENSIONS_BY_KIND: dict[str, tuple[str, ...]] = {
+    "pdf": ("pdf",),
+    "docx": ("docx",),
+    "pptx": ("pptx",),
+    "image": ("png", "jpg", "jpeg", "webp", "bmp", "tif", "tiff", "gif"),
+    "html": ("html", "htm", "xhtml"),
+    "markdown": ("md", "markdown", "mdx"),
+    "text": ("txt", "text", "csv", "tsv", "log", "rst", "json", "xml", "yaml", "yml"),
+}
+SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(e for exts in EXTENSIONS_BY_KIND.values() for e in exts)
+_KIND_OF_EXTENSION = {e: k for k, exts in EXTENSIONS_BY_KIND.items() for e in exts}
+
+_KIND_LABELS = {
+    "pdf": "PDF",
+    "docx": "Word (.docx)",
+    "pptx": "PowerPoint (.pptx)",
+    "image": "image",
+    "html": "HTML",
+    "markdown": "Markdown",
+    "text": "plain text",
+}
+SUPPORTED_DESCRIPTION = (
+    "PDF, Word (.docx), PowerPoint (.pptx), images (PNG, JPEG, WebP, BMP, TIFF, GIF), "
+    "HTML, Markdown and plain text"
+)
+
+
+@dataclass(frozen=True)
+class Detection:
+    kind: str
+    warning: str | None = None  # set when the extension and the content disagree
+
+
+def extension_of(source_name: str) -> str:
+    """Lower-case extension without the dot ('' when none); works for paths and URLs."""
+    name = source_name.split("?", 1)[0].split("#", 1)[0]
+    return PurePosixPath(name.replace("\\", "/")).suffix.lower().lstrip(".")
+
+
+def _image_signature(head: bytes) -> bool:
+    return (
+        head.startswith(b"\x89PNG\r\n\x1a\n")
+        or head.startswith(b"\xff\xd8\xff")
+        or head.startswith((b"GIF87a", b"GIF89a"))
+        or (head.startswith(b"RIFF") and head[8:12] == b"WEBP")
+        or _is_bmp(head)
+        or head.startswith((b"II*\x00", b"MM\x00*"))
+    )
+
+
+def _is_bmp(head: bytes) -> bool:
+    # "BM" alone is too weak (a text file may start with it): check the DIB header size too.
+    return len(head) >= 18 and head.startswith(b"BM") and int.from_bytes(head[14:18], "little") in (12, 40, 52, 56, 64, 108, 124)
+
+
+def _zip_kind(data: bytes) -> str | None:
+    """'docx' / 'pptx' from the archive's members, None for another kind of zip."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise ParseError("the file looks like a zip archive but it is corrupt or truncated", detail=str(exc)) from exc
+    if "word/document.xml" in names:
+        return "docx"
+    if "ppt/presentation.xml" in names:
+        return "pptx"
+    return None
+
+
+_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<?xml")
+_HTML_MARKERS = (b"<html", b"<head>", b"<body", b"<title>", b"<meta ", b"<div", b"<p>", b"<table")
+
+
+def _looks_like_html(head: bytes, ext: str) -> bool:
+    lowered = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if lowered.startswith(_HTML_STARTS[:4]):
+        return True
+    if lowered.startswith(b"<?xml") and b"<html" in lowered[:1024]:
+        return True
+    if ext in EXTENSIONS_BY_KIND["markdown"] or ext in EXTENSIONS_BY_KIND["text"]:
+        return False  # Markdown may embed HTML; only a real document start counts
+    if ext in EXTENSIONS_BY_KIND["html"]:
+        return True
+    return lowered.startswith(b"<") and any(m in lowered[:4096] for m in _HTML_MARKERS)
+
+
+def _looks_like_text(data: bytes) -> bool:
+    """Text if decodable: no NUL bytes (unless UTF-16 with a BOM) and few control characters."""
+    sample = data[:65536]
+    if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    if b"\x00" in sample:
+        return False
+    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
+    if controls > max(2, len(sample) // 200):
+        return False
+    try:
+        sample.decode("utf-8")
+        return True
+    except UnicodeDecodeError as exc:
+        # A multi-byte character cut by the sample window is still UTF-8.
+        if exc.start >= len(sample) - 4 and len(data) > len(sample):
+            return True
+    # Legacy 8-bit and CJK encodings: printable bytes dominate, DEL and C1-heavy data are not text.
+    high = sum(1 for b in sample if b >= 0x80)
+    return high < len(sample) * 0.9
+
+
+def _markdown_hint(data: bytes) -> bool:
+    head = data[:8192]
+    return any(
+        m in head for m in (b"\n# ", b"\n## ", b"```", b"\n- ", b"\n* ", b"](http", b"\n|")
+    ) or head.startswith((b"# ", b"## ", b"---\n"))
+
+
+def _mismatch(ext: str, kind: str) -> str | None:
+    expected = _KIND_OF_EXTENSION.get(ext)
+    if not ext or expected is None or expected == kind:
+        return None
+    if {expected, kind} <= {"markdown", "text"}:
+        return None
+    return f"the file name ends in .{ext} but the content is {_KIND_LABELS[kind]}; it was parsed as {_KIND_LABELS[kind]}"
+
+
+def sniff(data: bytes, source_name: str) -> Detection:
+    """Detect the kind of a document from its bytes, the name being only a hint."""
+    ext = extension_of(source_name)
+    head = data[:4096]
+    if not data:
+        raise ParseError(f"{source_name} is empty (0 bytes)")
+
+    if ext in ("docx", "pptx") and not head.startswith(b"PK"):
+        label = "Word" if ext == "docx" else "PowerPoint"
+        if head.startswith(b"\xd0\xcf\x11\xe0"):
+            raise ParseError(
+                f"not a valid {label} file (not a zip archive): it is an old binary Office file "
+                f"(.doc/.ppt) or a password-protected one; save it as .{ext} without a password"
+            )
+        raise ParseError(f"not a valid {label} file (not a zip archive)")
+
+    kind: str | None = None
+    if b"%PDF-" in data[:1024]:
+        kind = "pdf"
+    elif head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        kind = _zip_kind(data)
+        if kind is None:
+            raise UnsupportedFormat(
+                f"{source_name} is a zip archive but not a Word or PowerPoint document; "
+                f"supported: {SUPPORTED_DESCRIPTION}"
+            )
+    elif head.startswith(b"\xd0\xcf\x11\xe0"):
+        raise UnsupportedFormat(
+            f"{source_name} is an old binary Office file (.doc/.ppt/.xls) or a password-protected "
+            f"Office file; save it as .docx/.pptx without a password. Supported: {SUPPORTED_DESCRIPTION}"
+        )
+    elif _image_signature(head):
+        kind = "image"
+    elif _looks_like_text(data):
+        if _looks_like_html(head, ext):
+            kind = "html"
+        elif ext in EXTENSIONS_BY_KIND["markdown"]:
+            kind = "markdown"
+        elif ext in EXTENSIONS_BY_KIND["text"]:
+            kind = "text"
+        else:
+            kind = "markdown" if _markdown_hint(data) else "text"
+
+    if kind is None:
+        if ext == "pdf":
+            raise ParseError(f"not a valid PDF file (no PDF header): {source_name}")
+        raise UnsupportedFormat(
+            f"unsupported file type for {source_name} (unrecognised binary content); "
+            f"supported: {SUPPORTED_DESCRIPTION}"
+        )
+    return Detection(kind=kind, warning=_mismatch(ext, kind))
+
+
+def detect_kind(data: bytes, source_name: str) -> str:
+    """One of KINDS; raises ParseError / UnsupportedFormat for content no parser takes."""
+    return sniff(data, source_name).kind

@@ -1,0 +1,135 @@
+"""The parser registry: sniff the content, load the one parser it needs, check the result.
+
+Parser modules are imported lazily: the PDF parser only pulls in OCR (onnxruntime, OpenCV,
+about 300 MB resident) when a page actually needs it, and a Markdown upload loads neither.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from pathlib import Path
+from typing import Any
+
+from core.errors import FileTooLarge, NotFound, ParseError
+from core.parsers.base import ParseContext, Parser
+from core.parsers.detect import (
+    KINDS,
+    SUPPORTED_DESCRIPTION,
+    SUPPORTED_EXTENSIONS,
+    detect_kind,
+    extension_of,
+    sniff,
+)
+from core.types import ParsedDoc
+
+__all__ = [
+    "KINDS",
+    "SUPPORTED_DESCRIPTION",
+    "SUPPORTED_EXTENSIONS",
+    "detect_kind",
+    "extension_of",
+    "get_parser",
+    "parse_bytes",
+    "parse_path",
+    "to_json",
+]
+
+# kind -> (module, attribute holding the parser object)
+_PARSER_MODULES: dict[str, tuple[str, str]] = {
+    "pdf": ("core.parsers.pdf", "PARSER"),
+    "image": ("core.parsers.image", "PARSER"),
+    "markdown": ("core.parsers.text", "PARSER"),
+    "text": ("core.parsers.text", "PLAIN_PARSER"),
+    "docx": ("core.parsers.docx", "PARSER"),
+    "pptx": ("core.parsers.pptx", "PARSER"),
+    "html": ("core.parsers.html", "PARSER"),
+}
+
+_MIME_BY_KIND = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "image": "image/*",
+    "html": "text/html",
+    "markdown": "text/markdown",
+    "text": "text/plain",
+}
+
+
+def get_parser(kind: str) -> Parser:
+    """The parser object for a kind, importing its module on first use."""
+    try:
+        module_name, attribute = _PARSER_MODULES[kind]
+    except KeyError:
+        raise ParseError(f"no parser for kind {kind!r}; known kinds: {', '.join(KINDS)}") from None
+    module = importlib.import_module(module_name)
+    return getattr(module, attribute)
+
+
+def _check_size(size: int, source_name: str, ctx: ParseContext) -> None:
+    limit_mb = ctx.settings.max_upload_mb
+    if size > limit_mb * 1024 * 1024:
+        raise FileTooLarge(
+            f"{source_name} is {size / 1024 / 1024:.1f} MB; the upload limit is {limit_mb} MB "
+            f"(setting parsing.max_upload_mb)"
+        )
+
+
+def _empty_reason(kind: str, ctx: ParseContext) -> str:
+    if kind in ("pdf", "image") and not ctx.settings.ocr_enabled:
+        return "it may be a scan or a picture of text, and OCR is turned off (setting parsing.ocr_enabled)"
+    if kind in ("pdf", "image"):
+        return "OCR found no readable text either; the pages may be blank or pictures without text"
+    return "the document appears to be empty"
+
+
+def parse_bytes(data: bytes, source_name: str, ctx: ParseContext | None = None) -> ParsedDoc:
+    """Parse a document held in memory; raises a ParseError subclass with a clear message."""
+    ctx = ctx or ParseContext()
+    _check_size(len(data), source_name, ctx)
+    detection = sniff(data, source_name)
+    parser = get_parser(detection.kind)
+    doc = parser.parse(data, source_name, ctx)
+    if not doc.text.strip():
+        raise ParseError(f"no text could be extracted from {source_name}: {_empty_reason(detection.kind, ctx)}")
+    if detection.warning:
+        doc.warnings.insert(0, detection.warning)
+    doc.metadata.setdefault("kind", detection.kind)
+    doc.metadata.setdefault("parser", parser.name)
+    if not doc.mime:
+        doc.mime = _MIME_BY_KIND[detection.kind]
+    return doc
+
+
+def parse_path(path: Path, ctx: ParseContext | None = None) -> ParsedDoc:
+    """Parse a file on disk, checking its size before reading it."""
+    ctx = ctx or ParseContext()
+    path = Path(path)
+    if not path.is_file():
+        raise NotFound(f"file not found: {path}")
+    _check_size(path.stat().st_size, path.name, ctx)
+    return parse_bytes(path.read_bytes(), path.name, ctx)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def to_json(doc: ParsedDoc) -> dict[str, Any]:
+    """A JSON-ready view of a parsed document (for `python -m core parse --json`)."""
+    return {
+        "source_name": doc.source_name,
+        "mime": doc.mime,
+        "title": doc.title,
+        "metadata": _jsonable(doc.metadata),
+        "warnings": list(doc.warnings),
+        "parts": [_jsonable(dataclasses.asdict(part)) for part in doc.parts],
+        "text": doc.text,
+    }
