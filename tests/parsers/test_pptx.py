@@ -1,0 +1,116 @@
+import io
+
+import pytest
+from pptx import Presentation
+from pptx.util import Inches, Pt
+
+from core.parsers.base import ParseContext
+from core.parsers.pptx import PARSER
+from tests.conftest import shared_path
+from tests.parsers.office_manifest import manifest_phrases, squash
+
+SHARED_PPTX = manifest_phrases("pptx")
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name,phrases", SHARED_PPTX or [pytest.param("", [], marks=pytest.mark.skip("no MANIFEST"))])
+def test_shared_pptx_has_every_must_appear_phrase(name, phrases):
+    path = shared_path("docs", name)
+    doc = PARSER.parse(path.read_bytes(), name, ParseContext())
+    text = squash(doc.text)
+    missing = [p for p in phrases if squash(p) not in text]
+    assert not missing, f"{name}: missing {missing}"
+    assert [p.slide for p in doc.parts] == list(range(1, len(doc.parts) + 1))
+
+
+@pytest.mark.shared
+def test_shared_malformed_pptx_still_yields_its_title():
+    path = shared_path("docs", "unstructured__fake-power-point-malformed.pptx")
+    doc = PARSER.parse(path.read_bytes(), path.name, ParseContext())
+    assert doc.parts[0].text.startswith("## Slide 1: Test Slide")
+
+
+@pytest.mark.shared
+def test_shared_table_rows_stay_whole():
+    path = shared_path("docs", "unstructured__sample-presentation.pptx")
+    doc = PARSER.parse(path.read_bytes(), path.name, ParseContext())
+    assert "| 2 | A2 | B2 | C2 |" in doc.parts[3].text.splitlines()
+    assert "    - With a sub-bullet" in doc.parts[1].text.splitlines()
+
+
+def _textbox(shapes, text: str, left: float):
+    box = shapes.add_textbox(Inches(left), Inches(1), Inches(2), Inches(1))
+    box.text_frame.text = text
+    return box
+
+
+@pytest.fixture
+def chinese_deck() -> bytes:
+    prs = Presentation()
+    title_slide = prs.slides.add_slide(prs.slide_layouts[0])
+    title_slide.shapes.title.text = "季度经营报告"
+    title_slide.placeholders[1].text = "二〇二六年第三季度"
+
+    content = prs.slides.add_slide(prs.slide_layouts[1])
+    content.shapes.title.text = "关键指标"
+    body = content.placeholders[1].text_frame
+    body.text = "收入增长"
+    sub = body.add_paragraph()
+    sub.text = "华东地区领先"
+    sub.level = 1
+    content.notes_slide.notes_text_frame.text = "讲解时强调同比增长百分之二十。"
+
+    groups = prs.slides.add_slide(prs.slide_layouts[5])  # title only
+    groups.shapes.title.text = "组织结构"
+    outer = groups.shapes.add_group_shape()
+    _textbox(outer.shapes, "总经理办公室", 0.5)
+    inner = outer.shapes.add_group_shape()
+    _textbox(inner.shapes, "研发中心", 3)
+    _textbox(inner.shapes, "市场部", 5.5)
+
+    tables = prs.slides.add_slide(prs.slide_layouts[6])  # blank: no title
+    frame = tables.shapes.add_table(3, 3, Inches(0.5), Inches(0.5), Inches(8), Inches(2))
+    table = frame.table
+    for r, row in enumerate([["产品", "一月", "二月"], ["手机", "10", "12"], ["电脑", "5", "7"]]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    table.cell(0, 1).merge(table.cell(0, 2))
+    table.cell(0, 1).text = "销量（万台）"
+    _textbox(tables.shapes, "数据来源：内部统计", 0.5).text_frame.paragraphs[0].runs[0].font.size = Pt(10)
+    buffer = io.BytesIO()
+    prs.save(buffer)
+    return buffer.getvalue()
+
+
+def test_one_part_per_slide_with_number_and_title(chinese_deck):
+    doc = PARSER.parse(chinese_deck, "报告.pptx", ParseContext())
+    assert [p.slide for p in doc.parts] == [1, 2, 3, 4]
+    assert doc.title == "季度经营报告"
+    assert doc.parts[0].text.splitlines()[0] == "## Slide 1: 季度经营报告"
+    assert "二〇二六年第三季度" in doc.parts[0].text
+    assert doc.parts[1].heading_path == ("Slide 2: 关键指标",)
+    assert doc.parts[3].text.splitlines()[0] == "## Slide 4"
+    assert doc.metadata["slides"] == 4
+
+
+def test_bullets_nest_and_notes_follow(chinese_deck):
+    text = PARSER.parse(chinese_deck, "报告.pptx", ParseContext()).parts[1].text
+    lines = text.splitlines()
+    assert "- 收入增长" in lines and "    - 华东地区领先" in lines
+    assert lines[-1] == "Notes: 讲解时强调同比增长百分之二十。"
+    assert text.count("关键指标") == 1  # the title is the heading, not repeated as body text
+
+
+def test_nested_groups_are_walked(chinese_deck):
+    text = PARSER.parse(chinese_deck, "报告.pptx", ParseContext()).parts[2].text
+    for name in ("总经理办公室", "研发中心", "市场部"):
+        assert name in text
+
+
+def test_tables_render_with_merged_cells_once(chinese_deck):
+    text = PARSER.parse(chinese_deck, "报告.pptx", ParseContext()).parts[3].text
+    lines = text.splitlines()
+    assert "| 产品 | 销量（万台） |  |" in lines
+    assert "| 手机 | 10 | 12 |" in lines
+    assert text.count("销量（万台）") == 1
+    assert "数据来源：内部统计" in text
