@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine as SAEngine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 _WRITE_OPTION = "ragdesk_write"
+_PG_WRITE_LOCK = 0x5241_4744  # "RAGD"
 
 
 def sqlite_url(path: Path) -> str:
@@ -99,6 +100,10 @@ class Database:
         bind = self.engine.execution_options(**{_WRITE_OPTION: True}) if self.is_sqlite else self.engine
         with Session(bind, expire_on_commit=False) as session:
             try:
+                if not self.is_sqlite:
+                    # The same guarantee as SQLite's BEGIN IMMEDIATE: one writer at a time, so a
+                    # read-then-write transaction never loses an update.
+                    session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_WRITE_LOCK})
                 yield session
                 session.commit()
             except BaseException:

@@ -141,13 +141,23 @@ def ingest_one(parts: EngineParts, actor: Actor, upload: Upload, *, collection: 
         tracker.finish("failed", error=message)
         return IngestResult(upload.name, "failed", file_id=record.id, error=message, job_id=tracker.job_id)
 
+    message = "the knowledge base was reindexed or deleted while this file was processing; upload it again"
     with parts.db.write() as s:
+        # Checked in the same transaction that makes the file searchable, so a reindex switch
+        # can't slip in between.
+        kb = s.get(KnowledgeBase, kb_id) if kb_id else None
+        moved = kb_id is not None and (kb is None or kb.collection != collection)
         rec = s.get(FileRecord, record.id)
-        rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
-        rec.mime = doc.mime
-        rec.meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
-        rec.updated_at = utcnow()
-        s.add(rec)
+        if not moved:
+            rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
+            rec.mime = doc.mime
+            rec.meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
+            rec.updated_at = utcnow()
+            s.add(rec)
+    if moved:
+        _abandon_file(parts, record.id, collection, "failed", message)
+        tracker.finish("failed", error=message)
+        return IngestResult(upload.name, "failed", file_id=record.id, error=message, job_id=tracker.job_id)
     tracker.finish("done", message=f"{len(chunks)} chunks")
     return IngestResult(upload.name, "indexed", file_id=record.id, chunks=len(chunks), job_id=tracker.job_id,
                         warnings=list(doc.warnings))

@@ -1,0 +1,247 @@
+"""The CLI's subcommands. Each handler opens the engine, calls it as the local admin, prints."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from core.cli.main import emit
+from core.errors import InvalidInput, StoreBusy
+from core.types import SYSTEM_ACTOR
+
+
+@contextmanager
+def engine_for(args: argparse.Namespace) -> Iterator["Engine"]:  # noqa: F821
+    from core.engine import Engine
+
+    try:
+        engine = Engine.open(args.data_dir, store_wait_seconds=args.wait)
+    except StoreBusy as exc:
+        raise StoreBusy(
+            f"{exc.message}. The embedded vector store admits one process at a time: stop the dashboard "
+            "(or the other command) first, wait longer with --wait SECONDS, or point both at a Qdrant server "
+            "with QDRANT_URL."
+        ) from None
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+def _progress_printer(args: argparse.Namespace):
+    if args.json or not sys.stderr.isatty():
+        return None
+    last = {}
+
+    def show(name: str, done: int, total: int, message: str) -> None:
+        key = (name, message)
+        if last.get(name) == (key, done):
+            return
+        last[name] = (key, done)
+        print(f"\r{name}: {message} {done}/{total}".ljust(80), end="", file=sys.stderr, flush=True)
+
+    return show
+
+
+def _kb_row(kb) -> dict:
+    return {"id": kb.id, "name": kb.name, "visibility": kb.visibility, "embedder": kb.embedder_id,
+            "dimension": kb.dimension, "collection": kb.collection, "description": kb.description}
+
+
+def cmd_kb(args: argparse.Namespace) -> int:
+    with engine_for(args) as engine:
+        if args.kb_command == "create":
+            kb = engine.create_kb(SYSTEM_ACTOR, args.name, args.description, args.visibility)
+            emit(args, _kb_row(kb), lambda r: f"created knowledge base '{r['name']}' ({r['id']})")
+        elif args.kb_command == "list":
+            rows = [dict(_kb_row(kb), **engine.kb_stats(SYSTEM_ACTOR, kb.id)) for kb in engine.list_kbs(SYSTEM_ACTOR)]
+            emit(args, rows, lambda rs: "\n".join(
+                f"{r['name']:<30} {r['files']:>5} files {r['chunks']:>7} chunks {r['vectors']:>7} vectors  {r['embedder'] or '-'}"
+                for r in rs) or "no knowledge bases")
+        elif args.kb_command == "rename":
+            kb = engine.update_kb(SYSTEM_ACTOR, args.name, name=args.new_name)
+            emit(args, _kb_row(kb), lambda r: f"renamed to '{r['name']}'")
+        elif args.kb_command == "delete":
+            engine.delete_kb(SYSTEM_ACTOR, args.name)
+            emit(args, {"deleted": args.name}, lambda r: f"deleted knowledge base '{r['deleted']}' and its vectors")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    with engine_for(args) as engine:
+        results = engine.ingest_paths(SYSTEM_ACTOR, args.kb, [Path(p) for p in args.paths], _progress_printer(args))
+    if not args.json and sys.stderr.isatty():
+        print(file=sys.stderr)
+    rows = [vars(r) for r in results]
+    emit(args, rows, lambda rs: "\n".join(
+        f"{r['status']:<10} {r['name']}" + (f"  {r['chunks']} chunks" if r['status'] == 'indexed' else "")
+        + (f"  — {r['error']}" if r['error'] else "") for r in rs))
+    return 0 if all(r.ok for r in results) else 1
+
+
+def cmd_files(args: argparse.Namespace) -> int:
+    with engine_for(args) as engine:
+        if args.files_command == "list":
+            files = engine.list_files(SYSTEM_ACTOR, args.kb, args.status)
+            rows = [{"id": f.id, "name": f.name, "status": f.status, "chunks": f.chunk_count, "size": f.size,
+                     "kb_id": f.kb_id, "error": f.error} for f in files]
+            emit(args, rows, lambda rs: "\n".join(
+                f"{r['id']}  {r['status']:<9} {r['chunks']:>5} chunks  {r['name']}" + (f"  — {r['error']}" if r['error'] else "")
+                for r in rs) or "no files")
+        elif args.files_command == "delete":
+            results = engine.delete_files(SYSTEM_ACTOR, args.ids)
+            emit(args, [vars(r) for r in results], lambda rs: "\n".join(
+                f"{r['status']:<8} {r['name']}" + (f"  — {r['error']}" if r['error'] else "") for r in rs))
+            return 0 if all(r.status == "deleted" for r in results) else 1
+    return 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    show = _progress_printer(args)
+    with engine_for(args) as engine:
+        result = engine.reindex(SYSTEM_ACTOR, args.kb, (lambda d, t, m: show(args.kb, d, t, m)) if show else None)
+    if show:
+        print(file=sys.stderr)
+    emit(args, vars(result), lambda r: f"reindex {r['status']}: {r['files']} files, {r['chunks']} chunks"
+         + (f" — {r['error']}" if r['error'] else ""))
+    return 0 if result.status == "done" else 1
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with engine_for(args) as engine:
+        result = engine.search(SYSTEM_ACTOR, args.query, args.kb or None, mode=args.mode, top_k=args.top_k,
+                               min_score=args.min_score)
+    rows = [vars(h) for h in result.hits]
+    payload = {"query": result.query, "mode": result.mode, "hits": rows, "timings_ms": result.timings_ms,
+               "notices": result.notices}
+
+    def human(p: dict) -> str:
+        lines = [f"{i}. [{h['score']:.3f}] {h['source_name']} {h.get('page') or ''} — {h['text'][:160].replace(chr(10), ' ')}"
+                 for i, h in enumerate(p["hits"], 1)]
+        return "\n".join(lines + p["notices"]) or "no results above the threshold"
+
+    emit(args, payload, human)
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    with engine_for(args) as engine:
+        report = engine.doctor(SYSTEM_ACTOR, repair=args.repair)
+    data = dict(vars(report), healthy=report.healthy)
+    emit(args, data, lambda d: "healthy: the database and the vector store agree" if d["healthy"] else json.dumps(d, indent=2))
+    return 0 if report.healthy or args.repair else 1
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    with engine_for(args) as engine:
+        if args.settings_command == "get":
+            data = engine.settings_masked()
+            for part in (args.key.split(".") if args.key else []):
+                if not isinstance(data, dict) or part not in data:
+                    raise InvalidInput(f"no setting named '{args.key}'")
+                data = data[part]
+            emit(args, data, lambda d: json.dumps(d, ensure_ascii=False, indent=2) if isinstance(d, (dict, list)) else str(d))
+        else:
+            try:
+                value = json.loads(args.value)
+            except json.JSONDecodeError:
+                value = args.value  # a bare string
+            patch: dict = {}
+            node = patch
+            *parents, leaf = args.key.split(".")
+            for part in parents:
+                node = node.setdefault(part, {})
+            node[leaf] = value
+            engine.save_settings(SYSTEM_ACTOR, patch)
+            emit(args, {"saved": args.key, "value": value}, lambda d: f"saved {d['saved']} = {d['value']!r}")
+    return 0
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from core.db.database import Database
+    from core.config import RuntimeConfig
+    from core.parsers.base import ParseContext
+    from core.settings.store import SettingsStore
+
+    config = RuntimeConfig.from_env(args.data_dir)
+    settings = SettingsStore(Database(config.database_url)).current() if config.data_dir.exists() else None
+    from core.settings.model import Settings
+
+    ctx = ParseContext(settings=(settings or Settings()).parsing)
+    if args.source.startswith(("http://", "https://")):
+        from core.parsers.url import fetch_url
+
+        doc = fetch_url(args.source, ctx)
+    else:
+        from core.parsers.registry import parse_path
+
+        doc = parse_path(Path(args.source), ctx)
+    emit(args, doc.to_dict(), lambda d: doc.text + ("\n\nwarnings: " + "; ".join(doc.warnings) if doc.warnings else ""))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    kb = sub.add_parser("kb", help="create, list, rename, delete knowledge bases")
+    kb.set_defaults(handler=cmd_kb)
+    kbs = kb.add_subparsers(dest="kb_command", required=True)
+    c = kbs.add_parser("create")
+    c.add_argument("name")
+    c.add_argument("--description", default="")
+    c.add_argument("--visibility", default="private", choices=["private", "shared", "public"])
+    kbs.add_parser("list")
+    r = kbs.add_parser("rename")
+    r.add_argument("name")
+    r.add_argument("new_name")
+    d = kbs.add_parser("delete")
+    d.add_argument("name")
+
+    ing = sub.add_parser("ingest", help="add files or folders to a knowledge base")
+    ing.add_argument("--kb", required=True)
+    ing.add_argument("paths", nargs="+")
+    ing.set_defaults(handler=cmd_ingest)
+
+    files = sub.add_parser("files", help="list or delete files")
+    files.set_defaults(handler=cmd_files)
+    fs = files.add_subparsers(dest="files_command", required=True)
+    fl = fs.add_parser("list")
+    fl.add_argument("--kb")
+    fl.add_argument("--status", choices=["pending", "processing", "indexed", "failed", "cancelled"])
+    fd = fs.add_parser("delete")
+    fd.add_argument("ids", nargs="+")
+
+    ri = sub.add_parser("reindex", help="rebuild a knowledge base with the current settings, no downtime")
+    ri.add_argument("--kb", required=True)
+    ri.set_defaults(handler=cmd_reindex)
+
+    se = sub.add_parser("search", help="retrieve chunks for a query")
+    se.add_argument("--kb", action="append", help="knowledge base (repeatable; default: all you can read)")
+    se.add_argument("--mode", choices=["dense", "bm25", "hybrid", "hybrid+rerank"])
+    se.add_argument("--top-k", type=int)
+    se.add_argument("--min-score", type=float)
+    se.add_argument("query")
+    se.set_defaults(handler=cmd_search)
+
+    doc = sub.add_parser("doctor", help="check (and with --repair fix) database vs vector store")
+    doc.add_argument("--repair", action="store_true")
+    doc.set_defaults(handler=cmd_doctor)
+
+    st = sub.add_parser("settings", help="read or change settings")
+    st.set_defaults(handler=cmd_settings)
+    sts = st.add_subparsers(dest="settings_command", required=True)
+    g = sts.add_parser("get")
+    g.add_argument("key", nargs="?", help="dotted key, e.g. strict.rag_strict_mode")
+    s = sts.add_parser("set")
+    s.add_argument("key")
+    s.add_argument("value", help="JSON value (true, 0.5, \"text\") or a bare string")
+
+    pa = sub.add_parser("parse", help="print the text extracted from a file or URL")
+    pa.add_argument("source")
+    pa.set_defaults(handler=cmd_parse)
+
+    from core.cli import extra_commands
+
+    extra_commands.register(sub)

@@ -1,0 +1,63 @@
+"""``python -m core``: everything the dashboard does, without a browser.
+
+The CLI acts as the local administrator: whoever can read the data folder owns it.
+Errors print one clear line to stderr and exit with the error's code (see core/errors.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from typing import Any, Callable
+
+from core.errors import CoreError
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+Handler = Callable[[argparse.Namespace], Any]
+COMMANDS: dict[str, Handler] = {}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from core.cli import commands
+
+    p = argparse.ArgumentParser(prog="python -m core", description="ragdesk engine command line")
+    p.add_argument("--data-dir", help="data folder (default: $RAGDESK_DATA_DIR or ./data)")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS",
+                   help="how long to wait for the embedded store if another process holds it (default 5)")
+    p.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="command", required=True)
+    commands.register(sub)
+    return p
+
+
+def emit(args: argparse.Namespace, value: Any, human: Callable[[Any], str] | None = None) -> None:
+    if args.json:
+        print(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+    elif human is not None:
+        print(human(value))
+    else:
+        print(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        code = args.handler(args)
+        return int(code or 0)
+    except CoreError as exc:
+        if args.json:
+            print(json.dumps({"error": exc.message, "kind": type(exc).__name__}, ensure_ascii=False), file=sys.stderr)
+        else:
+            print(f"error: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,132 @@
+"""Find and repair disagreements between the database and the vector store.
+
+What can disagree, and the repair:
+- a collection no knowledge base or chat file points to (an interrupted reindex) → dropped;
+- vectors of a file the database does not list as indexed in that collection (a crash
+  mid-ingest, a delete that died half-way) → deleted;
+- an indexed file whose vectors are missing or short → re-embedded from its parsed text
+  (or marked failed with the reason when that is gone too);
+- files stuck in "processing" by a process that is gone → cleaned up;
+- stored originals no file row refers to → removed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlmodel import select
+
+from core.access import require_admin
+from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.errors import CoreError
+from core.ingest.jobs import JobTracker
+from core.ingest.parts import EngineParts
+from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
+from core.ingest.service import recover_interrupted
+from core.types import Actor
+
+
+@dataclass
+class DoctorReport:
+    orphan_collections: list[str] = field(default_factory=list)
+    orphan_vectors: dict[str, int] = field(default_factory=dict)  # "collection/file_id" -> points
+    missing_vectors: list[str] = field(default_factory=list)  # file ids
+    interrupted_files: list[str] = field(default_factory=list)
+    orphan_blobs: list[str] = field(default_factory=list)
+    repaired: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return not (self.orphan_collections or self.orphan_vectors or self.missing_vectors
+                    or self.interrupted_files or self.orphan_blobs)
+
+
+def run_doctor(parts: EngineParts, actor: Actor, repair: bool = False) -> DoctorReport:
+    require_admin(actor, "run the storage doctor")
+    report = DoctorReport(repaired=repair)
+    if repair:
+        report.interrupted_files = recover_interrupted(parts)
+    with parts.db.read() as s:
+        kbs = s.exec(select(KnowledgeBase)).all()
+        files = s.exec(select(FileRecord)).all()
+    serving = {kb.collection for kb in kbs if kb.collection} | {f.collection for f in files if f.collection}
+    busy = {f.id for f in files if f.status in ("processing", "pending")}
+    if not repair:
+        report.interrupted_files = sorted(busy)  # reported; a live process may still own them
+
+    for name in parts.store.list_collections():
+        if name not in serving:
+            report.orphan_collections.append(name)
+            if repair:
+                parts.store.drop_collection(name)
+            continue
+        expected = {f.id: f.chunk_count for f in files if f.collection == name and f.status == "indexed"}
+        present = parts.store.file_ids(name)
+        for file_id, n in present.items():
+            if file_id not in expected and file_id not in busy:
+                report.orphan_vectors[f"{name}/{file_id}"] = n
+                if repair:
+                    parts.store.delete_file(name, file_id)
+        for file_id, n in expected.items():
+            if present.get(file_id, 0) < n:
+                report.missing_vectors.append(file_id)
+                if repair:
+                    _rebuild_file(parts, actor, next(f for f in files if f.id == file_id), report)
+
+    for f in files:
+        if f.status == "indexed" and f.collection and f.collection not in parts.store.list_collections():
+            report.missing_vectors.append(f.id)
+            if repair:
+                _mark_failed(parts, f.id, "its index is missing; upload the file again or reindex")
+
+    referenced = {f.sha256 for f in files}
+    if parts.blobs.files_dir.exists():
+        for path in parts.blobs.files_dir.glob("*/*"):
+            if path.name not in referenced:
+                report.orphan_blobs.append(path.name)
+                if repair:
+                    parts.blobs.delete_blob(path.name)
+    return report
+
+
+def _rebuild_file(parts: EngineParts, actor: Actor, rec: FileRecord, report: DoctorReport) -> None:
+    doc = parts.blobs.get_parsed(rec.id)
+    if doc is None:
+        _mark_failed(parts, rec.id, "its vectors and parsed text are missing; upload the file again")
+        report.notes.append(f"{rec.name}: marked failed (nothing to rebuild from)")
+        return
+    settings = parts.settings()
+    embedder = parts.embedder()
+    with parts.db.read() as s:
+        kb = s.get(KnowledgeBase, rec.kb_id) if rec.kb_id else None
+    if kb is not None and kb.embedder_id != embedder.id:
+        report.notes.append(f"{rec.name}: not rebuilt — its knowledge base uses {kb.embedder_id}; reindex it")
+        return
+    tracker = JobTracker.start(parts.db, kind="repair", actor=actor, kb_id=rec.kb_id, file_id=rec.id,
+                               message=f"re-embedding {rec.name}")
+    try:
+        parts.store.delete_file(rec.collection, rec.id)
+        chunks = make_chunks(doc, settings.chunking, embedder)
+        embed_and_store(chunks, FileTarget(rec.id, rec.collection, rec.kb_id, rec.chat_id), embedder, parts.store,
+                        batch_size=settings.embedding.batch_size, progress=tracker.progress,
+                        should_cancel=tracker.should_cancel)
+    except CoreError as exc:
+        parts.store.delete_file(rec.collection, rec.id)
+        _mark_failed(parts, rec.id, f"repair failed: {exc.message}")
+        tracker.finish("failed", error=exc.message)
+        return
+    with parts.db.write() as s:
+        row = s.get(FileRecord, rec.id)
+        row.chunk_count, row.updated_at = len(chunks), utcnow()
+        s.add(row)
+    tracker.finish("done")
+    report.notes.append(f"{rec.name}: re-embedded {len(chunks)} chunks")
+
+
+def _mark_failed(parts: EngineParts, file_id: str, error: str) -> None:
+    with parts.db.write() as s:
+        row = s.get(FileRecord, file_id)
+        if row is not None:
+            row.status, row.error, row.chunk_count, row.updated_at = "failed", error, 0, utcnow()
+            s.add(row)

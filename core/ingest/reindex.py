@@ -1,0 +1,132 @@
+"""Reindex without downtime: build a new collection, switch atomically, drop the old one.
+
+Search keeps answering from the old collection until the one-row switch commits. A failed
+or cancelled reindex drops only the new collection, so the old index keeps serving.
+Files indexed meanwhile are caught up before the switch.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from sqlmodel import select
+
+from core.access import resolve_kb
+from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.errors import Cancelled, CoreError
+from core.ingest.jobs import JobTracker
+from core.ingest.parts import EngineParts
+from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
+from core.ingest.service import kb_collection_name
+from core.parsers.base import ParseContext
+from core.types import Actor
+
+_CATCH_UP_ROUNDS = 20
+
+
+@dataclass
+class ReindexResult:
+    kb: str
+    status: str  # done | failed | cancelled
+    collection: str = ""
+    files: int = 0
+    chunks: int = 0
+    error: str = ""
+    job_id: str = ""
+    file_errors: dict[str, str] = field(default_factory=dict)
+
+
+def reindex(parts: EngineParts, actor: Actor, kb_ref: str, progress: Callable[[int, int, str], None] | None = None) -> ReindexResult:
+    with parts.db.read() as s:
+        kb = resolve_kb(s, actor, kb_ref, write=True)
+    settings = parts.settings()
+    embedder = parts.embedder()
+    version = kb.collection_version + 1
+    new = kb_collection_name(kb.id, version)
+    tracker = JobTracker.start(parts.db, kind="reindex", actor=actor, kb_id=kb.id, file_id=None,
+                               message=f"reindexing {kb.name}")
+    result = ReindexResult(kb=kb.name, status="running", collection=new, job_id=tracker.job_id)
+    parts.store.drop_collection(new)  # leftover of an earlier interrupted attempt
+    parts.store.create_collection(new, embedder.dimension)
+    done: dict[str, int] = {}
+
+    def report(n: int, total: int, message: str) -> None:
+        tracker.progress(n, total, message)
+        if progress:
+            progress(n, total, message)
+
+    try:
+        for _ in range(_CATCH_UP_ROUNDS):
+            with parts.db.read() as s:
+                files = s.exec(select(FileRecord).where(FileRecord.kb_id == kb.id)).all()
+            todo = [f for f in files if f.status == "indexed" and f.id not in done]
+            busy = [f for f in files if f.status == "processing"]
+            if not todo and not busy:
+                break
+            for i, rec in enumerate(todo):
+                if tracker.should_cancel():
+                    raise Cancelled("reindex cancelled; the old index keeps serving")
+                report(len(done), len(done) + len(todo) - i, f"re-embedding {rec.name}")
+                try:
+                    done[rec.id] = _reindex_file(parts, rec, new, settings, embedder, tracker)
+                except Cancelled:
+                    raise
+                except CoreError as exc:
+                    result.file_errors[rec.name] = exc.message
+                    done[rec.id] = -1
+            if busy and not todo:
+                time.sleep(0.5)  # an upload into the old index is finishing; catch it up next round
+        else:
+            raise CoreError("files kept arriving during the reindex; try again when uploads have finished")
+        if result.file_errors:
+            raise CoreError(f"{len(result.file_errors)} file(s) could not be reindexed; the old index keeps serving: "
+                            + "; ".join(f"{k}: {v}" for k, v in list(result.file_errors.items())[:3]))
+        old = _switch(parts, kb.id, new, version, embedder, settings, done)
+        if old and old != new:
+            parts.store.drop_collection(old)
+    except CoreError as exc:
+        parts.store.drop_collection(new)
+        state = "cancelled" if isinstance(exc, Cancelled) else "failed"
+        tracker.finish(state, error=exc.message)
+        result.status, result.error = state, exc.message
+        return result
+    except BaseException:
+        parts.store.drop_collection(new)
+        tracker.finish("failed", error="reindex stopped by an unexpected error")
+        raise
+    result.status, result.files, result.chunks = "done", len(done), sum(done.values())
+    tracker.finish("done", message=f"{result.files} files, {result.chunks} chunks")
+    return result
+
+
+def _reindex_file(parts, rec: FileRecord, collection: str, settings, embedder, tracker: JobTracker) -> int:
+    doc = parts.blobs.get_parsed(rec.id)
+    if doc is None:  # parsed cache lost: parse the stored original again
+        doc = parts.parse(parts.blobs.get(rec.sha256), rec.name, ParseContext(settings=settings.parsing))
+        parts.blobs.put_parsed(rec.id, doc)
+    chunks = make_chunks(doc, settings.chunking, embedder)
+    target = FileTarget(file_id=rec.id, collection=collection, kb_id=rec.kb_id)
+    embed_and_store(chunks, target, embedder, parts.store, batch_size=settings.embedding.batch_size,
+                    progress=lambda *_: None, should_cancel=tracker.should_cancel)
+    return len(chunks)
+
+
+def _switch(parts, kb_id: str, new: str, version: int, embedder, settings, done: dict[str, int]) -> str:
+    """The one commit that moves search to the new index. Returns the old collection name."""
+    with parts.db.write() as s:
+        kb = s.get(KnowledgeBase, kb_id)
+        if kb is None:
+            raise CoreError("the knowledge base was deleted during the reindex")
+        old = kb.collection
+        kb.collection, kb.collection_version = new, version
+        kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
+        kb.chunking = settings.chunking.model_dump()
+        kb.updated_at = utcnow()
+        s.add(kb)
+        for rec in s.exec(select(FileRecord).where(FileRecord.kb_id == kb_id, FileRecord.status == "indexed")).all():
+            if rec.id in done:
+                rec.collection, rec.chunk_count = new, done[rec.id]
+                s.add(rec)
+    return old

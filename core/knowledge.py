@@ -1,0 +1,123 @@
+"""Knowledge bases: create, list, rename, share, delete (with all their vectors and files)."""
+
+from __future__ import annotations
+
+from sqlmodel import delete, func, select
+
+from core.access import readable_kbs, resolve_kb
+from core.db.models import FileRecord, KBShare, KnowledgeBase, User, utcnow
+from core.errors import AlreadyExists, InvalidInput, NotFound
+from core.ingest.parts import EngineParts
+from core.ingest.service import remove_file_everywhere
+from core.types import Actor
+
+VISIBILITIES = ("private", "shared", "public")
+
+
+def _check_name(name: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise InvalidInput("a knowledge base needs a name")
+    if len(name) > 120:
+        raise InvalidInput("a knowledge base name is at most 120 characters")
+    return name
+
+
+def create_kb(parts: EngineParts, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
+    name = _check_name(name)
+    if visibility not in VISIBILITIES:
+        raise InvalidInput(f"visibility must be one of {', '.join(VISIBILITIES)}")
+    with parts.db.write() as s:
+        clash = s.exec(select(KnowledgeBase).where(KnowledgeBase.owner_id == actor.user_id, KnowledgeBase.name == name)).first()
+        if clash:
+            raise AlreadyExists(f"you already have a knowledge base named '{name}'")
+        kb = KnowledgeBase(name=name, description=description, owner_id=actor.user_id, visibility=visibility)
+        s.add(kb)
+    return kb
+
+
+def list_kbs(parts: EngineParts, actor: Actor) -> list[KnowledgeBase]:
+    with parts.db.read() as s:
+        return readable_kbs(s, actor)
+
+
+def get_kb(parts: EngineParts, actor: Actor, ref: str) -> KnowledgeBase:
+    with parts.db.read() as s:
+        return resolve_kb(s, actor, ref)
+
+
+def kb_stats(parts: EngineParts, actor: Actor, ref: str) -> dict:
+    """File and chunk counts from the database, vector count from the store."""
+    kb = get_kb(parts, actor, ref)
+    with parts.db.read() as s:
+        rows = s.exec(select(FileRecord.status, func.count(), func.sum(FileRecord.chunk_count))
+                      .where(FileRecord.kb_id == kb.id).group_by(FileRecord.status)).all()
+    by_status = {status: int(n) for status, n, _ in rows}
+    chunks = sum(int(c or 0) for status, _, c in rows if status == "indexed")
+    vectors = parts.store.count(kb.collection) if kb.collection and parts.store.collection_exists(kb.collection) else 0
+    return {"files": sum(by_status.values()), "by_status": by_status, "chunks": chunks, "vectors": vectors}
+
+
+def update_kb(parts: EngineParts, actor: Actor, ref: str, *, name: str | None = None, description: str | None = None,
+              visibility: str | None = None, full_document: bool | None = None) -> KnowledgeBase:
+    with parts.db.write() as s:
+        kb = resolve_kb(s, actor, ref, write=True)
+        if name is not None and _check_name(name) != kb.name:
+            clash = s.exec(select(KnowledgeBase).where(KnowledgeBase.owner_id == kb.owner_id,
+                                                       KnowledgeBase.name == name.strip())).first()
+            if clash:
+                raise AlreadyExists(f"a knowledge base named '{name.strip()}' already exists")
+            kb.name = name.strip()
+        if description is not None:
+            kb.description = description
+        if visibility is not None:
+            if visibility not in VISIBILITIES:
+                raise InvalidInput(f"visibility must be one of {', '.join(VISIBILITIES)}")
+            kb.visibility = visibility
+        if full_document is not None:
+            kb.full_document = full_document
+        kb.updated_at = utcnow()
+        s.add(kb)
+    return kb
+
+
+def share_kb(parts: EngineParts, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
+    """Replace the share list with these users; visibility becomes 'shared' when the list is not empty."""
+    with parts.db.write() as s:
+        kb = resolve_kb(s, actor, ref, write=True)
+        users = []
+        for uname in user_names:
+            user = s.exec(select(User).where(User.name == uname)).first()
+            if user is None:
+                raise NotFound(f"user '{uname}' not found")
+            users.append(user)
+        s.exec(delete(KBShare).where(KBShare.kb_id == kb.id))
+        for user in users:
+            s.add(KBShare(kb_id=kb.id, user_id=user.id))
+        if users and kb.visibility == "private":
+            kb.visibility = "shared"
+            s.add(kb)
+    return [u.name for u in users]
+
+
+def shared_with(parts: EngineParts, actor: Actor, ref: str) -> list[str]:
+    with parts.db.read() as s:
+        kb = resolve_kb(s, actor, ref)
+        return list(s.exec(select(User.name).join(KBShare, KBShare.user_id == User.id).where(KBShare.kb_id == kb.id)))
+
+
+def delete_kb(parts: EngineParts, actor: Actor, ref: str) -> None:
+    with parts.db.read() as s:
+        kb = resolve_kb(s, actor, ref, write=True)
+        files = s.exec(select(FileRecord).where(FileRecord.kb_id == kb.id)).all()
+    for name in parts.store.list_collections():
+        if name.startswith(f"kb_{kb.id}_"):  # the serving index and any unfinished reindex
+            parts.store.drop_collection(name)
+    for rec in files:
+        rec.collection = ""  # its collection is gone already
+        remove_file_everywhere(parts, rec)
+    with parts.db.write() as s:
+        s.exec(delete(KBShare).where(KBShare.kb_id == kb.id))
+        row = s.get(KnowledgeBase, kb.id)
+        if row is not None:
+            s.delete(row)

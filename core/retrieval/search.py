@@ -1,0 +1,201 @@
+"""Hybrid retrieval: dense + BM25 recall fused in the engine, weighted hybrid rerank,
+optional cross-encoder rerank, thresholds, dedupe, citations.
+
+Per searched collection three engine queries run on the same query vectors: the fused
+hybrid query (RRF over a dense and a BM25 prefetch: the candidate set and its fused rank)
+and one per channel (their raw scores for the weighted rerank and the retrieval-test
+view). Nothing is rebuilt per query and no collection is loaded into Python.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from sqlmodel import select
+
+from core.db.models import FileRecord
+from core.embeddings.base import Embedder
+from core.errors import ReindexNeeded
+from core.retrieval import bm25
+from core.retrieval.calibration import calibrate_bm25, dense_band
+from core.retrieval.dedupe import drop_near_duplicates
+from core.retrieval.rerank import Reranker
+from core.settings.model import RetrievalSettings
+from core.types import ScoredPoint, SearchFilter
+from core.vectorstore.base import VectorStore
+
+MODES = ("dense", "bm25", "hybrid", "hybrid+rerank")
+
+
+@dataclass(frozen=True)
+class SearchTarget:
+    """One collection to search and the model its vectors came from."""
+
+    collection: str
+    embedder_id: str
+    label: str  # knowledge base or chat name, for messages
+    kb_id: str | None = None
+
+
+@dataclass
+class SearchHit:
+    chunk_id: str
+    file_id: str
+    kb_id: str
+    source_name: str
+    text: str
+    chunk_index: int
+    heading_path: list[str]
+    page: int | None = None
+    slide: int | None = None
+    start_seconds: float | None = None
+    dense: float | None = None  # raw cosine
+    bm25: float | None = None  # raw engine BM25 (IDF-weighted)
+    fused: float | None = None  # engine RRF score
+    rerank: float | None = None  # cross-encoder / rerank API score
+    score: float = 0.0  # calibrated final score in [0, 1]; thresholds apply to this
+
+    def location(self) -> str:
+        if self.page is not None:
+            return f"p. {self.page}"
+        if self.slide is not None:
+            return f"slide {self.slide}"
+        if self.start_seconds is not None:
+            m, s = divmod(int(self.start_seconds), 60)
+            return f"{m}:{s:02d}"
+        return ""
+
+
+@dataclass
+class SearchResult:
+    query: str
+    mode: str
+    hits: list[SearchHit]
+    below_threshold: list[SearchHit] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+
+
+def check_embedder(targets: list[SearchTarget], embedder: Embedder) -> None:
+    for t in targets:
+        if t.embedder_id and t.embedder_id != embedder.id:
+            raise ReindexNeeded(
+                f"'{t.label}' was indexed with {t.embedder_id} but the current embedder is {embedder.id}: "
+                "reindex it (Knowledge Bases → Reindex, or `python -m core reindex --kb NAME`)"
+            )
+
+
+def search(
+    *,
+    store: VectorStore,
+    db,
+    embedder: Embedder,
+    reranker: Reranker | None,
+    cfg: RetrievalSettings,
+    targets: list[SearchTarget],
+    query: str,
+    mode: str | None = None,
+    top_k: int | None = None,
+    min_score: float | None = None,
+    file_ids: tuple[str, ...] = (),
+) -> SearchResult:
+    mode = mode or cfg.mode
+    top_k = top_k or cfg.rag_max_results
+    min_score = cfg.rag_min_similarity if min_score is None else min_score
+    result = SearchResult(query=query, mode=mode, hits=[])
+    targets = [t for t in targets if store.collection_exists(t.collection)]
+    if not targets or not query.strip():
+        return result
+    check_embedder(targets, embedder)
+
+    t0 = time.perf_counter()
+    dense_q = [float(x) for x in embedder.embed_query(query)] if mode != "bm25" else []
+    sparse_q = bm25.encode_query(query)
+    n_terms = len(sparse_q.indices)
+    t1 = time.perf_counter()
+    result.timings_ms["embed_query"] = (t1 - t0) * 1000
+
+    n = cfg.candidates
+    candidates: dict[str, SearchHit] = {}
+    for target in targets:
+        flt = SearchFilter(file_ids=tuple(file_ids))
+        dense = store.search_dense(target.collection, dense_q, n, flt) if dense_q else []
+        sparse = store.search_sparse(target.collection, sparse_q, n, flt) if n_terms and mode != "dense" else []
+        fused = (store.search_hybrid(target.collection, dense_q, sparse_q, n, flt, prefetch_limit=n)
+                 if mode.startswith("hybrid") and dense_q and n_terms else [])
+        _merge(candidates, dense, "dense", target)
+        _merge(candidates, sparse, "bm25", target)
+        _merge(candidates, fused, "fused", target)
+        _fill_missing(candidates, dense, sparse)
+    t2 = time.perf_counter()
+    result.timings_ms["recall"] = (t2 - t1) * 1000
+
+    hits = _only_indexed(db, list(candidates.values()))
+    band = dense_band(embedder.id)
+    for h in hits:
+        d = band.calibrate(h.dense) if h.dense is not None else 0.0
+        b = calibrate_bm25(h.bm25 or 0.0, n_terms)
+        if mode == "dense":
+            h.score = d
+        elif mode == "bm25":
+            h.score = b
+        else:
+            h.score = (cfg.dense_weight * d + cfg.bm25_weight * b) / (cfg.dense_weight + cfg.bm25_weight)
+    hits.sort(key=lambda h: h.score, reverse=True)
+    if mode == "hybrid+rerank" and reranker is not None and hits:
+        head = hits[: cfg.reranker.top_n]
+        scores = reranker.score(query, [h.text for h in head])
+        for h, s in zip(head, scores):
+            h.rerank = s
+            h.score = s
+        head.sort(key=lambda h: h.score, reverse=True)
+        hits = head + hits[cfg.reranker.top_n:]
+    elif mode == "hybrid+rerank":
+        result.notices.append("no reranker is configured; ranked by the hybrid score")
+    t3 = time.perf_counter()
+    result.timings_ms["rerank"] = (t3 - t2) * 1000
+
+    hits = drop_near_duplicates(hits, cfg.dedupe_threshold)
+    result.hits = [h for h in hits if h.score >= min_score][:top_k]
+    result.below_threshold = [h for h in hits if h.score < min_score][:top_k]
+    for h in result.hits:
+        h.text = h.text[: cfg.rag_max_content_chars]
+    result.timings_ms["total"] = (time.perf_counter() - t0) * 1000
+    return result
+
+
+def _merge(candidates: dict[str, SearchHit], points: list[ScoredPoint], channel: str, target: SearchTarget) -> None:
+    for p in points:
+        hit = candidates.get(p.id)
+        if hit is None:
+            pl = p.payload
+            hit = SearchHit(
+                chunk_id=p.id, file_id=pl.get("file_id", ""), kb_id=pl.get("kb_id", "") or (target.kb_id or ""),
+                source_name=pl.get("source_name", ""), text=pl.get("text", ""), chunk_index=int(pl.get("chunk_index", 0)),
+                heading_path=list(pl.get("heading_path") or []), page=pl.get("page"), slide=pl.get("slide"),
+                start_seconds=pl.get("start_seconds"),
+            )
+            candidates[p.id] = hit
+        setattr(hit, channel, float(p.score))
+
+
+def _fill_missing(candidates: dict[str, SearchHit], dense: list[ScoredPoint], sparse: list[ScoredPoint]) -> None:
+    """A candidate outside one channel's top list scored at most that list's last score there."""
+    dense_floor = min((p.score for p in dense), default=None)
+    sparse_floor = min((p.score for p in sparse), default=0.0)
+    for h in candidates.values():
+        if h.dense is None and dense_floor is not None:
+            h.dense = float(dense_floor)
+        if h.bm25 is None:
+            h.bm25 = float(sparse_floor) * 0.5 if sparse else 0.0
+
+
+def _only_indexed(db, hits: list[SearchHit]) -> list[SearchHit]:
+    """Drop chunks of files that are not fully indexed (mid-ingest, failed, deleted)."""
+    if not hits:
+        return hits
+    ids = {h.file_id for h in hits}
+    with db.read() as s:
+        ok = set(s.exec(select(FileRecord.id).where(FileRecord.id.in_(ids), FileRecord.status == "indexed")))
+    return [h for h in hits if h.file_id in ok]
