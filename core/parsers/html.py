@@ -18,21 +18,34 @@ from core.parsers.html_markdown import html_blocks
 from core.types import DocPart, ParsedDoc
 
 MIME = "text/html"
-_BOILERPLATE_TAGS = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form",
-                     "iframe", "svg", "canvas", "button", "select", "input", "textarea", "object", "embed"]
+_NON_CONTENT_TAGS = ["script", "style", "noscript", "template", "form", "iframe", "svg", "canvas", "button",
+                     "select", "input", "textarea", "object", "embed"]
+_BOILERPLATE_TAGS = ["nav", "aside"]
 _BOILERPLATE_ROLES = ["navigation", "banner", "contentinfo", "complementary", "search", "dialog"]
 
 
-def clean_soup(soup: BeautifulSoup) -> BeautifulSoup:
-    """Remove scripts, styles and semantic boilerplate (nav/header/footer/aside/forms), in place."""
-    for tag in soup.find_all(_BOILERPLATE_TAGS):
-        tag.decompose()
-    for tag in soup.find_all(attrs={"role": _BOILERPLATE_ROLES}):
+def strip_non_content(soup: BeautifulSoup) -> BeautifulSoup:
+    """Remove what is never text to read (scripts, styles, forms, hidden elements), in place."""
+    for tag in soup.find_all(_NON_CONTENT_TAGS):
         tag.decompose()
     for tag in soup.find_all(attrs={"hidden": True}):
         tag.decompose()
     for tag in soup.find_all(attrs={"aria-hidden": "true"}):
         tag.decompose()
+    return soup
+
+
+def clean_soup(soup: BeautifulSoup) -> BeautifulSoup:
+    """Plain cleaning: also drop nav, aside, ARIA landmarks, and page-level header/footer
+    (an <article>'s own header often holds its title, so that one stays)."""
+    strip_non_content(soup)
+    for tag in soup.find_all(_BOILERPLATE_TAGS):
+        tag.decompose()
+    for tag in soup.find_all(attrs={"role": _BOILERPLATE_ROLES}):
+        tag.decompose()
+    for tag in soup.find_all(["header", "footer"]):
+        if tag.find_parent(["article", "main"]) is None:
+            tag.decompose()
     return soup
 
 
@@ -52,16 +65,40 @@ def bs4_blocks(text: str) -> list[str]:
     return html_blocks(soup.body or soup)
 
 
+# trafilatura's XML keeps what its HTML output loses (ordered vs bulleted lists); map its
+# vocabulary back onto HTML tags our renderer knows.
+_TEI_TAGS = {"doc": "div", "main": "div", "head": "h2", "item": "li", "row": "tr", "cell": "td", "hi": "span",
+             "lb": "br", "quote": "blockquote", "ref": "a", "graphic": "img"}
+
+
+def _tei_to_html(xml: str) -> BeautifulSoup:
+    soup = BeautifulSoup(xml, "lxml-xml")
+    for tag in soup.find_all(["comments", "fw", "note"]):
+        tag.decompose()
+    for tag in soup.find_all(True):
+        rend = tag.get("rend", "")
+        if tag.name == "head":
+            tag.name = rend if rend in ("h1", "h2", "h3", "h4", "h5", "h6") else "h2"
+        elif tag.name == "list":
+            tag.name = "ol" if rend == "ol" else "ul"
+        elif tag.name == "cell":
+            tag.name = "th" if tag.get("role") == "head" else "td"
+        elif tag.name == "code":
+            tag.name = "pre" if "\n" in tag.get_text() else "code"
+        else:
+            tag.name = _TEI_TAGS.get(tag.name, tag.name)
+    return soup
+
+
 def trafilatura_blocks(text: str) -> list[str] | None:
     """Main-content blocks, or None when trafilatura finds no main content."""
     extracted = trafilatura.extract(
-        text, output_format="html", include_tables=True, include_formatting=True, include_links=False,
+        text, output_format="xml", include_tables=True, include_formatting=True, include_links=False,
         include_images=False, include_comments=False, favor_recall=True, deduplicate=False,
     )
     if not extracted:
         return None
-    soup = BeautifulSoup(extracted, "lxml")
-    return html_blocks(soup.body or soup)
+    return html_blocks(_tei_to_html(extracted))
 
 
 def _first_h1(soup: BeautifulSoup) -> str | None:
@@ -98,7 +135,8 @@ def parse_html(
     text, encoding, warnings = decode_html(data, declared_charset)
     soup = BeautifulSoup(text, "lxml")
     title = page_title(soup)
-    blocks = trafilatura_blocks(text)
+    strip_non_content(soup)  # trafilatura would otherwise glue form labels into the text
+    blocks = trafilatura_blocks(str(soup))
     extractor = "trafilatura"
     if blocks is None:
         blocks = bs4_blocks(text)
@@ -112,7 +150,7 @@ def parse_html(
             blocks.insert(0, f"# {h1}")
     if not any(b.strip() for b in blocks):
         raise ParseError("the HTML page has no readable text")
-    if title and not any(title in block for block in blocks):
+    if title and not any(block.startswith("# ") or title in block for block in blocks):
         blocks.insert(0, f"# {title}")  # a title shown only in the browser tab still names the text
     return ParsedDoc(
         source_name=source_name, mime=MIME, parts=_split_sections(blocks), title=title,
