@@ -77,14 +77,14 @@ class _Splitter:
             if self.fits(*unit):
                 buffer.append(unit)
                 continue
-            # An oversized unit is split on its own; a heading just before it goes with it.
+            # An oversized unit is split on its own; the headings just before it go with it.
             unit_start = unit[0]
-            if buffer and self.sticky(self.text[slice(*buffer[-1])]):
+            while buffer and self.sticky(self.text[slice(*buffer[-1])]):
                 unit_start = buffer.pop()[0]
-            pieces += self.pack(buffer)
+            pieces += self.pack(buffer, level)
             buffer = []
             pieces += self.split(unit_start, unit[1], level + 1)
-        return pieces + self.pack(buffer)
+        return pieces + self.pack(buffer, level)
 
     def cut(self, start: int, end: int, boundary: re.Pattern[str]) -> list[Span]:
         """Consecutive units covering [start, end); each keeps its trailing separator."""
@@ -101,7 +101,7 @@ class _Splitter:
                 units.append((pos, end))
         return units
 
-    def pack(self, units: list[Span]) -> list[Span]:
+    def pack(self, units: list[Span], level: int) -> list[Span]:
         """Greedy packing of fitting units, with overlap carried between pieces."""
         pieces: list[Span] = []
         i = 0
@@ -113,8 +113,18 @@ class _Splitter:
             j = i
             while j + 1 < len(units) and self.fits(start, units[j + 1][1]):
                 j += 1
-            if j + 1 < len(units) and j > i and self.sticky(self.text[slice(*units[j])]):
-                j -= 1  # the heading opens the next piece instead of ending this one
+            if j + 1 < len(units):  # headings open the next piece instead of ending this one
+                while j > i and self.sticky(self.text[slice(*units[j])]):
+                    j -= 1
+                if j == i and self.sticky(self.text[slice(*units[i])]):
+                    # Headings plus the next unit overflow: cut that span at a finer level so
+                    # the headings still open a piece with text after them.
+                    k = i + 1
+                    while k + 1 < len(units) and self.sticky(self.text[slice(*units[k])]):
+                        k += 1
+                    pieces += self.split(units[i][0], units[k][1], level + 1)
+                    i, carry = k + 1, None
+                    continue
             pieces.append(self.trim(start, units[j][1]))
             carry = self.overlap_start(start, units[j][1]) if j + 1 < len(units) else None
             i = j + 1
