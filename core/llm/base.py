@@ -15,6 +15,9 @@ from urllib.parse import urlsplit
 
 from core.errors import InvalidInput
 
+DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+
 Role = Literal["system", "user", "assistant", "tool"]
 _ROLES = ("system", "user", "assistant", "tool")
 
@@ -53,13 +56,25 @@ class Passage:
     source: str
 
 
+@dataclass(frozen=True)
+class RetrievedContext:
+    """What the answering layer retrieved for one question, kept in structured form.
+
+    ``uncovered_text`` is strict mode's 知识库中未收录 wording (None in normal mode).
+    """
+
+    question: str
+    passages: list[Passage]
+    uncovered_text: str | None = None
+
+
 @dataclass
 class ChatMessage:
     """One message of a conversation.
 
-    ``passages`` is a structured attachment that no provider sends over the wire: the
+    ``retrieved`` is a structured attachment that no provider sends over the wire: the
     answering layer sets it on the message that carries retrieved context, so the offline
-    extractive answerer can read the passages without parsing the prompt text back.
+    extractive answerer gets the raw question and passages without parsing the prompt back.
     """
 
     role: Role
@@ -67,7 +82,7 @@ class ChatMessage:
     tool_calls: list[ToolCall] | None = None
     tool_call_id: str | None = None
     name: str | None = None
-    passages: list[Passage] | None = field(default=None, compare=False)
+    retrieved: RetrievedContext | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.role not in _ROLES:

@@ -16,6 +16,7 @@ import pydantic
 
 from core.errors import LLMError
 from core.llm.base import (
+    DEFAULT_OLLAMA_URL,
     ChatEvent,
     ChatMessage,
     Done,
@@ -28,7 +29,6 @@ from core.llm.base import (
     server_label,
 )
 
-DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 OLLAMA_DEFAULT_NUM_CTX = 2048
 
 

@@ -14,6 +14,7 @@ import openai
 
 from core.errors import LLMError
 from core.llm.base import (
+    DEFAULT_OPENAI_URL,
     ChatEvent,
     ChatMessage,
     Done,
@@ -26,7 +27,6 @@ from core.llm.base import (
     server_label,
 )
 
-DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 # Local servers (vLLM, llama.cpp) accept any key, but the client refuses to start without one.
 PLACEHOLDER_KEY = "no-key"
 

@@ -1,0 +1,117 @@
+"""Sentence splitting and lexical features for the extractive answerer (Chinese and English).
+
+Chinese is matched two ways: by content characters, which no segmentation can break (年假 and
+年休假 share 年 and 假), and by jieba words, which reward the question's phrases appearing
+whole. English is lower-cased words with a light plural strip.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+import jieba
+
+from core.llm.base import is_cjk
+
+# A sentence ends after Chinese 。！？；, after ! ? ; (any script), after ". " in English, or at a line break.
+_SENTENCE_END = re.compile(
+    r"(?<=[。！？；])(?![”」』）)。！？；])"  # after Chinese punctuation...
+    r"|(?<=[。！？；][”」』）)])"  # ...or after the closing quote that follows it
+    r"|(?<=[!?;])\s+"  # ASCII ! ? ; then a space
+    r"|(?<=[a-z0-9%)\]\"'][.])\s+(?=[A-Z0-9“\"'(\[])"  # ". " then a capital: not 3.5, not e.g. x
+)
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|>\s*)")
+_WORD = re.compile(r"[a-z0-9][a-z0-9'%.-]*[a-z0-9%]|[a-z0-9]")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+
+ZH_STOP = set(
+    "的 了 是 在 有 和 与 及 或 吗 呢 吧 啊 呀 么 把 被 给 从 到 由 就 都 也 还 又 而 但 并 等 之 其 该 此 这 那 "
+    "几 哪 谁 我 你 他 她 它 们 个 些 对 为 以 于 上 下 中 内 如 若 则 即 才 可 能 会 要 应 请 "
+    "什么 怎么 怎样 怎么样 如何 多少 多久 多长 哪些 哪个 哪里 为什么 是否 能否 可否 可以 能够 需要 应该 "
+    "请问 我们 你们 他们 这个 那个 一个 这些 那些 以及 或者 还是 吗？ 规定 有关 关于 相关".split()
+)
+EN_STOP = set(
+    "a an the is are was were be been being of to in on for with by at from and or not no nor what which who whom "
+    "whose when where why how do does did done can could should would will shall may might must i you he she it we "
+    "they me my your our their its this that these those there here as if than then so such any all each many much "
+    "about into over under up down out off get gets got has have had please tell me us per one".split()
+)
+_QUANTITY_Q = re.compile(r"几|多少|多长|多久|多大|多高|多少钱|how (?:many|much|long|often|old)|what percentage", re.I)
+_QUESTION_WORDS = re.compile(
+    r"几|多少|多长|多久|多大|多高|什么|怎么样|怎么|怎样|如何|哪些|哪个|哪里|哪|为什么|为何|是否|能否|可否|有没有|吗|呢|请问"
+)
+ZH_STOP_CHARS = set("的了是在有和与及或吗呢吧啊呀么把被给从到由就都也还又而但并等之其该此这那几哪谁我你他她它们个些对为以于如若则即才请")
+_QUANTITY = re.compile(
+    r"\d|[零一二两三四五六七八九十百千万半]+(?:个)?(?:天|日|年|月|周|星期|小时|分钟|次|元|倍|人|岁|级|工作日|%)"
+)
+
+
+def has_cjk(text: str) -> bool:
+    return any(is_cjk(ch) for ch in text)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences in reading order, markup stripped, empty pieces dropped."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = _MARKUP.sub("", line).strip()
+        if not line:
+            continue
+        out.extend(piece.strip() for piece in _SENTENCE_END.split(line) if piece and piece.strip())
+    return out
+
+
+def looks_like_heading(sentence: str) -> bool:
+    """A short line without closing punctuation (第三章 休假, 'Annual leave'): context, not an answer."""
+    if sentence[-1:] in "。！？；.!?;:：”\"'）)]":
+        return False
+    return (len(sentence) <= 16) if has_cjk(sentence) else (len(sentence.split()) <= 6)
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def strip_question_words(question: str) -> str:
+    """Drop 几/多少/什么/吗... so only what the question is about is matched."""
+    return _QUESTION_WORDS.sub(" ", question)
+
+
+def units(text: str) -> set[str]:
+    """Content characters (Chinese) and word stems (English): matching that no segmentation can break."""
+    lowered = text.lower()
+    out = {ch for run in _CJK_RUN.findall(lowered) for ch in run if ch not in ZH_STOP_CHARS}
+    out.update(_stem(w) for w in _WORD.findall(lowered) if w not in EN_STOP)
+    return out
+
+
+def zh_words(text: str) -> set[str]:
+    """jieba words of two or more characters (search mode, so long words also yield their parts)."""
+    return {
+        w for run in _CJK_RUN.findall(text) for w in jieba.lcut_for_search(run) if len(w) > 1 and w not in ZH_STOP
+    }
+
+
+def asks_quantity(question: str) -> bool:
+    return bool(_QUANTITY_Q.search(question))
+
+
+def states_quantity(sentence: str) -> bool:
+    return bool(_QUANTITY.search(sentence))
+
+
+def idf(document_frequency: int, n_documents: int) -> float:
+    """BM25-style IDF, always positive; a term no document contains gets the highest weight."""
+    return math.log(1 + (n_documents - document_frequency + 0.5) / (document_frequency + 0.5))
+
+
+def idf_table(documents: list[set[str]]) -> dict[str, float]:
+    n = len(documents)
+    df = Counter(term for doc in documents for term in doc)
+    return {term: idf(d, n) for term, d in df.items()}
