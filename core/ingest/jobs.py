@@ -17,6 +17,9 @@ from core.types import Actor
 
 HOST = socket.gethostname()
 _PROGRESS_INTERVAL = 0.5  # seconds between progress writes: enough for a progress bar
+# Jobs running in this process: a cancel from another session here takes effect at once;
+# one from another process is seen through the database within _PROGRESS_INTERVAL.
+_LOCAL_CANCEL_EVENTS: dict[str, threading.Event] = {}
 
 
 def process_alive(pid: int) -> bool:
@@ -37,7 +40,7 @@ class JobTracker:
     def __init__(self, db: Database, job_id: str, cancel_event: threading.Event | None = None):
         self.db = db
         self.job_id = job_id
-        self._cancel_event = cancel_event or threading.Event()
+        self._cancel_event = cancel_event or _LOCAL_CANCEL_EVENTS.setdefault(job_id, threading.Event())
         self._last_write = 0.0
         self._last_cancel_check = 0.0
         self._cancelled = False
@@ -74,6 +77,7 @@ class JobTracker:
         return self._cancelled
 
     def finish(self, state: str, message: str = "", error: str = "") -> None:
+        _LOCAL_CANCEL_EVENTS.pop(self.job_id, None)
         with self.db.write() as s:
             job = s.get(Job, self.job_id)
             if job is not None:
@@ -92,6 +96,9 @@ def request_cancel(db: Database, actor: Actor, job_id: str) -> Job:
         if job is None or (not actor.is_admin and job.owner_id != actor.user_id):
             raise NotFound(f"job '{job_id}' not found")
         if job.state in ("queued", "running"):
+            event = _LOCAL_CANCEL_EVENTS.get(job_id)
+            if event is not None:
+                event.set()
             job.cancel_requested = True
             job.updated_at = utcnow()
             s.add(job)
