@@ -1,0 +1,66 @@
+"""What answering returns and streams. Pages render these; the CLI prints them as JSON."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Mode = Literal["normal", "strict"]
+
+
+@dataclass
+class Citation:
+    n: int  # the [n] used in the answer text
+    chunk_id: str
+    file_id: str
+    source_name: str
+    location: str  # "p. 3", "slide 2", "1:05", or ""
+    heading_path: list[str]
+    text: str  # the passage as injected
+    score: float
+    kb_id: str = ""
+    page: int | None = None
+    slide: int | None = None
+    start_seconds: float | None = None
+
+
+@dataclass
+class AnswerEvent:
+    """One step the UI can show live.
+
+    kind: retrieval_started | sources_found | no_hit | generating | text | tool_call |
+    notice | error | done
+    """
+
+    kind: str
+    message: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Answer:
+    question: str
+    text: str
+    mode: Mode
+    hit: bool  # retrieval found passages above the mode's threshold
+    llm_called: bool  # whether any request went to a language model
+    citations: list[Citation] = field(default_factory=list)
+    retrieved: list[dict[str, Any]] = field(default_factory=list)  # every scored chunk (retrieval-test view)
+    events: list[AnswerEvent] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)  # e.g. "not from the knowledge base", context cut
+    flagged: bool = False  # normal mode low-similarity → flagged for a human (setting)
+    from_kb: bool = True  # False when answered from general knowledge (normal mode, no hit)
+    chat_id: str | None = None
+    message_id: str | None = None
+    error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Comparison:
+    question: str
+    normal: Answer
+    strict: Answer
