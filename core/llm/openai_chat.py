@@ -83,7 +83,9 @@ class OpenAIChatModel:
         pending: dict[int, dict[str, str]] = {}  # tool-call index -> id, name, argument text so far
         finish: str | None = None
         usage: dict[str, int] | None = None
+        seen_chunk = False
         for chunk in chunks:
+            seen_chunk = True
             if chunk.usage is not None:
                 usage = {"prompt_tokens": chunk.usage.prompt_tokens, "completion_tokens": chunk.usage.completion_tokens}
             if not chunk.choices:
@@ -94,14 +96,23 @@ class OpenAIChatModel:
                 if delta.content:
                     yield TextDelta(delta.content)
                 for frag in delta.tool_calls or []:
-                    call = pending.setdefault(frag.index, {"id": "", "name": "", "arguments": ""})
+                    # A few servers omit the index; each of their fragments is then a whole call.
+                    index = frag.index if frag.index is not None else len(pending)
+                    call = pending.setdefault(index, {"id": "", "name": "", "arguments": ""})
                     call["id"] = frag.id or call["id"]
                     if frag.function is not None:
                         call["name"] += frag.function.name or ""
                         call["arguments"] += frag.function.arguments or ""
             finish = choice.finish_reason or finish
+        if not seen_chunk:
+            # e.g. a base URL that serves a web page: no SSE events at all, not an empty answer.
+            raise LLMError(
+                f"The model server at {self._host} sent no chat output. Check that the base URL is the API root "
+                "(it usually ends in /v1)."
+            )
         if pending:
             yield ToolCallsReady([self._parse_call(i, pending[i]) for i in sorted(pending)])
+            finish = "tool_calls"  # some servers say "stop" here; callers should not have to care
         yield Done(finish or "stop", usage)
 
     def _parse_call(self, index: int, call: dict[str, str]) -> ToolCall:

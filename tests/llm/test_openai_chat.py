@@ -50,6 +50,12 @@ def test_tool_call_arguments_split_across_chunks_are_joined_and_parsed():
     assert srv.chat_bodies()[0]["tools"] == [SEARCH.to_openai()]
 
 
+def test_tool_calls_end_as_tool_calls_even_when_the_server_says_stop():
+    with fake_llm_server([tool_call("query_knowledge_bases", {"query": "x"}, finish_reason="stop")]) as srv:
+        result = collect(model_for(srv).stream([ChatMessage("user", "x")], tools=[SEARCH]))
+    assert result.finish_reason == "tool_calls" and result.tool_calls[0].arguments == {"query": "x"}
+
+
 def test_tool_round_trip_messages_reach_the_server_in_openai_shape():
     call = ToolCall("call_7", "query_knowledge_bases", {"query": "年假"})
     history = [
@@ -126,6 +132,12 @@ def test_the_key_never_appears_in_messages_or_details():
 def test_malformed_stream_is_an_error_not_a_crash():
     with fake_llm_server([malformed("data: {this is not json\n\n")]) as srv:
         with pytest.raises(LLMError, match="not valid OpenAI chat output"):
+            ask(model_for(srv))
+
+
+def test_a_web_page_instead_of_an_event_stream_is_an_error():
+    with fake_llm_server([malformed("<html><body>Welcome to nginx!</body></html>\n")]) as srv:
+        with pytest.raises(LLMError, match="sent no chat output. Check that the base URL is the API root"):
             ask(model_for(srv))
 
 
