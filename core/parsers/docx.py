@@ -18,7 +18,7 @@ from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
-from core.errors import ParseError
+from core.errors import ParseError, UnsupportedFormat
 from core.parsers.base import ParseContext
 from core.parsers.docx_lists import ListRenderer, list_position
 from core.parsers.docx_tables import render_table
@@ -186,7 +186,12 @@ class _Walker:
             if part is None:
                 continue
             self.ocr_images += 1
-            text = ocr_embedded_image(part.blob, self.ctx)
+            what = f"embedded image {self.ocr_images}"
+            try:
+                text = ocr_embedded_image(part.blob, self.ctx, what)
+            except UnsupportedFormat as exc:
+                self.warnings.append(f"{exc.message}; skipped")
+                continue
             if text:
                 texts.append(text)
         return " ".join(texts)

@@ -13,8 +13,9 @@ import zipfile
 import pptx as python_pptx
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
+from pptx.shapes.picture import Picture
 
-from core.errors import ParseError
+from core.errors import ParseError, UnsupportedFormat
 from core.parsers.base import ParseContext
 from core.parsers.office_ocr import ocr_embedded_image
 from core.parsers.office_table import markdown_table
@@ -91,9 +92,14 @@ class _SlideWalker:
             title = shape.chart.chart_title.text_frame.text.strip()
             if title:
                 blocks.append(f"Chart: {title}")
-        if self.ctx.settings.ocr_pptx_images and shape.shape_type == MSO_SHAPE_TYPE.PICTURE:
+        if self.ctx.settings.ocr_pptx_images and isinstance(shape, Picture):
             self.ocr_images += 1
-            text = ocr_embedded_image(shape.image.blob, self.ctx)
+            what = f"slide {slide_no} picture {shape.name!r}"
+            try:
+                text = ocr_embedded_image(shape.image.blob, self.ctx, what)
+            except UnsupportedFormat as exc:
+                self.warnings.append(f"{exc.message}; skipped")
+                text = ""
             if text:
                 blocks.append(f"[Image text] {text}")
         return blocks

@@ -138,26 +138,39 @@ def test_headers_and_footers_follow_the_setting(chinese_docx):
     assert on.parts[-1].text == "Footer: 版权所有 页脚"
 
 
-def test_image_ocr_setting_reaches_the_ocr_module_or_fails_clearly(chinese_docx, tmp_path):
-    from PIL import Image
+def _text_image(path, text: str) -> None:
+    from PIL import Image, ImageDraw, ImageFont
 
-    image = tmp_path / "blank.png"
-    Image.new("RGB", (40, 20), "white").save(image)
-    d = docx.Document(io.BytesIO(chinese_docx))
-    d.add_picture(str(image))
+    image = Image.new("RGB", (900, 140), "white")
+    ImageDraw.Draw(image).text((30, 40), text, fill="black", font=ImageFont.load_default(size=56))
+    image.save(path)
+
+
+def _with_picture(data: bytes, picture) -> bytes:
+    d = docx.Document(io.BytesIO(data))
+    d.add_picture(str(picture))
     buffer = io.BytesIO()
     d.save(buffer)
-    data = buffer.getvalue()
-    assert "[Image text]" not in PARSER.parse(data, "x.docx", ParseContext()).text
-    ctx = ParseContext(settings=ParsingSettings(ocr_docx_images=True))
-    try:
-        import core.parsers.ocr  # noqa: F401  (the OCR module is another parser's)
-    except ImportError:
-        with pytest.raises(ParseError, match="OCR engine"):
-            PARSER.parse(data, "x.docx", ctx)
-        return
-    doc = PARSER.parse(data, "x.docx", ctx)
-    assert doc.metadata["ocr_images"] == 1  # a blank image reads as no text, but it was read
+    return buffer.getvalue()
+
+
+def test_embedded_images_are_not_read_unless_asked(chinese_docx, tmp_path):
+    _text_image(tmp_path / "scan.png", "INVOICE 4711")
+    data = _with_picture(chinese_docx, tmp_path / "scan.png")
+    doc = PARSER.parse(data, "x.docx", ParseContext())
+    assert "[Image text]" not in doc.text and "ocr_images" not in doc.metadata
+
+
+@pytest.mark.slow
+def test_embedded_image_text_is_read_with_ocr(chinese_docx, tmp_path):
+    _text_image(tmp_path / "scan.png", "INVOICE 4711")
+    data = _with_picture(chinese_docx, tmp_path / "scan.png")
+    doc = PARSER.parse(data, "x.docx", ParseContext(settings=ParsingSettings(ocr_docx_images=True)))
+    assert doc.metadata["ocr_images"] == 1
+    image_line = next(line for line in doc.text.splitlines() if line.startswith("[Image text]"))
+    assert "INVOICE" in image_line and "4711" in image_line
+    # the image text sits where the picture is: after the last table, in the last section
+    assert "[Image text]" in doc.parts[-1].text
 
 
 def test_broken_document_xml_fails_alone():

@@ -114,3 +114,24 @@ def test_tables_render_with_merged_cells_once(chinese_deck):
     assert "| 手机 | 10 | 12 |" in lines
     assert text.count("销量（万台）") == 1
     assert "数据来源：内部统计" in text
+
+
+@pytest.mark.slow
+def test_pictures_are_read_with_ocr_only_when_asked(chinese_deck, tmp_path):
+    from PIL import Image, ImageDraw, ImageFont
+
+    from core.settings.model import ParsingSettings
+
+    picture = tmp_path / "chart.png"
+    image = Image.new("RGB", (900, 140), "white")
+    ImageDraw.Draw(image).text((30, 40), "REVENUE 2026", fill="black", font=ImageFont.load_default(size=56))
+    image.save(picture)
+    prs = Presentation(io.BytesIO(chinese_deck))
+    group = prs.slides[2].shapes.add_group_shape()
+    group.shapes.add_picture(str(picture), Inches(1), Inches(4), Inches(4))  # inside a group
+    buffer = io.BytesIO()
+    prs.save(buffer)
+    assert "[Image text]" not in PARSER.parse(buffer.getvalue(), "d.pptx", ParseContext()).text
+    doc = PARSER.parse(buffer.getvalue(), "d.pptx", ParseContext(settings=ParsingSettings(ocr_pptx_images=True)))
+    assert doc.metadata["ocr_images"] == 1
+    assert "[Image text] REVENUE 2026" in doc.parts[2].text
