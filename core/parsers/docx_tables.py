@@ -9,7 +9,6 @@ padded, and a table nested in a cell is flattened into that cell's text.
 
 from __future__ import annotations
 
-from docx.oxml.ns import qn
 from docx.table import Table, _Cell
 
 from core.parsers.office_table import markdown_table
@@ -45,7 +44,3 @@ def flatten_table(table: Table) -> str:
 
 def render_table(table: Table) -> str:
     return markdown_table(table_rows(table))
-
-
-def is_table_element(element) -> bool:
-    return element.tag == qn("w:tbl")

@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from urllib.parse import unquote, urljoin, urlsplit
 
 import httpx
+import requests
 
 from core.errors import FetchError, FileTooLarge
 from core.parsers.base import ParseContext
@@ -121,12 +122,19 @@ def _download(url: str, ctx: ParseContext, transport: httpx.BaseTransport | None
     raise FetchError(f"{url} redirects more than {MAX_REDIRECTS} times")
 
 
-def fetch_url(url: str, ctx: ParseContext, *, transport: httpx.BaseTransport | None = None) -> ParsedDoc:
+def fetch_url(
+    url: str,
+    ctx: ParseContext,
+    *,
+    transport: httpx.BaseTransport | None = None,
+    youtube_client: requests.Session | None = None,
+) -> ParsedDoc:
     """Fetch ``url`` and parse it by its content type (HTML here, everything else through the
-    parser registry); YouTube video URLs give their transcript."""
+    parser registry); YouTube video URLs give their transcript (``youtube_client`` is the
+    requests session the transcript library uses; a default one when None)."""
     url = url.strip()
     if youtube_video_id(url) is not None:
-        return fetch_transcript(url, ctx)
+        return fetch_transcript(url, ctx, http_client=youtube_client)
     final_url, body, header = _download(url, ctx, transport)
     mime, params = _content_type(header)
     if mime in _HTML_TYPES or (mime in _UNTYPED and _looks_like_html(body)):

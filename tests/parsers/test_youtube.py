@@ -177,3 +177,17 @@ def test_the_librarys_own_recorded_youtube_responses():
     assert key and doc.metadata["language"] == "en" and doc.metadata["generated_captions"] is False
     assert doc.parts[0].start_seconds == 0.0
     assert doc.text == "Hey, this is just a test this is not the original transcript just something shorter, I made up for testing"
+
+
+def test_fetch_url_answers_a_video_url_with_its_transcript():
+    import httpx
+
+    from core.parsers.url import fetch_url
+
+    adapter = RecordedYouTube(WATCH, _player(_track("zh-Hans", "中文")), {"zh-Hans": ZH_XML})
+    page_requests: list[httpx.Request] = []
+    transport = httpx.MockTransport(lambda request: page_requests.append(request) or httpx.Response(500))
+    doc = fetch_url(f"https://www.youtube.com/shorts/{VIDEO}", ParseContext(), transport=transport,
+                    youtube_client=_session(adapter))
+    assert page_requests == []  # the video page itself is never fetched as HTML
+    assert doc.parts[1].start_seconds == 31.5 and doc.metadata["video_id"] == VIDEO
