@@ -1,0 +1,110 @@
+"""OCR with RapidOCR (PP-OCR ONNX models shipped in the `rapidocr` wheel).
+
+One engine per process, built on first use (importing rapidocr pulls in OpenCV and
+onnxruntime: hundreds of MB, so nothing here is imported until a page needs OCR). Work runs
+on one dedicated thread: OCR already uses both cores through onnxruntime, so two pages at
+once would only fight, and the thread lets a caller stop waiting after the page time limit.
+A page that overruns is reported as failed; its computation finishes in the background
+(onnxruntime cannot be interrupted mid-run) and the next page queues behind it.
+
+Speed settings are measured in docs/parsers.md (benchmarks/parsers.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+import numpy as np
+
+from core.errors import ParseError
+from core.parsers.layout import Box, reading_text
+
+ONNX_THREADS = 2
+# The detector sees the page scaled so its longer side is at most this many pixels. Body text
+# stays detectable down to ~1000 px for a letter page; 1280 keeps small print (footnotes).
+DET_MAX_SIDE = 1280
+REC_BATCH = 8
+USE_ANGLE_CLASSIFIER = False  # pages are upright; the classifier only fixes upside-down lines
+MIN_TEXT_SCORE = 0.5
+
+_engine: Any = None
+_engine_lock = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+
+
+def engine_params() -> dict[str, Any]:
+    return {
+        "Global.log_level": "error",
+        "Global.use_cls": USE_ANGLE_CLASSIFIER,
+        "Global.text_score": MIN_TEXT_SCORE,
+        # We choose the resolution when rendering; the engine must not shrink it again.
+        "Global.max_side_len": 5000,
+        "Det.limit_type": "max",
+        "Det.limit_side_len": DET_MAX_SIDE,
+        "Rec.rec_batch_num": REC_BATCH,
+        "EngineConfig.onnxruntime.intra_op_num_threads": ONNX_THREADS,
+        "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+    }
+
+
+def get_engine() -> Any:
+    """The process-wide RapidOCR engine, built once (thread-safe)."""
+    global _engine
+    if _engine is None:
+        with _engine_lock:
+            if _engine is None:
+                try:
+                    from rapidocr import RapidOCR
+                except ImportError as exc:  # a broken install, not a document problem
+                    raise ParseError("OCR is unavailable: the rapidocr package is not installed", detail=str(exc)) from exc
+                _engine = RapidOCR(params=engine_params())
+    return _engine
+
+
+def _worker() -> ThreadPoolExecutor:
+    global _executor
+    with _engine_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragdesk-ocr")
+    return _executor
+
+
+def _run(image: np.ndarray) -> list[Box]:
+    result = get_engine()(image)
+    boxes: list[Box] = []
+    if getattr(result, "boxes", None) is None or getattr(result, "txts", None) is None:
+        return boxes
+    for polygon, text in zip(result.boxes, result.txts):
+        xs = [float(p[0]) for p in polygon]
+        ys = [float(p[1]) for p in polygon]
+        if text.strip():
+            boxes.append(Box(min(xs), min(ys), max(xs), max(ys), text.strip()))
+    return boxes
+
+
+def ocr_boxes(image: np.ndarray, *, timeout_seconds: float, what: str) -> list[Box]:
+    """Text boxes found in an image (BGR or grey numpy array), pixel coordinates."""
+    if image.size == 0 or _is_blank(image):
+        return []
+    future = _worker().submit(_run, image)
+    try:
+        return future.result(timeout=timeout_seconds)
+    except FutureTimeout:
+        raise ParseError(
+            f"OCR of {what} took longer than {timeout_seconds:g} s and was stopped "
+            f"(setting parsing.ocr_page_timeout_seconds)"
+        ) from None
+
+
+def ocr_text(image: np.ndarray, *, timeout_seconds: float, what: str) -> str:
+    """OCR an image and return its text in reading order (columns, then lines)."""
+    return reading_text(ocr_boxes(image, timeout_seconds=timeout_seconds, what=what))
+
+
+def _is_blank(image: np.ndarray) -> bool:
+    """A page with no ink at all (scanner blank pages): skip the detector entirely."""
+    sample = image[::8, ::8]
+    return int(sample.max()) - int(sample.min()) < 16

@@ -1,0 +1,162 @@
+"""PDF: the text layer in reading order with tables as Markdown, OCR for scanned pages.
+
+Each page is judged on its own, so a mixed document (typed pages and scans) comes out whole:
+a page whose text layer is missing, too short for the picture it shows, or garbage (few real
+characters, e.g. a font without a Unicode map) is rendered with pypdfium2 and read by OCR.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from core.errors import ParseError
+from core.parsers.base import ParseContext
+from core.parsers.layout import reading_text
+from core.parsers.pdf_tables import find_tables
+from core.parsers.pdf_text import SOFT_HYPHEN, PageText, read_page_edges, read_page_text
+from core.types import DocPart, ParsedDoc
+
+MIN_TEXT_CHARS = 40  # fewer non-space characters than this on a page showing an image: a scan
+MIN_REAL_SHARE = 0.6  # below this share of real characters the text layer is garbage
+SCAN_IMAGE_SHARE = 0.25  # an image covering this much of the page can hold the page's text
+OUTLINED_TEXT_PATHS = 200  # this many vector paths and no text: text drawn as outlines
+OCR_MAX_SIDE_PX = 3500  # renders larger than this (posters, A0 drawings) are scaled down
+
+
+def _open(data: bytes, source_name: str) -> pdfium.PdfDocument:
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        code = getattr(exc, "err_code", None)
+        if code == pdfium_c.FPDF_ERR_PASSWORD:
+            raise ParseError(
+                f"{source_name} is password-protected; remove the password (or print it to a new PDF) and upload it again"
+            ) from exc
+        if code == pdfium_c.FPDF_ERR_SECURITY:
+            raise ParseError(f"{source_name} uses an unsupported PDF security handler") from exc
+        raise ParseError(
+            f"{source_name} is not a readable PDF (corrupt or truncated file)", detail=str(exc)
+        ) from exc
+
+
+def _image_share_and_paths(page: pdfium.PdfPage, area: float) -> tuple[float, int]:
+    image_area = 0.0
+    paths = 0
+    for obj in page.get_objects(max_depth=2):
+        if obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            left, bottom, right, top = obj.get_bounds()
+            image_area += max(0.0, right - left) * max(0.0, top - bottom)
+        elif obj.type == pdfium_c.FPDF_PAGEOBJ_PATH:
+            paths += 1
+    return (image_area / area if area > 0 else 0.0), paths
+
+
+def ocr_reason(page: pdfium.PdfPage, text: PageText) -> str | None:
+    """Why this page needs OCR, or None when its text layer is good enough."""
+    if text.char_count >= MIN_TEXT_CHARS:
+        if text.real_share < MIN_REAL_SHARE:
+            return f"its text layer is garbage ({text.real_share:.0%} real characters)"
+        return None
+    image_share, paths = _image_share_and_paths(page, text.width * text.height)
+    if image_share >= SCAN_IMAGE_SHARE:
+        return "it has no text layer (a scanned image)" if text.char_count == 0 else "its text layer is too short for the image it shows"
+    if text.char_count == 0 and paths >= OUTLINED_TEXT_PATHS:
+        return "its text is drawn as vector outlines"
+    return None
+
+
+def _join_hyphenated(text: str) -> str:
+    text = re.sub(SOFT_HYPHEN + r"\n(?=\S)", "", text)
+    return text.replace(SOFT_HYPHEN, "-")
+
+
+def _text_layer(page: pdfium.PdfPage, text: PageText) -> tuple[str, int]:
+    edges = read_page_edges(page, text.height)
+    tables, words = find_tables(edges, text.words)
+    body = _join_hyphenated(reading_text(words + tables))
+    if text.rotated_text:
+        body = f"{body}\n\n{text.rotated_text}" if body else text.rotated_text
+    return body, len(tables)
+
+
+def render_for_ocr(page: pdfium.PdfPage, dpi: int):
+    """The page as a BGR numpy array at `dpi` (capped so the longer side stays bounded)."""
+    width, height = page.get_size()
+    scale = min(dpi / 72.0, OCR_MAX_SIDE_PX / max(width, height, 1.0))
+    bitmap = page.render(scale=scale, may_draw_forms=True)
+    try:
+        return bitmap.to_numpy().copy()
+    finally:
+        bitmap.close()
+
+
+def _ocr_page(page: pdfium.PdfPage, number: int, ctx: ParseContext) -> str:
+    from core.parsers.ocr import ocr_text  # loads OCR only when a page needs it
+
+    image = render_for_ocr(page, ctx.settings.ocr_dpi)
+    return ocr_text(image, timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=f"page {number}")
+
+
+class PdfParser:
+    name = "pdf"
+
+    def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
+        document = _open(data, source_name)
+        try:
+            return self._parse_open(document, source_name, ctx)
+        finally:
+            document.close()
+
+    def _parse_open(self, document: pdfium.PdfDocument, source_name: str, ctx: ParseContext) -> ParsedDoc:
+        total = len(document)
+        if total == 0:
+            raise ParseError(f"{source_name} has no pages")
+        parts: list[DocPart] = []
+        ocr_pages: list[int] = []
+        warnings: list[str] = []
+        table_count = 0
+        for index in range(total):
+            number = index + 1
+            ctx.progress(index, total, f"page {number} of {total}")
+            page = document[index]
+            try:
+                text = read_page_text(page)
+                reason = ocr_reason(page, text)
+                if reason and ctx.settings.ocr_enabled:
+                    ctx.progress(index, total, f"page {number} of {total}: OCR ({reason})")
+                    body = _ocr_page(page, number, ctx)
+                    ocr_pages.append(number)
+                else:
+                    if reason:
+                        warnings.append(f"page {number}: {reason}, and OCR is turned off; its text may be missing")
+                    body, tables = _text_layer(page, text)
+                    table_count += tables
+            except pdfium.PdfiumError as exc:
+                raise ParseError(f"page {number} of {source_name} could not be read (corrupt PDF)", detail=str(exc)) from exc
+            finally:
+                page.close()
+            if body.strip():
+                parts.append(DocPart(text=body, page=number))
+        ctx.progress(total, total, f"{total} pages read")
+        return ParsedDoc(
+            source_name=source_name,
+            mime="application/pdf",
+            parts=parts,
+            title=_title(document),
+            metadata={"pages": total, "ocr_pages": ocr_pages, "tables": table_count},
+            warnings=warnings,
+        )
+
+
+def _title(document: pdfium.PdfDocument) -> str | None:
+    try:
+        title = document.get_metadata_value("Title").strip()
+    except (pdfium.PdfiumError, AttributeError, KeyError):
+        return None
+    return title or None
+
+
+PARSER = PdfParser()

@@ -1,0 +1,154 @@
+"""The text layer and ruling lines of one PDF page, read with pypdfium2.
+
+pdfium is used instead of pdfminer (under pdfplumber) for speed: it reads the shared text PDFs
+at well over 100 pages/s where pdfplumber manages about 10 (measured in docs/parsers.md).
+Characters become words (split at spaces and at jumps in position), words carry boxes in
+top-down page coordinates, and rotated text (margin stamps) is kept apart so it does not
+disturb the column detection.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import unicodedata
+from dataclasses import dataclass, field
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from core.parsers.layout import Box
+
+_SPACES = {" ", "\t", "\r", "\n", "\xa0", "\u3000", "\u2002", "\u2003", "\u2009", "\u200b"}
+_ROTATION_TOLERANCE = 0.05  # radians
+SOFT_HYPHEN = "\u00ad"  # ends a word split across lines; joined again after layout
+
+
+@dataclass
+class PageText:
+    width: float
+    height: float
+    words: list[Box] = field(default_factory=list)
+    rotated_text: str = ""
+    char_count: int = 0  # non-space characters
+    real_char_count: int = 0  # letters, digits, punctuation, symbols (not private-use or unmapped)
+
+    @property
+    def real_share(self) -> float:
+        return self.real_char_count / self.char_count if self.char_count else 0.0
+
+
+def _is_real(ch: str) -> bool:
+    if ch == "\ufffd":
+        return False
+    category = unicodedata.category(ch)
+    return category[0] in "LNPS" and category != "Co"
+
+
+def read_page_text(page: pdfium.PdfPage) -> PageText:
+    width, height = page.get_size()
+    result = PageText(width=width, height=height)
+    textpage = page.get_textpage()
+    try:
+        _collect_words(textpage.raw, height, result)
+    finally:
+        textpage.close()
+    return result
+
+
+def _collect_words(raw_textpage, page_height: float, out: PageText) -> None:
+    count = pdfium_c.FPDFText_CountChars(raw_textpage)
+    rect = pdfium_c.FS_RECTF()
+    word_chars: list[str] = []
+    box = [0.0, 0.0, 0.0, 0.0]  # x0, top, x1, bottom of the word being built
+    prev: tuple[float, float, float, float] | None = None
+    rotated: list[str] = []
+
+    def flush() -> None:
+        if word_chars:
+            out.words.append(Box(box[0], box[1], box[2], box[3], "".join(word_chars)))
+            word_chars.clear()
+
+    for i in range(count):
+        code = pdfium_c.FPDFText_GetUnicode(raw_textpage, i)
+        ch = chr(code) if 0 < code < 0x110000 else "\ufffd"
+        if code == 2:  # pdfium's mark for a hyphen that breaks a word at a line end
+            ch = SOFT_HYPHEN
+        elif ch in _SPACES or code < 32:
+            flush()
+            prev = None
+            if rotated and rotated[-1] != " ":
+                rotated.append(" ")
+            continue
+        out.char_count += 1
+        out.real_char_count += _is_real(ch)
+        if not pdfium_c.FPDFText_GetLooseCharBox(raw_textpage, i, ctypes.byref(rect)):
+            continue
+        angle = pdfium_c.FPDFText_GetCharAngle(raw_textpage, i)
+        if _ROTATION_TOLERANCE < angle < 2 * math.pi - _ROTATION_TOLERANCE:
+            flush()
+            prev = None
+            rotated.append(ch)
+            continue
+        x0, x1 = rect.left, rect.right
+        top, bottom = page_height - rect.top, page_height - rect.bottom
+        char_height = max(bottom - top, 1.0)
+        if prev is not None:
+            px0, ptop, px1, pbottom = prev
+            same_line = abs((top + bottom) / 2 - (ptop + pbottom) / 2) < 0.5 * char_height
+            # Ligature parts share one box, so overlap is fine; going back left is not.
+            adjacent = x0 >= px0 - 0.1 * char_height and x0 - px1 < 0.25 * char_height
+            if not (same_line and adjacent):
+                flush()
+        if not word_chars:
+            box[:] = [x0, top, x1, bottom]
+        else:
+            box[0], box[1] = min(box[0], x0), min(box[1], top)
+            box[2], box[3] = max(box[2], x1), max(box[3], bottom)
+        word_chars.append(ch)
+        prev = (x0, top, x1, bottom)
+    flush()
+    out.rotated_text = "".join(rotated).strip()
+
+
+def read_page_edges(page: pdfium.PdfPage, page_height: float) -> list[dict]:
+    """Horizontal and vertical ruling segments (stroked lines and rectangle sides), as
+    pdfplumber-style edge dicts in top-down coordinates."""
+    edges: list[dict] = []
+    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=3):
+        matrix = obj.get_matrix()
+        segments = pdfium_c.FPDFPath_CountSegments(obj.raw)
+        if segments <= 0 or segments > 400:
+            continue
+        start = current = None
+        x = ctypes.c_float()
+        y = ctypes.c_float()
+        for s in range(segments):
+            segment = pdfium_c.FPDFPath_GetPathSegment(obj.raw, s)
+            pdfium_c.FPDFPathSegment_GetPoint(segment, ctypes.byref(x), ctypes.byref(y))
+            point = matrix.on_point(x.value, y.value)
+            kind = pdfium_c.FPDFPathSegment_GetType(segment)
+            if kind == pdfium_c.FPDF_SEGMENT_MOVETO:
+                start = current = point
+                continue
+            if kind == pdfium_c.FPDF_SEGMENT_LINETO and current is not None:
+                _add_edge(edges, current, point, page_height)
+            current = point
+            if pdfium_c.FPDFPathSegment_GetClose(segment) and start is not None:
+                _add_edge(edges, current, start, page_height)
+                current = start
+    return edges
+
+
+def _add_edge(edges: list[dict], a: tuple[float, float], b: tuple[float, float], page_height: float) -> None:
+    (ax, ay), (bx, by) = a, b
+    if abs(ay - by) < 1.0 and abs(ax - bx) >= 2.0:
+        x0, x1 = sorted((ax, bx))
+        top = page_height - (ay + by) / 2
+        edges.append({"x0": x0, "x1": x1, "top": top, "bottom": top, "width": x1 - x0, "height": 0.0,
+                      "orientation": "h", "object_type": "line"})
+    elif abs(ax - bx) < 1.0 and abs(ay - by) >= 2.0:
+        top, bottom = sorted((page_height - ay, page_height - by))
+        x = (ax + bx) / 2
+        edges.append({"x0": x, "x1": x, "top": top, "bottom": bottom, "width": 0.0, "height": bottom - top,
+                      "orientation": "v", "object_type": "line"})
