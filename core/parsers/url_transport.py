@@ -7,6 +7,7 @@ httpcore's exceptions onto httpx's, so callers handle one family.
 
 from __future__ import annotations
 
+import ssl
 from typing import Iterator
 
 import httpcore
@@ -56,9 +57,13 @@ class _Body(httpx.SyncByteStream):
 
 
 class GuardedTransport(httpx.BaseTransport):
-    def __init__(self, allow_private: bool) -> None:
+    def __init__(self, allow_private: bool, ssl_context: ssl.SSLContext | None = None) -> None:
+        # ssl_context: e.g. one that also trusts an internal CA; certificates are always
+        # checked against the URL's host name, never against the pinned IP address
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(), network_backend=GuardedBackend(allow_private), retries=0
+            ssl_context=ssl_context or httpx.create_ssl_context(),
+            network_backend=GuardedBackend(allow_private),
+            retries=0,
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:

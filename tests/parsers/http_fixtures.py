@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,9 +27,12 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class LocalServer:
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.routes: dict[str, Route] = {}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.scheme = "https" if tls else "http"
+        if tls is not None:
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
         self._server.routes = self.routes  # type: ignore[attr-defined]
         self._server.hits = []  # type: ignore[attr-defined]
         self._server.daemon_threads = True
@@ -36,8 +41,8 @@ class LocalServer:
     def hits(self) -> list[str]:
         return self._server.hits  # type: ignore[attr-defined]
 
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}{path}"
+    def url(self, path: str, host: str = "127.0.0.1") -> str:
+        return f"{self.scheme}://{host}:{self._server.server_address[1]}{path}"
 
     def serve(self, path: str, body: bytes, content_type: str, status: int = 200, length: bool = True) -> None:
         def route(handler: BaseHTTPRequestHandler) -> None:
@@ -84,8 +89,8 @@ class LocalServer:
 
 
 @contextmanager
-def local_server() -> Iterator[LocalServer]:
-    server = LocalServer()
+def local_server(tls: ssl.SSLContext | None = None) -> Iterator[LocalServer]:
+    server = LocalServer(tls)
     server.start()
     try:
         yield server
@@ -114,3 +119,31 @@ def tiny_pdf(line: str) -> bytes:
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return bytes(out)
+
+
+def self_signed_localhost(tmp_dir) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """(server context, client context trusting it) for a certificate naming only "localhost"."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp_dir / "cert.pem", tmp_dir / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(cert_path, key_path)
+    client = ssl.create_default_context(cafile=str(cert_path))
+    return server, client

@@ -161,3 +161,18 @@ def test_pdf_url_goes_to_the_pdf_parser(server):
     assert doc.metadata["kind"] == "pdf" and doc.mime == "application/pdf"
     assert "Quarterly revenue grew 12 percent" in doc.text
     assert doc.parts[0].page == 1
+
+
+def test_tls_checks_the_url_host_while_the_socket_goes_to_the_checked_address(tmp_path):
+    """The pinned connection still speaks TLS to the name in the URL: SNI and certificate
+    verification use "localhost", so a certificate for localhost verifies, and the same
+    server reached by its bare IP (not in the certificate) does not."""
+    from tests.parsers.http_fixtures import self_signed_localhost
+
+    server_tls, client_tls = self_signed_localhost(tmp_path)
+    with local_server(tls=server_tls) as srv:
+        srv.serve("/secure", "加密页面".encode(), "text/plain; charset=utf-8")
+        with httpx.Client(transport=GuardedTransport(allow_private=True, ssl_context=client_tls)) as client:
+            assert client.get(srv.url("/secure", host="localhost")).text == "加密页面"
+            with pytest.raises(httpx.ConnectError, match="(?i)certificate"):
+                client.get(srv.url("/secure", host="127.0.0.1"))
