@@ -122,7 +122,22 @@ def _looks_like_text(data: bytes) -> bool:
             return True
     # Legacy 8-bit and CJK encodings: printable bytes dominate, DEL and C1-heavy data are not text.
     high = sum(1 for b in sample if b >= 0x80)
-    return high < len(sample) * 0.9
+    if high < len(sample) * 0.9:
+        return True
+    # Chinese text in GBK/GB18030 or Big5 is almost all high bytes: accept it when it decodes
+    # strictly into mostly CJK characters (random binary does not).
+    return any(_mostly_cjk(sample, enc) for enc in ("gb18030", "big5"))
+
+
+def _mostly_cjk(sample: bytes, encoding: str) -> bool:
+    try:
+        decoded = sample.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if exc.start < len(sample) - 2:  # only a character cut at the window's end is forgiven
+            return False
+        decoded = sample[: exc.start].decode(encoding, errors="ignore")
+    cjk = sum(1 for ch in decoded if "\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef")
+    return bool(decoded) and cjk >= len(decoded) * 0.6
 
 
 def _markdown_hint(data: bytes) -> bool:
