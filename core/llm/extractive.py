@@ -36,6 +36,7 @@ from core.llm.base import (
 from core.llm.text_match import (
     asks_quantity,
     has_cjk,
+    normalize,
     idf,
     idf_table,
     looks_like_heading,
@@ -92,9 +93,9 @@ class ExtractiveAnswer:
 class _Sentence:
     order: tuple[int, int]  # (passage position, sentence position): original reading order
     n: int
-    text: str  # lower-cased copy is in `lowered`; the quote keeps the original
+    text: str  # as written, for the quote
     units: set[str]
-    lowered: str
+    lowered: str  # normalize(text), for matching question words
 
 
 class ExtractiveAnswerer:
@@ -240,5 +241,5 @@ def _sentences(passages: list[Passage]) -> list[_Sentence]:
             seen.add(key)
             found = units(sentence)
             if found:
-                out.append(_Sentence((p_pos, s_pos), passage.n, sentence, found, sentence.lower()))
+                out.append(_Sentence((p_pos, s_pos), passage.n, sentence, found, normalize(sentence)))
     return out

@@ -2,16 +2,20 @@
 
 Chinese is matched two ways: by content characters, which no segmentation can break (年假 and
 年休假 share 年 and 假), and by jieba words, which reward the question's phrases appearing
-whole. English is lower-cased words with a light plural strip.
+whole. English is lower-cased words reduced to their Snowball stems.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import threading
+import unicodedata
 from collections import Counter
+from functools import lru_cache
 
 import jieba
+import snowballstemmer
 
 from core.llm.base import is_cjk
 
@@ -70,12 +74,17 @@ def looks_like_heading(sentence: str) -> bool:
     return (len(sentence) <= 16) if has_cjk(sentence) else (len(sentence.split()) <= 6)
 
 
+_stemmer_lock = threading.Lock()  # a Snowball stemmer keeps state while it works
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=100_000)
 def _stem(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+    """Snowball English stem (translation/translate, played/play); other scripts pass through."""
+    if not (word.isascii() and word.isalpha()):
+        return word
+    with _stemmer_lock:
+        return _stemmer.stemWord(word)
 
 
 def strip_question_words(question: str) -> str:
@@ -83,9 +92,14 @@ def strip_question_words(question: str) -> str:
     return _QUESTION_WORDS.sub(" ", question)
 
 
+def normalize(text: str) -> str:
+    """NFKC (full-width ５天 → 5天) and lower case: the form every comparison uses."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
 def units(text: str) -> set[str]:
     """Content characters (Chinese) and word stems (English): matching that no segmentation can break."""
-    lowered = text.lower()
+    lowered = normalize(text)
     out = {ch for run in _CJK_RUN.findall(lowered) for ch in run if ch not in ZH_STOP_CHARS}
     out.update(_stem(w) for w in _WORD.findall(lowered) if w not in EN_STOP)
     return out
@@ -94,7 +108,10 @@ def units(text: str) -> set[str]:
 def zh_words(text: str) -> set[str]:
     """jieba words of two or more characters (search mode, so long words also yield their parts)."""
     return {
-        w for run in _CJK_RUN.findall(text) for w in jieba.lcut_for_search(run) if len(w) > 1 and w not in ZH_STOP
+        w
+        for run in _CJK_RUN.findall(normalize(text))
+        for w in jieba.lcut_for_search(run)
+        if len(w) > 1 and w not in ZH_STOP
     }
 
 
