@@ -22,6 +22,7 @@ from core.errors import ParseError, UnsupportedFormat
 from core.parsers.base import ParseContext
 from core.parsers.docx_lists import ListRenderer, list_position
 from core.parsers.docx_tables import render_table
+from core.parsers.docx_text import paragraph_text, text_boxes
 from core.parsers.office_ocr import ocr_embedded_image
 from core.parsers.zipguard import check_office_zip
 from core.types import DocPart, ParsedDoc
@@ -161,9 +162,10 @@ class _Walker:
                 sections.add(render_table(Table(element, self.document._body)))
                 continue
             paragraph = Paragraph(element, self.document._body)
-            text = paragraph.text.strip()
+            text = paragraph_text(element).strip()
+            boxes = text_boxes(element)
             image_text = self._ocr_images(element) if self.ctx.settings.ocr_docx_images else ""
-            if not text and not image_text:
+            if not text and not image_text and not boxes:
                 continue  # blank spacer paragraphs neither end a list nor add text
             level = _heading_level(paragraph) if text else None
             if level is not None:
@@ -175,6 +177,8 @@ class _Walker:
             elif text:
                 self.lists.end_run()
                 sections.add(text)
+            for box in boxes:
+                sections.add(box)
             if image_text:
                 sections.add(f"[Image text] {image_text}")
 
@@ -204,7 +208,7 @@ def _headers_footers(document) -> tuple[str, str]:
         for store, part in ((headers, section.header), (footers, section.footer)):
             if part.is_linked_to_previous:
                 continue
-            text = " ".join(b.text.strip() for b in part.iter_inner_content() if isinstance(b, Paragraph))
+            text = " ".join(paragraph_text(b._p).strip() for b in part.iter_inner_content() if isinstance(b, Paragraph))
             if text.strip() and text not in store:
                 store.append(text.strip())
     return " ".join(headers), " ".join(footers)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from docx.table import Table, _Cell
 
+from core.parsers.docx_text import paragraph_text
 from core.parsers.office_table import markdown_table
 
 
@@ -20,7 +21,7 @@ def _cell_text(cell: _Cell) -> str:
         if isinstance(block, Table):
             pieces.append(flatten_table(block))
         else:
-            pieces.append(block.text)
+            pieces.append(paragraph_text(block._p))
     return " ".join(p.strip() for p in pieces if p.strip())
 
 

@@ -190,3 +190,30 @@ def test_broken_document_xml_fails_alone():
             target.writestr(copy.copy(info), data)
     with pytest.raises(ParseError, match="Word"):
         PARSER.parse(out.getvalue(), "broken.docx", ParseContext())
+
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+WPS = "http://schemas.microsoft.com/office/word/2010/wordprocessingShape"
+
+
+def test_tracked_changes_read_as_accepted_and_text_boxes_once():
+    from docx.oxml import parse_xml
+
+    d = docx.Document()
+    p = d.add_paragraph("合同金额为")
+    p._p.append(parse_xml(f'<w:ins xmlns:w="{W}" w:id="1" w:author="a"><w:r><w:t>五十万元</w:t></w:r></w:ins>'))
+    p._p.append(parse_xml(f'<w:del xmlns:w="{W}" w:id="2" w:author="a"><w:r><w:delText>三十万元</w:delText></w:r></w:del>'))
+    box = f'<w:txbxContent xmlns:w="{W}"><w:p><w:r><w:t>侧栏提示：请在月底前签字</w:t></w:r></w:p></w:txbxContent>'
+    anchor = d.add_paragraph("见右侧文本框。")
+    anchor._p.append(parse_xml(
+        f'<w:r xmlns:w="{W}" xmlns:mc="{MC}" xmlns:wps="{WPS}"><mc:AlternateContent>'
+        f'<mc:Choice Requires="wps"><w:drawing><wps:txbx>{box}</wps:txbx></w:drawing></mc:Choice>'
+        f'<mc:Fallback><w:pict>{box}</w:pict></mc:Fallback></mc:AlternateContent></w:r>'
+    ))
+    buffer = io.BytesIO()
+    d.save(buffer)
+    text = PARSER.parse(buffer.getvalue(), "合同.docx", ParseContext()).text
+    assert "合同金额为五十万元" in text and "三十万元" not in text
+    assert text.count("侧栏提示：请在月底前签字") == 1
+    assert "见右侧文本框。\n\n侧栏提示" in text

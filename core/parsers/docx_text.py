@@ -1,0 +1,51 @@
+"""The visible text of a Word paragraph, read from its XML.
+
+python-docx's ``Paragraph.text`` skips tracked insertions (w:ins) and text boxes. Here a
+paragraph reads as Word shows it with changes accepted: inserted runs kept, deleted text
+(w:delText) left out; text boxes anchored in the paragraph are returned separately, read
+once (the VML fallback copy of a DrawingML text box is skipped).
+"""
+
+from __future__ import annotations
+
+from docx.oxml.ns import qn
+
+_T, _TAB, _BR, _CR = qn("w:t"), qn("w:tab"), qn("w:br"), qn("w:cr")
+_HYPHEN, _TXBX, _P = qn("w:noBreakHyphen"), qn("w:txbxContent"), qn("w:p")
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+
+
+def _walk_text(element, out: list[str]) -> None:
+    for child in element.iterchildren():
+        tag = child.tag
+        if tag in (_TXBX, _FALLBACK):
+            continue  # text boxes are separate blocks; fallbacks duplicate their choice
+        if tag == _T:
+            out.append(child.text or "")
+        elif tag == _TAB:
+            out.append("\t")
+        elif tag in (_BR, _CR):
+            out.append("\n")
+        elif tag == _HYPHEN:
+            out.append("-")
+        else:
+            _walk_text(child, out)
+
+
+def paragraph_text(p_element) -> str:
+    out: list[str] = []
+    _walk_text(p_element, out)
+    return "".join(out)
+
+
+def text_boxes(p_element) -> list[str]:
+    """Texts of the text boxes anchored in this paragraph, each as one block."""
+    boxes: list[str] = []
+    for box in p_element.iter(_TXBX):
+        if any(ancestor.tag == _FALLBACK for ancestor in box.iterancestors()):
+            continue
+        lines = [paragraph_text(p).strip() for p in box.iter(_P)]
+        text = "\n".join(line for line in lines if line)
+        if text:
+            boxes.append(text)
+    return boxes
