@@ -172,7 +172,12 @@ class _Splitter:
         return pieces
 
     def longest_fit(self, pos: int, end: int) -> int:
-        lo, hi, best = pos + 1, end, pos
+        # Gallop first so a huge unbroken run costs O(log) counts of piece-sized text, not of
+        # the whole run.
+        lo, hi, best, step = pos + 1, end, pos, max(1, self.size)
+        while pos + step < end and self.fits(pos, pos + step):
+            best, lo, step = pos + step, pos + step + 1, step * 2
+        hi = min(end, pos + step)
         while lo <= hi:
             mid = (lo + hi) // 2
             if self.fits(pos, mid):
