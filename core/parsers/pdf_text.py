@@ -57,57 +57,77 @@ def read_page_text(page: pdfium.PdfPage) -> PageText:
 
 
 def _collect_words(raw_textpage, page_height: float, out: PageText) -> None:
+    # A hot loop (thousands of characters per page): ctypes functions and the rect pointer
+    # are bound to locals, boxes are plain floats.
     count = pdfium_c.FPDFText_CountChars(raw_textpage)
+    get_unicode = pdfium_c.FPDFText_GetUnicode
+    get_box = pdfium_c.FPDFText_GetLooseCharBox
+    get_angle = pdfium_c.FPDFText_GetCharAngle
     rect = pdfium_c.FS_RECTF()
+    rect_ref = ctypes.byref(rect)
+    max_angle = 2 * math.pi - _ROTATION_TOLERANCE
+    words = out.words
     word_chars: list[str] = []
-    box = [0.0, 0.0, 0.0, 0.0]  # x0, top, x1, bottom of the word being built
-    prev: tuple[float, float, float, float] | None = None
+    wx0 = wtop = wx1 = wbottom = 0.0  # box of the word being built
+    px0 = px1 = pcy = 0.0  # previous character
+    have_prev = False
     rotated: list[str] = []
-
-    def flush() -> None:
-        if word_chars:
-            out.words.append(Box(box[0], box[1], box[2], box[3], "".join(word_chars)))
-            word_chars.clear()
+    chars = real = 0
 
     for i in range(count):
-        code = pdfium_c.FPDFText_GetUnicode(raw_textpage, i)
-        ch = chr(code) if 0 < code < 0x110000 else "\ufffd"
+        code = get_unicode(raw_textpage, i)
         if code == 2:  # pdfium's mark for a hyphen that breaks a word at a line end
             ch = SOFT_HYPHEN
-        elif ch in _SPACES or code < 32:
-            flush()
-            prev = None
-            if rotated and rotated[-1] != " ":
-                rotated.append(" ")
+        else:
+            ch = chr(code) if 0 < code < 0x110000 else "\ufffd"
+            if code < 32 or ch in _SPACES:
+                if word_chars:
+                    words.append(Box(wx0, wtop, wx1, wbottom, "".join(word_chars)))
+                    word_chars = []
+                have_prev = False
+                if rotated and rotated[-1] != " ":
+                    rotated.append(" ")
+                continue
+        chars += 1
+        real += _is_real(ch)
+        if not get_box(raw_textpage, i, rect_ref):
             continue
-        out.char_count += 1
-        out.real_char_count += _is_real(ch)
-        if not pdfium_c.FPDFText_GetLooseCharBox(raw_textpage, i, ctypes.byref(rect)):
-            continue
-        angle = pdfium_c.FPDFText_GetCharAngle(raw_textpage, i)
-        if _ROTATION_TOLERANCE < angle < 2 * math.pi - _ROTATION_TOLERANCE:
-            flush()
-            prev = None
+        angle = get_angle(raw_textpage, i)
+        if _ROTATION_TOLERANCE < angle < max_angle:
+            if word_chars:
+                words.append(Box(wx0, wtop, wx1, wbottom, "".join(word_chars)))
+                word_chars = []
+            have_prev = False
             rotated.append(ch)
             continue
         x0, x1 = rect.left, rect.right
         top, bottom = page_height - rect.top, page_height - rect.bottom
-        char_height = max(bottom - top, 1.0)
-        if prev is not None:
-            px0, ptop, px1, pbottom = prev
-            same_line = abs((top + bottom) / 2 - (ptop + pbottom) / 2) < 0.5 * char_height
-            # Ligature parts share one box, so overlap is fine; going back left is not.
-            adjacent = x0 >= px0 - 0.1 * char_height and x0 - px1 < 0.25 * char_height
-            if not (same_line and adjacent):
-                flush()
+        height = bottom - top if bottom - top > 1.0 else 1.0
+        cy = (top + bottom) / 2
+        # Same line and adjacent; ligature parts share one box, so overlap is fine, going
+        # back to the left is not.
+        if word_chars and not (
+            have_prev and abs(cy - pcy) < 0.5 * height and x0 >= px0 - 0.1 * height and x0 - px1 < 0.25 * height
+        ):
+            words.append(Box(wx0, wtop, wx1, wbottom, "".join(word_chars)))
+            word_chars = []
         if not word_chars:
-            box[:] = [x0, top, x1, bottom]
+            wx0, wtop, wx1, wbottom = x0, top, x1, bottom
         else:
-            box[0], box[1] = min(box[0], x0), min(box[1], top)
-            box[2], box[3] = max(box[2], x1), max(box[3], bottom)
+            if x0 < wx0:
+                wx0 = x0
+            if top < wtop:
+                wtop = top
+            if x1 > wx1:
+                wx1 = x1
+            if bottom > wbottom:
+                wbottom = bottom
         word_chars.append(ch)
-        prev = (x0, top, x1, bottom)
-    flush()
+        px0, px1, pcy, have_prev = x0, x1, cy, True
+    if word_chars:
+        words.append(Box(wx0, wtop, wx1, wbottom, "".join(word_chars)))
+    out.char_count += chars
+    out.real_char_count += real
     out.rotated_text = "".join(rotated).strip()
 
 
