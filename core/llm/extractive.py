@@ -176,7 +176,7 @@ class ExtractiveAnswerer:
         topic = strip_question_words(part)
         n = len(sentences)
         unit_w = {u: unit_idf.get(u, idf(0, n)) for u in units(topic)}
-        word_w = {w: idf(sum(w in s.text for s in sentences), n) for w in zh_words(topic)}
+        word_w = {w: idf(sum(w in s.lowered for s in sentences), n) for w in zh_words(topic)}
         quantity = asks_quantity(part)
         scored: list[tuple[tuple[int, int], Quote]] = []
         for s in sentences:

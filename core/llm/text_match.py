@@ -34,7 +34,7 @@ ZH_STOP = set(
     "的 了 是 在 有 和 与 及 或 吗 呢 吧 啊 呀 么 把 被 给 从 到 由 就 都 也 还 又 而 但 并 等 之 其 该 此 这 那 "
     "几 哪 谁 我 你 他 她 它 们 个 些 对 为 以 于 上 下 中 内 如 若 则 即 才 可 能 会 要 应 请 "
     "什么 怎么 怎样 怎么样 如何 多少 多久 多长 哪些 哪个 哪里 为什么 是否 能否 可否 可以 能够 需要 应该 "
-    "请问 我们 你们 他们 这个 那个 一个 这些 那些 以及 或者 还是 吗？ 规定 有关 关于 相关".split()
+    "请问 我们 你们 他们 这个 那个 一个 这些 那些 以及 或者 还是 规定 有关 关于 相关".split()
 )
 EN_STOP = set(
     "a an the is are was were be been being of to in on for with by at from and or not no nor what which who whom "

@@ -64,3 +64,16 @@ def test_factory_refuses_incomplete_settings():
         make_chat_model(LLMSettings(provider="ollama"))
     with pytest.raises(InvalidSettings, match="needs an API key"):
         make_chat_model(LLMSettings(provider="openai", model="gpt-4o-mini"))
+
+
+def test_the_retrieved_attachment_never_goes_over_the_wire():
+    from core.llm.base import Passage, RetrievedContext
+
+    context = RetrievedContext("年假有几天？", [Passage(1, "第十二条 年休假五天。", "手册")], "知识库中未收录")
+    msg = ChatMessage("system", "资料：[1] 第十二条 年休假五天。", retrieved=context)
+    assert msg.to_openai() == {"role": "system", "content": "资料：[1] 第十二条 年休假五天。"}
+    assert msg.to_ollama() == {"role": "system", "content": "资料：[1] 第十二条 年休假五天。"}
+    with fake_llm_server([text("五天。[1]")]) as srv:
+        model = make_chat_model(LLMSettings(provider="openai", base_url=srv.openai_url, model="fake-model"))
+        list(model.stream([msg, ChatMessage("user", "年假有几天？")]))
+    assert srv.chat_bodies()[0]["messages"][0] == {"role": "system", "content": "资料：[1] 第十二条 年休假五天。"}
