@@ -136,6 +136,10 @@ def parse_html(
     soup = BeautifulSoup(text, "lxml")
     title = page_title(soup)
     strip_non_content(soup)  # trafilatura would otherwise glue form labels into the text
+    for pre in soup.find_all("pre"):
+        if pre.find("code") is None:  # trafilatura keeps line breaks only inside <code>
+            pre.string = pre.get_text()
+            pre.string.wrap(soup.new_tag("code"))
     blocks = trafilatura_blocks(str(soup))
     extractor = "trafilatura"
     if blocks is None:

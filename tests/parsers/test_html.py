@@ -60,6 +60,7 @@ def test_shared_cp1252_page_decodes_euro_and_accents():
     assert "15,50 €" in doc.text and "très chaud" in doc.text and "El niño" in doc.text
     assert "\ufffd" not in doc.text
     assert doc.parts[0].text.startswith("# My First Heading")
+    assert "```\nDie schöne Frau" in doc.text and "15,50 €.\nL'été" in doc.text  # <pre> keeps its lines
 
 
 @pytest.mark.shared
