@@ -24,7 +24,7 @@ BLOCKS = [
     "", "   ", "\n",
 ]
 
-words = st.text(alphabet="abcdefghij 。，！？；.!?\n中文字词句段", min_size=1, max_size=300)
+words = st.text(alphabet="abcdefghij 。，！？；.!?\n\t\r\x00中文字词句段#*_`<>[]()|-~:第章1、（）", min_size=1, max_size=300)
 block = st.one_of(st.sampled_from(BLOCKS), words)
 part_text = st.lists(block, min_size=0, max_size=12).map("\n\n".join)
 
