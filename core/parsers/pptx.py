@@ -71,7 +71,12 @@ class _SlideWalker:
         for shape in shapes:
             if shape.shape_id == title_shape_id:
                 continue
-            out.extend(self._shape_blocks(shape, slide_no))
+            try:
+                out.extend(self._shape_blocks(shape, slide_no))
+            except (KeyError, ValueError, AttributeError, IndexError) as exc:
+                # a broken relationship (chart, picture) or odd placeholder spoils one shape,
+                # not the deck: say which one and go on
+                self.warnings.append(f"slide {slide_no}: shape {shape.name!r} could not be read ({type(exc).__name__}); skipped")
         return out
 
     def _shape_blocks(self, shape, slide_no: int) -> list[str]:

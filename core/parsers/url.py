@@ -139,6 +139,7 @@ def fetch_url(
     mime, params = _content_type(header)
     if mime in _HTML_TYPES or (mime in _UNTYPED and _looks_like_html(body)):
         doc = parse_html(body, url, ctx, declared_charset=params.get("charset"))
+        doc.metadata.update(kind="html", parser="html")
     else:
         from core.parsers.registry import parse_bytes  # lazy: the registry imports every parser
 

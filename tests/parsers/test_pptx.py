@@ -135,3 +135,27 @@ def test_pictures_are_read_with_ocr_only_when_asked(chinese_deck, tmp_path):
     doc = PARSER.parse(buffer.getvalue(), "d.pptx", ParseContext(settings=ParsingSettings(ocr_pptx_images=True)))
     assert doc.metadata["ocr_images"] == 1
     assert "[Image text] REVENUE 2026" in doc.parts[2].text
+
+
+def test_a_broken_shape_is_skipped_with_a_warning_and_charts_keep_their_title():
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[5])
+    slide.shapes.title.text = "销量图表"
+    data = CategoryChartData()
+    data.categories = ["一月", "二月"]
+    data.add_series("销量", (10, 12))
+    good = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1), Inches(4), Inches(3), data)
+    good.chart.has_title = True
+    good.chart.chart_title.text_frame.text = "月度销量"
+    broken = slide.shapes.add_chart(XL_CHART_TYPE.PIE, Inches(5), Inches(1), Inches(3), Inches(3), data)
+    broken.name = "Broken chart"
+    slide.part.drop_rel(broken._element.chart_rId)  # the chart part goes missing from the file
+    _textbox(slide.shapes, "图表下方的说明文字", 1)
+    buffer = io.BytesIO()
+    prs.save(buffer)
+    doc = PARSER.parse(buffer.getvalue(), "charts.pptx", ParseContext())
+    assert "Chart: 月度销量" in doc.text and "图表下方的说明文字" in doc.text
+    assert doc.warnings == ["slide 1: shape 'Broken chart' could not be read (KeyError); skipped"]
