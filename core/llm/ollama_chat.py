@@ -131,6 +131,8 @@ class OllamaChatModel:
         detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
         if isinstance(exc, httpx.TimeoutException):
             msg = f"Cannot reach the model server at {host}: no answer within {self.timeout:g} s."
+        elif isinstance(exc, httpx.RemoteProtocolError):
+            msg = f"The model server at {host} dropped the connection in the middle of the answer."
         elif isinstance(exc, (ConnectionError, httpx.TransportError)):
             msg = f"Cannot reach the model server at {host}. Check the base URL and that Ollama is running."
         elif isinstance(exc, ollama.ResponseError):

@@ -72,12 +72,15 @@ class OpenAIChatModel:
             kwargs["tools"] = [t.to_openai() for t in tools]
         if self._include_usage:
             kwargs["stream_options"] = {"include_usage": True}
+        started = False
         try:
-            yield from self._events(self._client.chat.completions.create(**kwargs))
+            for event in self._events(self._client.chat.completions.create(**kwargs)):
+                started = True
+                yield event
         except LLMError:
             raise
         except Exception as exc:  # every client/transport failure is translated, none swallowed
-            raise self._translate(exc) from None
+            raise self._translate(exc, mid_answer=started) from None
 
     def _events(self, chunks: Any) -> Iterator[ChatEvent]:
         pending: dict[int, dict[str, str]] = {}  # tool-call index -> id, name, argument text so far
@@ -152,11 +155,13 @@ class OpenAIChatModel:
             )
         return f"Connected to {self._host}: model '{self.model}' is available ({len(available)} models offered)."
 
-    def _translate(self, exc: Exception) -> LLMError:
+    def _translate(self, exc: Exception, *, mid_answer: bool = False) -> LLMError:
         host, model = self._host, self.model
         detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
         if isinstance(exc, openai.APITimeoutError):
             msg = f"Cannot reach the model server at {host}: no answer within {self.timeout:g} s."
+        elif isinstance(exc, openai.APIConnectionError) and mid_answer:
+            msg = f"The model server at {host} dropped the connection in the middle of the answer."
         elif isinstance(exc, openai.APIConnectionError):
             msg = f"Cannot reach the model server at {host}. Check the base URL and that the server is running."
         elif isinstance(exc, openai.AuthenticationError):

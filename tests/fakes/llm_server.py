@@ -34,6 +34,7 @@ class Reply:
     error_message: str = ""
     delay: float = 0.0  # seconds before the response starts (timeouts)
     stall: float = 0.0  # seconds of silence after the first streamed piece (read timeouts mid-stream)
+    cut_after: int | None = None  # hang up after this many streamed pieces (a server that dies mid-answer)
     raw: str | None = None  # sent verbatim as the body (malformed output)
     chunk_chars: int = 4  # text and tool arguments are streamed in pieces this long
     finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
@@ -206,7 +207,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, ctype, [reply.raw.encode()])
         wire = openai_wire if openai_api else ollama_wire
         if stream:
-            self._send(200, wire.STREAM_TYPE, wire.stream_chunks(reply, body), stall=reply.stall)
+            self._send(200, wire.STREAM_TYPE, wire.stream_chunks(reply, body), stall=reply.stall, cut_after=reply.cut_after)
         else:
             self._json(200, wire.whole_response(reply, body))
 
@@ -227,7 +228,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send(self, status: int, content_type: str, pieces: Any, stall: float = 0.0) -> None:
+    def _send(self, status: int, content_type: str, pieces: Any, stall: float = 0.0, cut_after: int | None = None) -> None:
         """Chunked transfer, flushed piece by piece, as a real streaming server does."""
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -238,6 +239,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                 self.wfile.flush()
                 if i == 0 and stall and self.fake._stopping.wait(stall):
+                    return
+                if cut_after is not None and i + 1 >= cut_after:
+                    self.close_connection = True  # no terminating chunk: the body is visibly incomplete
                     return
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):

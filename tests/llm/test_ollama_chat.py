@@ -83,6 +83,7 @@ def test_server_down_and_timeouts():
         (http_error(400, "invalid options"), "refused the request (HTTP 400): invalid options"),
         (malformed("{not json\n"), "not valid Ollama chat output"),
         (malformed('{"error": "out of memory"}\n'), "reported an error: out of memory"),
+        (text("按第八条办理。", chunk_chars=2, cut_after=2), "dropped the connection in the middle of the answer"),
         (malformed('{"model": "fake-model", "message": {"role": "assistant", "content": "cut"}, "done": false}\n'),
          "ended the answer without finishing it"),
     ],

@@ -135,6 +135,12 @@ def test_malformed_stream_is_an_error_not_a_crash():
             ask(model_for(srv))
 
 
+def test_a_server_dying_mid_answer_is_an_error_not_a_short_answer():
+    with fake_llm_server([text("员工每年享有带薪年假五天。", chunk_chars=2, cut_after=3)]) as srv:
+        with pytest.raises(LLMError, match="dropped the connection in the middle of the answer"):
+            ask(model_for(srv))
+
+
 def test_a_web_page_instead_of_an_event_stream_is_an_error():
     with fake_llm_server([malformed("<html><body>Welcome to nginx!</body></html>\n")]) as srv:
         with pytest.raises(LLMError, match="sent no chat output. Check that the base URL is the API root"):
