@@ -48,7 +48,7 @@ def _parse(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
 
 
 class Engine:
-    def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0):
+    def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0, serve_handoff: bool = False):
         self.config = config
         config.data_dir.mkdir(parents=True, exist_ok=True)
         self.db = Database(config.database_url)
@@ -64,12 +64,21 @@ class Engine:
         cleaned = ingest_mod.recover_interrupted(self.parts)
         if cleaned:
             log.warning("cleaned up %d file(s) left half-indexed by a stopped process", len(cleaned))
+        self._handoff = None
+        if serve_handoff and not config.qdrant_url:
+            from core.handoff import HandoffServer
+
+            self._handoff = HandoffServer(self, config.data_dir)
 
     @classmethod
-    def open(cls, data_dir: str | Path | None = None, *, store_wait_seconds: float = 0.0) -> "Engine":
-        return cls(RuntimeConfig.from_env(data_dir), store_wait_seconds=store_wait_seconds)
+    def open(cls, data_dir: str | Path | None = None, *, store_wait_seconds: float = 0.0,
+             serve_handoff: bool = False) -> "Engine":
+        """``serve_handoff``: let CLI commands run in this process while it holds the embedded store."""
+        return cls(RuntimeConfig.from_env(data_dir), store_wait_seconds=store_wait_seconds, serve_handoff=serve_handoff)
 
     def close(self) -> None:
+        if self._handoff is not None:
+            self._handoff.close()
         self._jobs.shutdown(wait=True, cancel_futures=True)
         self.store.close()
         self.db.dispose()

@@ -16,20 +16,38 @@ from core.types import SYSTEM_ACTOR
 
 @contextmanager
 def engine_for(args: argparse.Namespace) -> Iterator["Engine"]:  # noqa: F821
+    """The engine for this data folder — or, when the dashboard holds the embedded store, a
+    hand-off that runs the command inside the dashboard's process."""
+    from core.config import RuntimeConfig
     from core.engine import Engine
+    from core.handoff import RemoteEngine, socket_path
 
+    config = RuntimeConfig.from_env(args.data_dir)
     try:
-        engine = Engine.open(args.data_dir, store_wait_seconds=args.wait)
+        engine = Engine(config)
     except StoreBusy as exc:
-        raise StoreBusy(
-            f"{exc.message}. The embedded vector store admits one process at a time: stop the dashboard "
-            "(or the other command) first, wait longer with --wait SECONDS, or point both at a Qdrant server "
-            "with QDRANT_URL."
-        ) from None
+        if socket_path(config.data_dir).exists():
+            print("note: the running dashboard holds the store; this command runs there (hand-off)", file=sys.stderr)
+            yield RemoteEngine(config.data_dir)
+            return
+        if args.wait <= 0:
+            raise _busy(exc) from None
+        try:
+            engine = Engine(config, store_wait_seconds=args.wait)
+        except StoreBusy as again:
+            raise _busy(again) from None
     try:
         yield engine
     finally:
         engine.close()
+
+
+def _busy(exc: StoreBusy) -> StoreBusy:
+    return StoreBusy(
+        f"{exc.message}. The embedded vector store admits one process at a time and that process does "
+        "not accept hand-offs: wait for it to finish (--wait SECONDS), or point both at a Qdrant server "
+        "with QDRANT_URL."
+    )
 
 
 def _progress_printer(args: argparse.Namespace):
