@@ -11,6 +11,7 @@ import io
 import zipfile
 
 import pptx as python_pptx
+from lxml import etree
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
 from pptx.shapes.picture import Picture
@@ -27,6 +28,7 @@ _TITLE_TYPES = {PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDE
 _BULLET_TYPES = {PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT, PP_PLACEHOLDER.VERTICAL_BODY}
 _SKIPPED_TYPES = {PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.FOOTER}
 _TITLE_MAX = 120
+_SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True)
 
 
 def _placeholder_type(shape):
@@ -85,6 +87,9 @@ class _SlideWalker:
             return []  # dates, footers and slide numbers repeat on every slide
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
             return self.blocks(shape.shapes, slide_no, None)
+        smartart = _smartart_lines(shape)
+        if smartart:
+            return ["\n".join(smartart)]
         if getattr(shape, "has_table", False) and shape.has_table:
             table = _table_markdown(shape.table)
             return [table] if table else []
@@ -108,6 +113,34 @@ class _SlideWalker:
             if text:
                 blocks.append(f"[Image text] {text}")
         return blocks
+
+
+_DIAGRAM_URI = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+_DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
+_A_P = "{http://schemas.openxmlformats.org/drawingml/2006/main}p"
+_A_T = "{http://schemas.openxmlformats.org/drawingml/2006/main}t"
+_R_DM = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}dm"
+
+
+def _smartart_lines(shape) -> list[str]:
+    """The node texts of a SmartArt diagram (kept in its data part, not in the slide)."""
+    graphic_data = shape._element.find(".//{http://schemas.openxmlformats.org/drawingml/2006/main}graphicData")
+    if graphic_data is None or graphic_data.get("uri") != _DIAGRAM_URI:
+        return []
+    rel_ids = graphic_data.find(f"{_DGM}relIds")
+    if rel_ids is None or rel_ids.get(_R_DM) is None:
+        return []
+    data_part = shape.part.related_part(rel_ids.get(_R_DM))  # KeyError when missing: caller warns
+    root = etree.fromstring(data_part.blob, parser=_SAFE_XML)
+    lines = []
+    for point in root.iter(f"{_DGM}pt"):
+        if point.get("type", "node") != "node":
+            continue  # connector and presentation points carry no text of their own
+        for paragraph in point.iter(_A_P):
+            text = " ".join("".join(t.text or "" for t in paragraph.iter(_A_T)).split())
+            if text:
+                lines.append(f"- {text}")
+    return lines
 
 
 def _title_shape(slide):

@@ -159,3 +159,42 @@ def test_a_broken_shape_is_skipped_with_a_warning_and_charts_keep_their_title():
     doc = PARSER.parse(buffer.getvalue(), "charts.pptx", ParseContext())
     assert "Chart: 月度销量" in doc.text and "图表下方的说明文字" in doc.text
     assert doc.warnings == ["slide 1: shape 'Broken chart' could not be read (KeyError); skipped"]
+
+
+def test_smartart_node_texts_are_read_from_the_diagram_part():
+    from lxml import etree
+    from pptx.opc.constants import RELATIONSHIP_TYPE as RT
+    from pptx.opc.package import Part
+    from pptx.opc.packuri import PackURI
+
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[5])
+    slide.shapes.title.text = "审批流程"
+    dgm = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+    a = "http://schemas.openxmlformats.org/drawingml/2006/main"
+    points = "".join(
+        f'<dgm:pt modelId="{i}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>{text}</a:t></a:r></a:p></dgm:t></dgm:pt>'
+        for i, text in enumerate(["提交申请", "部门审核", "财务复核"], start=1)
+    )
+    data_xml = (
+        f'<dgm:dataModel xmlns:dgm="{dgm}" xmlns:a="{a}"><dgm:ptLst><dgm:pt modelId="0" type="doc"/>{points}'
+        f'<dgm:pt modelId="9" type="parTrans"><dgm:t><a:bodyPr/><a:p><a:r><a:t>CONNECTOR</a:t></a:r></a:p></dgm:t></dgm:pt>'
+        f'</dgm:ptLst></dgm:dataModel>'
+    )
+    part = Part(PackURI("/ppt/diagrams/data1.xml"),
+                "application/vnd.openxmlformats-officedocument.drawingml.diagramData+xml", prs.part.package,
+                data_xml.encode())
+    rel_id = slide.part.relate_to(part, RT.DIAGRAM_DATA)
+    frame = (
+        '<p:graphicFrame xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
+        f'xmlns:a="{a}" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+        '<p:nvGraphicFramePr><p:cNvPr id="40" name="Diagram 1"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr>'
+        '<p:xfrm><a:off x="0" y="0"/><a:ext cx="100" cy="100"/></p:xfrm>'
+        f'<a:graphic><a:graphicData uri="{dgm}"><dgm:relIds xmlns:dgm="{dgm}" r:dm="{rel_id}" r:lo="" r:qs="" r:cs=""/>'
+        '</a:graphicData></a:graphic></p:graphicFrame>'
+    )
+    slide.shapes._spTree.append(etree.fromstring(frame))
+    buffer = io.BytesIO()
+    prs.save(buffer)
+    text = PARSER.parse(buffer.getvalue(), "flow.pptx", ParseContext()).text
+    assert "- 提交申请\n- 部门审核\n- 财务复核" in text and "CONNECTOR" not in text
