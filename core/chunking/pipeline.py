@@ -10,6 +10,7 @@ from core.chunking.locate import PART_SEPARATOR, PartLocator
 from core.chunking.markdown_split import Section, split_markdown
 from core.chunking.merge import Piece, merge_small_pieces
 from core.chunking.size_split import split_to_size
+from core.errors import InvalidSettings
 from core.settings.model import ChunkingSettings
 from core.types import Chunk, ParsedDoc
 
@@ -25,6 +26,10 @@ def chunk_document(doc: ParsedDoc, cfg: ChunkingSettings, count: Callable[[str],
     ``count`` measures a text: ``len`` for characters, or the embedding model's token
     counter when ``cfg.size_unit == "tokens"``.
     """
+    if cfg.size_unit == "tokens" and count is len:
+        raise InvalidSettings(
+            "chunk sizes are set in tokens: pass the embedding model's token counter, not len"
+        )
     cleaned = [clean_text(p.text) for p in doc.parts]
     locator = PartLocator(doc.parts, cleaned)
     text = PART_SEPARATOR.join(t for t in cleaned if t.strip())

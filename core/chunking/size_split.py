@@ -126,7 +126,10 @@ class _Splitter:
                     i, carry = k + 1, None
                     continue
             pieces.append(self.trim(start, units[j][1]))
-            carry = self.overlap_start(start, units[j][1]) if j + 1 < len(units) else None
+            carry = None  # a piece opening with a heading starts a new topic: no overlap
+            next_first_line = self.text[slice(*units[j + 1])].strip().split("\n")[0] if j + 1 < len(units) else ""
+            if next_first_line and not self.sticky(next_first_line):
+                carry = self.overlap_start(start, units[j][1])
             i = j + 1
         return pieces
 

@@ -9,6 +9,7 @@ from tokenizers import Tokenizer
 
 from core.chunking import chunk_document, cleaned_text
 from core.chunking.heading_glue import is_heading_block, is_heading_line
+from core.errors import InvalidSettings
 from core.settings.model import ChunkingSettings
 from core.types import DocPart, ParsedDoc
 from tests.conftest import shared_path
@@ -113,6 +114,23 @@ def test_sizes_in_tokens_of_the_embedding_models_tokenizer():
     assert len(chunks) > 5
     assert max(count(c.text) for c in chunks) <= 64
     assert max(len(c.text) for c in chunks) > 64  # characters would have cut much smaller
+
+
+def test_token_sizes_without_a_token_counter_are_refused():
+    doc = ParsedDoc("t.md", "text/markdown", [DocPart("text")])
+    with pytest.raises(InvalidSettings, match="token counter"):
+        chunk_document(doc, ChunkingSettings(size_unit="tokens"))
+
+
+def test_no_overlap_is_carried_into_a_piece_that_opens_with_a_heading():
+    body = "正文内容，说明规则。" * 15  # 150 characters
+    text = f"{body}\n\n第二章 罚则\n\n{body}"
+    cfg = ChunkingSettings(chunk_size=200, chunk_overlap=40, markdown_header_split=False)
+    chunks = chunk_document(ParsedDoc("r.txt", "text/plain", [DocPart(text)]), cfg)
+    assert [c.text for c in chunks] == [body, f"第二章 罚则\n{body}"]
+    # two plain paragraphs do share an overlap
+    plain = chunk_document(ParsedDoc("r.txt", "text/plain", [DocPart(f"{body}\n\n{body}")]), cfg)
+    assert len(plain) == 2 and len(plain[1].text) > len(body)
 
 
 @pytest.fixture(scope="module")
