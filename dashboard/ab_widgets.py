@@ -1,0 +1,95 @@
+"""Strict A/B compare: one answer column, batch question parsing, batch table and summary."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import InvalidInput
+from dashboard.chat_widgets import render_citations, render_meta, total_ms
+from dashboard.i18n import t
+from dashboard.page import fmt_score
+
+MAX_BATCH = 200
+
+
+def answer_column(title: str, answer) -> None:
+    st.subheader(title)
+    render_meta(answer.mode, answer.hit, answer.llm_called, answer.timings_ms)
+    st.markdown(answer.text or answer.error or "—")
+    for notice in answer.notices:
+        st.caption(f"ⓘ {notice}")
+    if answer.citations:
+        st.markdown(f"**{t('ab.citations')}**")
+        render_citations(answer.citations)
+    st.markdown(f"**{t('ab.retrieved')}**")
+    if not answer.retrieved:
+        st.caption(t("ab.nothing_retrieved"))
+        return
+    st.dataframe([{
+        t("col.final"): fmt_score(r.get("score")),
+        t("col.dense"): fmt_score(r.get("dense")),
+        t("col.bm25"): fmt_score(r.get("bm25")),
+        t("col.file"): r.get("source_name", ""),
+        t("col.text"): str(r.get("text", ""))[:200],
+    } for r in answer.retrieved], hide_index=True, width="stretch")
+
+
+def parse_questions(name: str, data: bytes) -> list[str]:
+    """Questions from a CSV (a 'question' column, else the first column) or JSONL file
+    (objects with 'question', or plain strings), or plain text (one per line)."""
+    text = data.decode("utf-8-sig", errors="strict")
+    lower = name.lower()
+    if lower.endswith((".jsonl", ".ndjson", ".json")):
+        out = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"{name}, line {n}: not valid JSON ({exc.msg})") from None
+            q = item.get("question") if isinstance(item, dict) else item
+            if not isinstance(q, str):
+                raise InvalidInput(f"{name}, line {n}: expected a string or an object with \"question\"")
+            out.append(q)
+    elif lower.endswith(".csv"):
+        rows = list(csv.reader(io.StringIO(text)))
+        if not rows:
+            return []
+        header = [h.strip().lower() for h in rows[0]]
+        col = header.index("question") if "question" in header else 0
+        body = rows[1:] if "question" in header else rows
+        out = [r[col] for r in body if len(r) > col]
+    else:
+        out = text.splitlines()
+    questions = [q.strip() for q in out if q and q.strip()]
+    if len(questions) > MAX_BATCH:
+        raise InvalidInput(f"at most {MAX_BATCH} questions per batch ({len(questions)} given)")
+    return questions
+
+
+def batch_frame(comparisons: list) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "question": c.question,
+        "normal_hit": c.normal.hit, "strict_hit": c.strict.hit,
+        "normal_llm_called": c.normal.llm_called, "strict_llm_called": c.strict.llm_called,
+        "strict_refused": not c.strict.hit,
+        "normal_ms": round(total_ms(c.normal.timings_ms), 1), "strict_ms": round(total_ms(c.strict.timings_ms), 1),
+        "normal_citations": len(c.normal.citations), "strict_citations": len(c.strict.citations),
+        "normal_answer": c.normal.text, "strict_answer": c.strict.text,
+    } for c in comparisons])
+
+
+def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for mode in ("normal", "strict"):
+        rows.append({"mode": t(f"mode.{mode}"), t("ab.hits"): int(df[f"{mode}_hit"].sum()),
+                     t("ab.refusals"): int((~df[f"{mode}_hit"]).sum()) if mode == "strict" else 0,
+                     t("ab.model_calls"): int(df[f"{mode}_llm_called"].sum()),
+                     t("ab.mean_ms"): round(float(df[f"{mode}_ms"].mean()), 1)})
+    return pd.DataFrame(rows)

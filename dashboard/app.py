@@ -1,0 +1,59 @@
+"""ragdesk dashboard: ``streamlit run dashboard/app.py``.
+
+Opens the engine once per server process, gates every page behind sign-in, draws the
+header (mode badge + status strip) and hands over to the page chosen in the navigation.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts only dashboard/ on the path
+    sys.path.insert(0, str(REPO_ROOT))
+
+import streamlit as st  # noqa: E402
+
+from dashboard.auth import current_actor, sign_in_screen, sign_out  # noqa: E402
+from dashboard.errors import show_error  # noqa: E402
+from dashboard.header import render_header, render_sidebar_account  # noqa: E402
+from dashboard.i18n import t  # noqa: E402
+from dashboard.runtime import get_engine  # noqa: E402
+
+PAGES = REPO_ROOT / "pages"
+
+
+def navigation(is_admin: bool):
+    return st.navigation([
+        st.Page(PAGES / "chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
+        st.Page(PAGES / "knowledge_bases.py", title=t("nav.kbs"), icon=":material/library_books:"),
+        st.Page(PAGES / "file_manager.py", title=t("nav.files"), icon=":material/folder_open:"),
+        # Reachable by URL for everyone (the page refuses non-admins); listed for admins only.
+        st.Page(PAGES / "documents_settings.py", title=t("nav.settings"), icon=":material/settings:",
+                visibility="visible" if is_admin else "hidden"),
+        st.Page(PAGES / "ab_compare.py", title=t("nav.ab"), icon=":material/compare:"),
+    ])
+
+
+def main() -> None:
+    st.set_page_config(page_title="ragdesk", page_icon=":material/menu_book:", layout="wide")
+    try:
+        engine = get_engine()
+        actor = current_actor(engine)
+    except Exception as exc:  # e.g. the store is held by another process: say so, no traceback
+        show_error(exc)
+        st.stop()
+    if actor is None:
+        sign_in_screen(engine)
+        return
+    page = navigation(actor.is_admin)
+    render_sidebar_account(engine, actor, sign_out)
+    try:
+        render_header(engine)
+    except Exception as exc:
+        show_error(exc)
+    page.run()
+
+
+main()

@@ -1,0 +1,129 @@
+"""Chat pieces: message bubbles with citations, live answer streaming from engine events,
+history list, #mentions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, is_dataclass
+from typing import Any
+
+import streamlit as st
+
+from core import Engine
+from core.types import Actor
+from dashboard.header import mode_badge
+from dashboard.i18n import t
+
+MENTION = re.compile(r"(?<![\w#])#([^\s#]+)")
+
+
+def mentioned_kbs(question: str, kbs: list) -> list[str]:
+    """Ids of the knowledge bases named as #name in the question (case-insensitive)."""
+    by_name = {kb.name.lower(): kb.id for kb in kbs}
+    return [by_name[m.lower()] for m in MENTION.findall(question) if m.lower() in by_name]
+
+
+def _plain(obj: Any) -> dict:
+    return asdict(obj) if is_dataclass(obj) else dict(obj)
+
+
+def citation_label(c: dict) -> str:
+    where = c.get("location") or ""
+    heading = " › ".join(c.get("heading_path") or [])
+    return " · ".join(x for x in (f"[{c.get('n', '?')}] {c.get('source_name', '')}", where, heading) if x)
+
+
+def render_citations(citations: list) -> None:
+    for c in map(_plain, citations):
+        with st.expander(citation_label(c), icon=":material/format_quote:"):
+            if c.get("score") is not None:
+                st.caption(f"{t('col.final')}: {float(c['score']):.3f}")
+            st.text(c.get("text", ""))
+
+
+def render_meta(mode: str, hit: bool | None, llm_called: bool | None, timings: dict | None) -> None:
+    with st.container(horizontal=True, gap="small"):
+        if mode:
+            mode_badge(mode)
+        if hit is not None:
+            st.badge(t("chat.hit") if hit else t("chat.no_hit"), color="blue" if hit else "orange")
+        if llm_called is not None:
+            st.badge(t("chat.llm_called") if llm_called else t("chat.llm_not_called"), color="gray")
+        total = total_ms(timings or {})
+        if total:
+            st.badge(f"{total:.0f} ms", color="gray", icon=":material/timer:")
+
+
+def total_ms(timings: dict) -> float:
+    if "total" in timings:
+        return float(timings["total"])
+    return float(sum(v for v in timings.values() if isinstance(v, (int, float))))
+
+
+def render_stored_message(msg) -> None:
+    with st.chat_message(msg.role):
+        st.markdown(msg.content)
+        if msg.role == "assistant":
+            render_meta(msg.mode, msg.hit, msg.llm_called, msg.timings)
+            render_citations(msg.citations or [])
+
+
+def render_answer(answer) -> None:
+    """A finished Answer (temporary chats keep these in the session)."""
+    st.markdown(answer.text or answer.error)
+    for notice in answer.notices:
+        st.caption(f"ⓘ {notice}")
+    render_meta(answer.mode, answer.hit, answer.llm_called, answer.timings_ms)
+    render_citations(answer.citations)
+
+
+def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
+    """Ask and show the engine's events live: a status line for retrieval, the text as it comes."""
+    with st.chat_message("assistant"):
+        status = st.status(t("chat.thinking"), expanded=False)
+        text_slot = st.empty()
+        streamed: list[str] = []
+
+        def on_event(ev) -> None:
+            if ev.kind == "text":
+                streamed.append(ev.message)
+                text_slot.markdown("".join(streamed) + " ▌")
+            elif ev.kind == "error":
+                status.update(label=ev.message or t("chat.error"), state="error")
+            elif ev.kind == "done":
+                status.update(label=t("chat.done"), state="complete")
+            elif ev.message:
+                status.update(label=ev.message)
+                status.write(ev.message)
+
+        answer = engine.ask(actor, question, on_event=on_event, **kw)
+        status.update(label=t("chat.done") if not answer.error else answer.error,
+                      state="error" if answer.error else "complete")
+        text_slot.empty()
+        render_answer(answer)
+    return answer
+
+
+def history(engine: Engine, actor: Actor) -> None:
+    """Sidebar: new chat, temporary switch, searchable list of past chats."""
+    with st.sidebar:
+        st.divider()
+        if st.button(t("chat.new"), icon=":material/add_comment:", key="new_chat", width="stretch"):
+            st.session_state.pop("chat_id", None)
+            st.session_state["temp_answers"] = []
+            st.rerun()
+        st.toggle(t("chat.temporary"), key="temporary", help=t("chat.temporary_help"))
+        query = st.text_input(t("chat.search"), key="chat_search", placeholder=t("chat.search_hint"))
+        for chat in engine.list_chats(actor, query):
+            current = chat.id == st.session_state.get("chat_id")
+            c1, c2 = st.columns([5, 1], vertical_alignment="center")
+            if c1.button(chat.title or t("chat.untitled"), key=f"chat_{chat.id}", width="stretch",
+                         type="primary" if current else "secondary"):
+                st.session_state["chat_id"] = chat.id
+                st.session_state["temporary"] = False
+                st.rerun()
+            if c2.button("", icon=":material/delete:", key=f"del_chat_{chat.id}", help=t("chat.delete")):
+                engine.delete_chat(actor, chat.id)
+                if current:
+                    st.session_state.pop("chat_id", None)
+                st.rerun()

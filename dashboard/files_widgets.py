@@ -1,0 +1,96 @@
+"""File Manager widgets: filters, a selectable table, bulk delete, storage audit."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import streamlit as st
+
+from core import Engine
+from core.types import Actor
+from dashboard.i18n import t
+from dashboard.page import fmt_size
+
+STATUSES = ("indexed", "processing", "failed", "cancelled", "pending")
+
+
+def filters(files: list, kbs: dict[str, str]) -> list:
+    c1, c2, c3 = st.columns([2, 2, 3])
+    kb_choice = c1.multiselect(t("files.filter_kb"), list(kbs), format_func=kbs.get, key="fm_kb")
+    status_choice = c2.multiselect(t("files.filter_status"), STATUSES, format_func=lambda s: t(f"status.{s}"), key="fm_status")
+    name = c3.text_input(t("files.filter_name"), key="fm_name").strip().lower()
+    return [f for f in files
+            if (not kb_choice or f.kb_id in kb_choice)
+            and (not status_choice or f.status in status_choice)
+            and (not name or name in f.name.lower())]
+
+
+def file_rows(files: list, kbs: dict[str, str]) -> list:
+    """The table with a selection column; returns the selected files."""
+    if not files:
+        st.info(t("files.none"))
+        return []
+    rows = [{
+        t("col.select"): False,
+        t("col.file"): f.name,
+        t("col.kb"): kbs.get(f.kb_id or "", t("files.chat_file") if f.chat_id else "—"),
+        t("col.status"): t(f"status.{f.status}"),
+        t("col.size"): fmt_size(f.size),
+        t("col.chunks"): f.chunk_count,
+        t("col.vectors"): f.chunk_count if f.status == "indexed" else 0,
+        t("col.error"): f.error,
+        t("col.updated"): f.updated_at.strftime("%Y-%m-%d %H:%M"),
+    } for f in files]
+    edited = st.data_editor(rows, hide_index=True, width="stretch", key="fm_table",
+                            disabled=[k for k in rows[0] if k != t("col.select")])
+    return [f for f, row in zip(files, edited) if row[t("col.select")]]
+
+
+def bulk_delete(engine: Engine, actor: Actor, selected: list) -> None:
+    if not selected:
+        st.caption(t("files.select_hint"))
+        return
+    st.warning(t("files.delete_warning", n=len(selected)))
+    confirm = st.checkbox(t("files.delete_confirm", n=len(selected)), key="fm_confirm")
+    if st.button(t("files.delete", n=len(selected)), type="primary", disabled=not confirm,
+                 icon=":material/delete:", key="fm_delete"):
+        results = engine.delete_files(actor, [f.id for f in selected])
+        failed = [r for r in results if r.status != "deleted"]
+        st.session_state["fm_result"] = (len(results) - len(failed), [f"{r.name}: {r.error}" for r in failed])
+        st.session_state.pop("fm_table", None)
+        st.session_state.pop("fm_confirm", None)
+        st.rerun()
+
+
+def show_last_delete() -> None:
+    result = st.session_state.pop("fm_result", None)
+    if result:
+        ok, errors = result
+        st.success(t("files.deleted", n=ok))
+        for line in errors:
+            st.error(line)
+
+
+def storage_audit(engine: Engine, actor: Actor) -> None:
+    st.subheader(t("audit.title"))
+    st.caption(t("audit.help"))
+    c1, c2 = st.columns(2)
+    run = c1.button(t("audit.run"), icon=":material/health_and_safety:", key="audit_run")
+    repair = c2.button(t("audit.repair"), icon=":material/build:", key="audit_repair")
+    if run or repair:
+        st.session_state["audit"] = engine.doctor(actor, repair=repair)
+    report = st.session_state.get("audit")
+    if report is None:
+        return
+    if report.repaired:
+        st.success(t("audit.repaired"))
+    elif report.healthy:
+        st.success(t("audit.healthy"))
+    else:
+        st.warning(t("audit.problems"))
+    data = asdict(report)
+    st.dataframe([{t("audit.kind"): t(f"audit.{k}"), t("audit.count"): len(v), t("audit.items"): ", ".join(map(str, v))[:500]}
+                  for k, v in data.items() if isinstance(v, (list, dict)) and k != "notes"],
+                 hide_index=True, width="stretch")
+    for note in report.notes:
+        st.caption(note)

@@ -1,0 +1,47 @@
+"""The strip at the top of every page: the answering mode as a badge, always visible, and
+what the engine runs on (embedder, LLM, vector store, strict thresholds)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import Engine
+from core.types import Actor
+from dashboard.i18n import LANGUAGE_NAMES, set_lang, t
+
+
+def mode_badge(mode: str) -> None:
+    if mode == "strict":
+        st.badge(t("mode.strict"), icon=":material/lock:", color="red")
+    else:
+        st.badge(t("mode.normal"), icon=":material/lock_open:", color="green")
+
+
+def render_header(engine: Engine) -> dict:
+    status = engine.status()
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", key="ragdesk_header"):
+        mode_badge(status["mode"])
+        st.caption(" · ".join([
+            f"{t('status.embedder')}: {status['embedder']}",
+            f"{t('status.llm')}: {status['llm']}",
+            f"{t('status.store')}: {status['vector_store']}",
+            t("status.strict_thresholds", min=status["strict_min_similarity"], n=status["strict_max_results"]),
+        ]))
+    return status
+
+
+def render_sidebar_account(engine: Engine, actor: Actor, on_sign_out) -> None:
+    with st.sidebar:
+        role = t("role.admin") if actor.is_admin else t("role.user")
+        st.markdown(f"**{actor.name}** · {role}")
+        codes = list(LANGUAGE_NAMES)
+        current = st.session_state.get("lang", "en")
+        choice = st.selectbox(t("common.language"), codes, index=codes.index(current) if current in codes else 0,
+                              format_func=LANGUAGE_NAMES.get, key="user_lang")
+        if choice != current:
+            engine.set_language(actor, choice)
+            set_lang(choice)
+            st.rerun()
+        if st.button(t("auth.sign_out"), icon=":material/logout:", key="sign_out"):
+            on_sign_out()
+            st.rerun()

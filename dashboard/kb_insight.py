@@ -1,0 +1,84 @@
+"""Retrieval-test panel, reindex, and the charts of the Knowledge Bases page."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core import Engine
+from core.types import Actor
+from dashboard import jobs_panel
+from dashboard.i18n import t
+from dashboard.page import fmt_score
+
+SEARCH_MODES = ("hybrid", "dense", "bm25", "hybrid+rerank")
+CHART_FILE_CAP = 50  # chunk-length chart reads at most this many files (it scrolls their chunks)
+
+
+def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
+    with st.form(f"rtest_{kb.id}"):
+        query = st.text_input(t("rtest.query"), key="rtest_query")
+        c1, c2, c3 = st.columns(3)
+        mode = c1.selectbox(t("rtest.mode"), SEARCH_MODES, key="rtest_mode")
+        top_k = c2.number_input(t("rtest.top_k"), 1, 50, 8, key="rtest_top_k")
+        min_score = c3.number_input(t("rtest.min_score"), 0.0, 1.0, 0.0, step=0.05, key="rtest_min")
+        submitted = st.form_submit_button(t("rtest.run"), icon=":material/search:", type="primary")
+    if not submitted or not query.strip():
+        return
+    result = engine.search(actor, query, [kb.id], mode=mode, top_k=int(top_k), min_score=float(min_score))
+    for notice in result.notices:
+        st.info(notice)
+    timing = ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
+    st.caption(t("rtest.summary", n=len(result.hits), below=len(result.below_threshold), timing=timing))
+    if not result.hits:
+        st.warning(t("rtest.no_hits"))
+    st.dataframe(_hit_rows(result.hits + result.below_threshold, len(result.hits)), hide_index=True, width="stretch",
+                 column_config={t("col.text"): st.column_config.TextColumn(width="large")})
+
+
+def _hit_rows(hits: list, n_kept: int) -> list[dict]:
+    return [{
+        "#": i + 1,
+        t("col.final"): fmt_score(h.score),
+        t("col.kept"): "✓" if i < n_kept else "—",
+        t("col.dense"): fmt_score(h.dense),
+        t("col.bm25"): fmt_score(h.bm25),
+        t("col.fused"): fmt_score(h.fused),
+        t("col.rerank"): fmt_score(h.rerank),
+        t("col.file"): h.source_name,
+        t("col.where"): h.location() or " › ".join(h.heading_path),
+        t("col.text"): h.text[:300],
+    } for i, h in enumerate(hits)]
+
+
+def reindex_panel(engine: Engine, actor: Actor, kb, writable: bool) -> None:
+    st.caption(t("kbs.index_info", embedder=kb.embedder_id or "—", dim=kb.dimension, version=kb.collection_version))
+    current = engine.settings()
+    if kb.embedder_id and kb.embedder_id != engine.embedder().id:
+        st.warning(t("kbs.reindex_needed_embedder"))
+    elif kb.chunking and kb.chunking != current.chunking.model_dump():
+        st.info(t("kbs.reindex_needed_chunking"))
+    if writable and st.button(t("kbs.reindex"), icon=":material/autorenew:", disabled=jobs_panel.busy(kb.id),
+                              key=f"reindex_{kb.id}"):
+        jobs_panel.track("reindex", kb.id, engine.submit_reindex(actor, kb.id))
+        st.rerun()
+
+
+def charts(engine: Engine, actor: Actor, kb, files: list) -> None:
+    c1, c2 = st.columns(2)
+    with c1:
+        st.markdown(f"**{t('charts.chunk_lengths')}**")
+        indexed = [f for f in files if f.status == "indexed"][:CHART_FILE_CAP]
+        lengths = [len(c["text"]) for f in indexed for c in engine.file_chunks(actor, f.id)]
+        if lengths:
+            counts = pd.cut(pd.Series(lengths), bins=min(20, max(1, len(set(lengths))))).value_counts(sort=False)
+            frame = pd.DataFrame({t("charts.length"): [f"{int(b.left)}–{int(b.right)}" for b in counts.index],
+                                  t("charts.chunks"): counts.values})
+            st.bar_chart(frame, x=t("charts.length"), y=t("charts.chunks"), height=260, sort=False)
+        else:
+            st.caption(t("kbs.no_indexed"))
+    with c2:
+        st.markdown(f"**{t('charts.vectors_per_kb')}**")
+        rows = [{t("charts.kb"): k.name, t("charts.vectors"): engine.kb_stats(actor, k.id)["vectors"]}
+                for k in engine.list_kbs(actor)]
+        st.bar_chart(pd.DataFrame(rows), x=t("charts.kb"), y=t("charts.vectors"), height=260, horizontal=True)

@@ -1,0 +1,30 @@
+"""The one engine of this server process, shared by every session.
+
+The embedded vector store admits one process at a time, so the engine is opened once
+(``st.cache_resource``) and closed when the cache is cleared (tests, server shutdown).
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from core import Engine
+
+# A CLI run holding the store briefly (an ingest, a doctor) should not fail the first page load.
+STORE_WAIT_SECONDS = 10.0
+
+
+def _close(engine: Engine) -> None:
+    engine.close()
+
+
+@st.cache_resource(show_spinner=False, on_release=_close)
+def _open_engine(data_dir: str) -> Engine:
+    return Engine.open(data_dir or None, store_wait_seconds=STORE_WAIT_SECONDS)
+
+
+def get_engine() -> Engine:
+    """The engine for the data folder in RAGDESK_DATA_DIR (default ./data)."""
+    return _open_engine(os.environ.get("RAGDESK_DATA_DIR", ""))

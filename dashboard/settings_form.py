@@ -1,0 +1,96 @@
+"""Settings sections rendered from the typed model: one widget per field, help text from
+the Field descriptions, env-overridden fields locked, secrets masked, validation by the engine."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal, get_args, get_origin
+
+import streamlit as st
+from pydantic import BaseModel
+
+from core import Engine
+from core.errors import InvalidSettings
+from core.settings.model import SECRET_FIELDS
+from core.types import Actor
+from dashboard.i18n import t
+
+LONG_TEXT = {"rag_template", "rag_strict_no_hit_reply", "not_from_kb_marker", "rag_strict_uncovered_text"}
+# Changing these changes what is stored in the index: existing knowledge bases need a reindex.
+REINDEX_SECTIONS = {"chunking", "embedding"}
+
+
+def _node(data: dict, path: str) -> dict:
+    for part in path.split("."):
+        data = data.get(part, {}) if isinstance(data, dict) else {}
+    return data if isinstance(data, dict) else {}
+
+
+def env_var(path: str, name: str) -> str:
+    return "RAGDESK_" + "__".join(p.upper() for p in (*path.split("."), name))
+
+
+def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> Any:
+    ann, label = info.annotation, name
+    help_text = info.description or ""
+    if locked:
+        help_text = (help_text + " " + t("settings.locked_help", var=env_var(path, name))).strip()
+        label = f"🔒 {name}"
+    help_text = help_text or None
+    if (path, name) in SECRET_FIELDS:
+        return st.text_input(label, value=value, type="password", help=help_text, disabled=locked, key=key)
+    if ann is bool:
+        return st.toggle(label, value=bool(value), help=help_text, disabled=locked, key=key)
+    if get_origin(ann) is Literal:
+        options = list(get_args(ann))
+        return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked, key=key)
+    if ann is int:
+        return int(st.number_input(label, value=int(value), step=1, help=help_text, disabled=locked, key=key))
+    if ann is float:
+        return float(st.number_input(label, value=float(value), step=0.05, format="%.2f", help=help_text,
+                                     disabled=locked, key=key))
+    if get_origin(ann) is list:
+        raw = st.text_input(label, value=", ".join(value), help=help_text, disabled=locked, key=key)
+        return [x.strip() for x in raw.split(",") if x.strip()]
+    if name in LONG_TEXT:
+        return st.text_area(label, value=value, help=help_text, disabled=locked, key=key,
+                            height=220 if name == "rag_template" else 80)
+    return st.text_input(label, value=str(value), help=help_text, disabled=locked, key=key)
+
+
+def section_form(engine: Engine, actor: Actor, path: str, model: type[BaseModel]) -> dict:
+    """Draw one section; on save, send only the changed fields. Returns the widget values."""
+    current = _node(engine.settings_masked(), path)
+    locked = _node(engine.settings_overridden(), path)
+    # Keys carry a digest of the saved values, so widgets refresh after any save (here or elsewhere).
+    digest = hashlib.sha1(json.dumps(current, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    values = {}
+    for name, info in model.model_fields.items():
+        if isinstance(current.get(name), dict):
+            continue  # a nested section has its own form
+        values[name] = _widget(path, name, info, current.get(name), name in locked, f"set.{path}.{name}.{digest}")
+    changed = {k: v for k, v in values.items() if v != current.get(k) and k not in locked}
+    if st.button(t("common.save"), key=f"save.{path}", icon=":material/save:", type="primary", disabled=not changed):
+        patch: dict = changed
+        for part in reversed(path.split(".")):
+            patch = {part: patch}
+        try:
+            engine.save_settings(actor, patch)
+        except InvalidSettings as exc:
+            st.error(exc.message)
+        else:
+            if path.split(".")[0] in REINDEX_SECTIONS:
+                st.session_state["reindex_offer"] = True
+            st.session_state["settings_saved"] = path
+            st.rerun()
+    if changed:
+        st.caption(t("settings.unsaved", fields=", ".join(changed)))
+    return values
+
+
+def template_preview(template: str) -> None:
+    sample = t("settings.preview_context")
+    preview = template.replace("{{CONTEXT}}", sample).replace("{{QUERY}}", t("settings.preview_query"))
+    st.markdown(f"**{t('settings.preview')}**")
+    st.code(preview, language=None, wrap_lines=True)

@@ -1,0 +1,51 @@
+"""Documents Settings (admins): every section with help and validation, template preview,
+strict mode, LLM connection test, reindex offer after chunking/embedding changes."""
+
+import streamlit as st
+
+from core.settings import model as m
+from dashboard import jobs_panel
+from dashboard.auth import require_admin
+from dashboard.errors import guard
+from dashboard.i18n import t
+from dashboard.page import page_context
+from dashboard.settings_form import section_form, template_preview
+
+engine, actor = page_context()
+st.title(t("nav.settings"))
+require_admin(actor)
+
+saved = st.session_state.pop("settings_saved", None)
+if saved:
+    st.success(t("settings.saved", section=saved))
+if st.session_state.get("reindex_offer"):
+    with guard(), st.container(border=True):
+        st.warning(t("settings.reindex_needed"))
+        kbs = [kb for kb in engine.list_kbs(actor) if kb.collection]
+        c1, c2 = st.columns(2)
+        if c1.button(t("settings.reindex_all", n=len(kbs)), icon=":material/autorenew:", disabled=not kbs):
+            for kb in kbs:
+                jobs_panel.track("reindex", kb.id, engine.submit_reindex(actor, kb.id))
+            st.session_state.pop("reindex_offer")
+            st.success(t("settings.reindex_started"))
+        if c2.button(t("settings.reindex_later")):
+            st.session_state.pop("reindex_offer")
+            st.rerun()
+
+SECTIONS = [("strict", m.StrictModeSettings), ("llm", m.LLMSettings), ("answering", m.AnsweringSettings),
+            ("retrieval", m.RetrievalSettings), ("retrieval.reranker", m.RerankerSettings),
+            ("chunking", m.ChunkingSettings), ("embedding", m.EmbeddingSettings), ("parsing", m.ParsingSettings)]
+tabs = st.tabs([t(f"settings.section.{path}") for path, _ in SECTIONS])
+for tab, (path, model) in zip(tabs, SECTIONS):
+    with tab, guard():
+        st.caption(t(f"settings.about.{path}"))
+        values = section_form(engine, actor, path, model)
+        if path == "answering":
+            template_preview(values["rag_template"])
+        if path == "llm":
+            warning = engine.context_warning()
+            if warning:
+                st.warning(warning)
+            if st.button(t("settings.test_llm"), icon=":material/network_check:", key="test_llm"):
+                with st.spinner(t("settings.testing")):
+                    st.success(engine.test_llm(actor))

@@ -1,0 +1,50 @@
+"""Knowledge Bases: create, edit, share, delete; upload with progress; files; chunks;
+retrieval test; reindex; charts."""
+
+import streamlit as st
+
+from dashboard import jobs_panel
+from dashboard.errors import guard
+from dashboard.i18n import t
+from dashboard.kb_files import chunk_inspector, file_table, upload_form
+from dashboard.kb_insight import charts, reindex_panel, retrieval_test
+from dashboard.kb_manage import can_write, create_form, edit_panel
+from dashboard.page import choose_kb, page_context
+
+engine, actor = page_context()
+st.title(t("nav.kbs"))
+
+with guard():
+    with st.expander(t("kbs.new"), icon=":material/add:", expanded=not engine.list_kbs(actor)):
+        create_form(engine, actor)
+    kb = choose_kb(engine, actor, label=t("kbs.choose"))
+    if kb is None:
+        st.info(t("kbs.none_yet"))
+        st.stop()
+    stats = engine.kb_stats(actor, kb.id)
+    m1, m2, m3 = st.columns(3)
+    m1.metric(t("kbs.files"), stats["files"])
+    m2.metric(t("kbs.chunks"), stats["chunks"])
+    m3.metric(t("kbs.vectors"), stats["vectors"])
+    if kb.description:
+        st.caption(kb.description)
+    writable = can_write(actor, kb)
+    tabs = st.tabs([t("kbs.tab_files"), t("kbs.tab_chunks"), t("kbs.tab_rtest"), t("kbs.tab_index"),
+                    t("kbs.tab_charts"), t("kbs.tab_settings")])
+
+files: list = []
+with tabs[0], guard():
+    if writable:
+        upload_form(engine, actor, kb)
+    jobs_panel.render_work(engine, actor, kb.id)
+    files = file_table(engine, actor, kb)
+with tabs[1], guard():
+    chunk_inspector(engine, actor, files)
+with tabs[2], guard():
+    retrieval_test(engine, actor, kb)
+with tabs[3], guard():
+    reindex_panel(engine, actor, kb, writable)
+with tabs[4], guard():
+    charts(engine, actor, kb, files)
+with tabs[5], guard():
+    edit_panel(engine, actor, kb)
