@@ -19,7 +19,10 @@ _INLINE = {
     "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
     "wbr", "nobr", "big", "center", "ins", "del",
 }
-_CELL_BLOCKS = {"table", "p", "div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote"}
+# A cell holding one of these is a page-layout container, not a data cell; paragraphs,
+# divs and short lists inside a data cell are flattened onto its row.
+_LAYOUT_MARKERS = {"table", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote"}
+_LAYOUT_CELL_CHARS = 1500  # an essay in a cell means the table only positions it
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _WHITESPACE = re.compile(r"\s+")  # in HTML text a newline is just a space; only <br> breaks a line
 # text nodes that are markup leftovers, not content
@@ -32,7 +35,9 @@ def inline_text(node: Tag | NavigableString) -> str:
         return "" if isinstance(node, _SKIP_STRINGS) else _WHITESPACE.sub(" ", str(node))
     if node.name == "br":
         return "\n"
-    return "".join(inline_text(child) for child in node.children)
+    inner = "".join(inline_text(child) for child in node.children)
+    # block elements flattened into one line (a <p> in a table cell) still separate words
+    return inner if node.name in _INLINE else f" {inner} "
 
 
 def _tidy(text: str) -> str:
@@ -120,9 +125,12 @@ def _table_rows(table: Tag) -> list[list[str]] | None:
     for tr in _own_rows(table):
         row: list[str] = []
         for cell in tr.find_all(["td", "th"], recursive=False):
-            if cell.find(_CELL_BLOCKS):
+            if cell.find(_LAYOUT_MARKERS):
                 return None
-            row.append(inline_text(cell))
+            text = inline_text(cell)
+            if len(text) > _LAYOUT_CELL_CHARS:
+                return None
+            row.append(text)
             span = cell.get("colspan", "1")
             row.extend([""] * (min(int(span), 50) - 1 if str(span).isdigit() and int(span) > 1 else 0))
         if any(c.strip() for c in row):

@@ -133,3 +133,20 @@ def test_form_labels_do_not_leak_into_paragraphs():
 def test_page_without_text_fails_clearly():
     with pytest.raises(ParseError, match="no readable text"):
         PARSER.parse(b"<html><body><script>var a = 1;</script><img src='x.png'></body></html>", "e.html", ParseContext())
+
+
+def test_structure_survives_when_trafilatura_falls_back_to_flat_text():
+    """Without an <article>/<main>, trafilatura's fallback mode returned this page as one
+    paragraph (heading and table gone); it kept all the text, so the cleaned rendering wins."""
+    page = (
+        "<html><body><h1>价格表</h1><table><tr><th><p>套餐</p></th><th><p>价格</p></th></tr>"
+        "<tr><td><p>基础版</p></td><td><div>99 元</div><div>每月</div></td></tr>"
+        "<tr><td>专业版</td><td><ul><li>299 元</li><li>含支持</li></ul></td></tr></table>"
+        "<p>Prices are shown per month and include tax for all regions listed above in the table.</p></body></html>"
+    )
+    flat = trafilatura_blocks(page)
+    assert len(flat) == 1  # what trafilatura alone gives (if this changes, the rule may be moot)
+    doc = PARSER.parse(page.encode(), "price.html", ParseContext())
+    assert doc.metadata["extractor"] == "bs4-clean"
+    lines = doc.text.splitlines()
+    assert lines[0] == "# 价格表" and "| 基础版 | 99 元 每月 |" in lines and "| 专业版 | 299 元 含支持 |" in lines
