@@ -1,0 +1,1 @@
+from tests.engine.conftest import engine  # noqa: F401  (the engine fixture, shared)

@@ -1,0 +1,143 @@
+"""The retrieval pipeline through the engine: channels, fusion, thresholds, dedupe, rerank, filters."""
+
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from core.errors import ReindexNeeded
+from core.retrieval.calibration import DenseBand, calibrate_bm25, dense_band
+from core.retrieval.dedupe import drop_near_duplicates
+from core.retrieval.search import SearchHit
+from core.types import SYSTEM_ACTOR
+from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, md
+
+A = SYSTEM_ACTOR
+
+EXTRA_MD = """# Travel FAQ
+
+## Hotels
+
+Hotel bookings in first-tier cities are capped at 600 yuan per night.
+
+## Trains
+
+Staff travel second class by train; senior managers may travel first class.
+"""
+
+
+@pytest.fixture
+def kb(engine):
+    engine.create_kb(A, "kb")
+    results = engine.ingest(A, "kb", [md("差旅.md", POLICY_MD), md("handbook.md", HANDBOOK_MD), md("faq.md", EXTRA_MD)])
+    assert all(r.status == "indexed" for r in results)
+    return {r.name: r.file_id for r in results}
+
+
+def test_every_mode_returns_the_relevant_chunk_with_its_channel_scores(engine, kb):
+    for mode in ("dense", "bm25", "hybrid"):
+        result = engine.search(A, "remote work days per week", ["kb"], mode=mode, min_score=0)
+        top = result.hits[0]
+        assert "three days per week" in top.text, mode
+        assert 0 <= top.score <= 1
+    hybrid = engine.search(A, "remote work days per week", ["kb"], mode="hybrid", min_score=0).hits[0]
+    assert hybrid.dense is not None and hybrid.bm25 and hybrid.fused
+    assert set(engine.search(A, "x", ["kb"], mode="bm25", min_score=0).timings_ms) >= {"embed_query", "recall", "total"}
+
+
+def test_threshold_and_top_k_and_char_cap(engine, kb):
+    engine.save_settings(A, {"retrieval": {"rag_max_content_chars": 100}})
+    result = engine.search(A, "住宿费 一线城市 每晚", ["kb"], top_k=2, min_score=0)
+    assert len(result.hits) == 2
+    assert all(len(h.text) <= 100 for h in result.hits)
+    strict = engine.search(A, "住宿费 一线城市 每晚", ["kb"], min_score=0.999)
+    assert strict.hits == [] and strict.below_threshold  # scored, just not good enough
+
+
+def test_file_filter_restricts_results(engine, kb):
+    result = engine.search(A, "travel hotel night", ["kb"], min_score=0, file_ids=(kb["handbook.md"],))
+    assert result.hits and {h.file_id for h in result.hits} == {kb["handbook.md"]}
+
+
+def test_search_across_several_knowledge_bases(engine, kb):
+    engine.create_kb(A, "other")
+    engine.ingest(A, "other", [md("it.md", "# IT\n\nPasswords rotate every ninety days for all staff accounts.")])
+    hits = engine.search(A, "password rotation ninety days", ["kb", "other"], min_score=0).hits
+    assert hits[0].source_name == "it.md"
+    everywhere = engine.search(A, "password rotation ninety days", min_score=0).hits
+    assert everywhere[0].source_name == "it.md"
+
+
+def test_near_duplicate_chunks_are_shown_once(engine, kb):
+    engine.ingest(A, "kb", [md("copy.md", HANDBOOK_MD + "\n")])  # same text, different bytes
+    hits = engine.search(A, "laptop monitor headset first day", ["kb"], top_k=10, min_score=0).hits
+    texts = [h.text for h in hits if "headset" in h.text]
+    assert len(texts) == 1
+
+
+def test_embedder_change_requires_reindex(engine, kb):
+    engine.save_settings(A, {"embedding": {"model": "hash-48"}})
+    with pytest.raises(ReindexNeeded, match="hash-64.*hash-48|reindex"):
+        engine.search(A, "anything", ["kb"])
+
+
+@contextmanager
+def rerank_server(prefer: str):
+    """A /rerank endpoint in the Jina/Cohere shape that ranks texts containing ``prefer`` first."""
+    seen = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append(body)
+            results = [{"index": i, "relevance_score": 0.9 if prefer in d else 0.1} for i, d in enumerate(body["documents"])]
+            data = json.dumps({"results": results}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/rerank", seen
+    finally:
+        server.shutdown()
+
+
+def test_http_reranker_reorders_candidates(engine, kb):
+    with rerank_server(prefer="headset") as (url, seen):
+        engine.save_settings(A, {"retrieval": {"reranker": {"kind": "http", "url": url}}})
+        result = engine.search(A, "what travel rules apply", ["kb"], mode="hybrid+rerank", min_score=0)
+    assert seen and seen[0]["query"] == "what travel rules apply"
+    assert "headset" in result.hits[0].text and result.hits[0].rerank == pytest.approx(0.9)
+
+
+def test_rerank_mode_without_reranker_says_so(engine, kb):
+    result = engine.search(A, "hotel", ["kb"], mode="hybrid+rerank", min_score=0)
+    assert result.hits and any("no reranker" in n for n in result.notices)
+
+
+def test_calibration_maps_model_bands_to_the_same_scale():
+    e5 = dense_band("local/multilingual-e5-small")
+    minilm = dense_band("local/all-minilm-l6-v2")
+    assert e5.calibrate(e5.relevant) == pytest.approx(1.0) and minilm.calibrate(minilm.relevant) == pytest.approx(1.0)
+    assert e5.calibrate(e5.unrelated) == 0.0 and minilm.calibrate(minilm.unrelated) == 0.0
+    assert DenseBand(0.2, 0.6).calibrate(0.4) == pytest.approx(0.5)
+    assert calibrate_bm25(0, 3) == 0.0 and calibrate_bm25(100, 1) > calibrate_bm25(1, 1)
+
+
+def test_dedupe_keeps_the_best_ranked_copy():
+    def hit(i, text):
+        return SearchHit(chunk_id=str(i), file_id="f", kb_id="k", source_name="s", text=text, chunk_index=i, heading_path=[])
+
+    kept = drop_near_duplicates([hit(0, "alpha beta gamma delta"), hit(1, "alpha beta gamma delta "), hit(2, "something else")], 0.9)
+    assert [h.chunk_id for h in kept] == ["0", "2"]
