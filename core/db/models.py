@@ -120,6 +120,10 @@ class Message(SQLModel, table=True):
     citations: list = Field(default_factory=list, sa_column=Column(JSON))
     timings: dict = Field(default_factory=dict, sa_column=Column(JSON))
     flagged: bool = False
+    # Added for answering: what was retrieved (chunk ids and scores), notices shown, a provider error.
+    retrieved: list = Field(default_factory=list, sa_column=Column(JSON))
+    notices: list = Field(default_factory=list, sa_column=Column(JSON))
+    error: str = Field(default="", sa_column=Column(Text))
     created_at: datetime = Field(default_factory=utcnow)
 
 
