@@ -35,6 +35,10 @@ from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, SPARSE
 
 _META = "collection.json"
 _SCROLL_PAGE = 512
+# Updates are durable through the engine's WAL as soon as they return (a killed process
+# replays it on the next open). Flushing segments costs ~0.16 s at 100k points, more than the
+# update itself, so it happens at most this often and on close, not after every batch.
+_FLUSH_EVERY_S = 5.0
 
 
 @dataclass
@@ -43,6 +47,13 @@ class _Shard:
     dimension: int
     lock: threading.Lock = field(default_factory=threading.Lock)
     closed: bool = False
+    flushed_at: float = field(default_factory=time.monotonic)
+
+    def written(self) -> None:
+        """Call after an update, under the lock: flush segments when the last flush is old."""
+        if time.monotonic() - self.flushed_at >= _FLUSH_EVERY_S:
+            self.engine.flush()
+            self.flushed_at = time.monotonic()
 
 
 def _lock_root(root: Path, wait_seconds: float) -> int:
@@ -147,7 +158,13 @@ class EdgeStore:
             # Build in a hidden directory and rename: a crash never leaves a half-made collection.
             tmp = self._dir / f".new-{name}-{uuid.uuid4().hex[:8]}"
             config = qe.EdgeConfig(
-                vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+                # float16 storage: brute-force search over the unindexed segment reads half the
+                # memory (100k x 384: p50 17 -> 4.4 ms measured); cosine moves by ~1e-3 at most
+                vectors={
+                    DENSE: qe.EdgeVectorParams(
+                        size=dimension, distance=qe.Distance.Cosine, datatype=qe.VectorStorageDatatype.Float16
+                    )
+                },
                 sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             )
             with self._engine("create", name):
@@ -202,12 +219,12 @@ class EdgeStore:
             ]
             with self._engine("store points", name):
                 shard.engine.update(qe.UpdateOperation.upsert_points(batch))
-                shard.engine.flush()  # durable on return, segments included
+                shard.written()
 
     def delete_file(self, name: str, file_id: str) -> None:
         with self._shard(name) as shard, self._engine("delete a file's points", name):
             shard.engine.update(qe.UpdateOperation.delete_points_by_filter(_edge_filter(file_id=file_id)))
-            shard.engine.flush()
+            shard.written()
 
     def count(self, name: str, file_id: str | None = None) -> int:
         flt = _edge_filter(file_id=file_id) if file_id is not None else None
@@ -277,6 +294,22 @@ class EdgeStore:
             limit=limit, prefetches=prefetches, query=qe.Fusion.Rrf(k=RRF_K), filter=where, with_payload=True
         )
         return self._query(name, request, dense)
+
+    # ------------------------------------------------------------ maintenance
+
+    def optimize(self, name: str) -> bool:
+        """Merge segments and build the HNSW index of a collection; True if anything changed.
+
+        Offline maintenance, not part of ``VectorStore``: the engine holds Python's GIL for the
+        whole run (measured: 100k x 384 took minutes on 2 busy cores, during which no other
+        thread of the process ran). Without it, search scans unindexed points (float16) and stays
+        within the 20 ms p95 target at 100k points; with it, search drops to about 1 ms.
+        """
+        with self._shard(name) as shard, self._engine("optimize", name):
+            changed = bool(shard.engine.optimize())
+            shard.engine.flush()
+            shard.flushed_at = time.monotonic()
+            return changed
 
     # ------------------------------------------------------------ lifecycle
 

@@ -99,7 +99,11 @@ class QdrantServerStore:
                 raise AlreadyExists(f"Collection {name} already exists.")
             self._client.create_collection(
                 name,
-                vectors_config={DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
+                vectors_config={
+                    DENSE: models.VectorParams(
+                        size=dimension, distance=models.Distance.COSINE, datatype=models.Datatype.FLOAT16
+                    )
+                },
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
             )
             with warnings.catch_warnings():

@@ -28,7 +28,8 @@ def both(tmp_path: Path):
 
 def same(a: list, b: list) -> None:
     assert [p.id for p in a] == [p.id for p in b]
-    assert [p.score for p in a] == pytest.approx([p.score for p in b], rel=1e-4, abs=1e-6)
+    # the edge engine stores dense vectors as float16 (qdrant-client local mode ignores the datatype)
+    assert [p.score for p in a] == pytest.approx([p.score for p in b], abs=2e-3)
     assert [p.payload for p in a] == [p.payload for p in b]
 
 

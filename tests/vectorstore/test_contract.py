@@ -104,7 +104,8 @@ def test_dense_ranking_is_cosine(filled: tuple[VectorStore, list[VectorPoint]]) 
     want = expected_cosine(points, query)
     got = store.search_dense("kb", query, 5, NO_FILTER)
     assert [p.id for p in got] == [i for i, _ in want[:5]]
-    assert [p.score for p in got] == pytest.approx([s for _, s in want[:5]], abs=1e-5)
+    # dense vectors are stored as float16: cosine within 2e-3 of the exact float64 value
+    assert [p.score for p in got] == pytest.approx([s for _, s in want[:5]], abs=2e-3)
     assert got[0].payload["text"]
 
 

@@ -60,6 +60,41 @@ def test_reopening_sees_persisted_data(tmp_path: Path) -> None:
         assert hits[0].payload["file_id"] == "f-zh-1"
 
 
+_WRITE_AND_DIE = """
+import os, sys
+from pathlib import Path
+from core.vectorstore.edge import EdgeStore
+from tests.vectorstore.conftest import DIM, corpus_points
+store = EdgeStore(Path(sys.argv[1]))
+store.create_collection("kb", DIM)
+store.upsert("kb", corpus_points())
+store.delete_file("kb", "f-en-2")
+os._exit(0)  # like a kill: no flush, no close
+"""
+
+
+def test_updates_survive_a_killed_process(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _WRITE_AND_DIE, str(tmp_path)], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    with EdgeStore(tmp_path) as store:  # the dead process's lock went with it
+        assert store.count("kb") == len(corpus_points()) - 2
+        assert "f-en-2" not in store.file_ids("kb")
+
+
+def test_optimize_keeps_data_and_search(tmp_path: Path) -> None:
+    points = corpus_points()
+    with EdgeStore(tmp_path) as store:
+        store.create_collection("kb", DIM)
+        store.upsert("kb", points)
+        before = store.search_dense("kb", points[4].dense, 3, SearchFilter())
+        assert isinstance(store.optimize("kb"), bool)
+        after = store.search_dense("kb", points[4].dense, 3, SearchFilter())
+        assert [p.id for p in after] == [p.id for p in before] and after[0].id == points[4].id
+        assert store.count("kb") == len(points)
+
+
 def test_second_process_gets_store_busy_naming_the_holder(tmp_path: Path) -> None:
     with EdgeStore(tmp_path) as store:
         store.create_collection("kb", DIM)
