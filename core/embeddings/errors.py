@@ -16,7 +16,8 @@ class EmbeddingAuthError(EmbeddingError):
 
 
 class EmbeddingRejected(EmbeddingError):
-    """The API refused the request (other 4xx) or answered something that is not embeddings."""
+    """The request will keep failing as sent: refused (other 4xx), or answered with something that
+    is not a set of usable vectors."""
 
     retryable = False
 

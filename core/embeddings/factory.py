@@ -79,25 +79,27 @@ def make_embedder(settings: EmbeddingSettings) -> Embedder:
 
 
 def _local(name: str) -> Embedder:
-    loader = _local_loader(name)
+    key, loader = _local_loader(name)
     # one lock for all loads: a second caller waits for the first load rather than loading twice
     with _lock:
-        embedder = _local_cache.get(name)
+        embedder = _local_cache.get(key)
         if embedder is None:
-            embedder = _local_cache[name] = loader()
+            embedder = _local_cache[key] = loader()
     return embedder
 
 
-def _local_loader(name: str) -> Callable[[], Embedder]:
-    if name in LOCAL_MODELS:
-        return LOCAL_MODELS[name].load
-    match = _HASH_NAME.fullmatch(name)
+def _local_loader(name: str) -> tuple[str, Callable[[], Embedder]]:
+    """(cache key, loader) for a model name, or for the id a knowledge base recorded."""
+    for model in LOCAL_MODELS.values():
+        if name in (model.name, model.id):
+            return model.name, model.load
+    match = _HASH_NAME.fullmatch(name.removeprefix("test/"))
     if match:  # any hash-<dim>: tests pick a dimension to exercise a dimension change
         from core.embeddings.fake import HashEmbedder
 
         dimension = int(match.group(1))
         HashEmbedder(dimension)  # validates the range now, as InvalidSettings
-        return lambda: HashEmbedder(dimension)
+        return f"hash-{dimension}", lambda: HashEmbedder(dimension)
     choices = ", ".join(LOCAL_MODELS)
     raise InvalidSettings(f"Unknown local embedding model {name!r}; choose one of: {choices}.")
 

@@ -195,3 +195,12 @@ def test_ollama_sends_no_authorization_without_a_key(embedding_server):
     embedding_server.api_key = None
     _client("ollama", embedding_server.ollama_url, api_key="").embed_query("x")
     assert "Authorization" not in embedding_server.embed_requests()[0].headers
+
+
+def test_unknown_host_name_is_a_retryable_error():
+    # .invalid is reserved (RFC 2606): it never resolves
+    emb = _client("openai", "http://embeddings.invalid/v1")
+    with pytest.raises(EmbeddingError) as info:
+        emb.embed_query("hello")
+    assert info.value.retryable is True
+    assert "embeddings.invalid" in info.value.message and "host name not found" in info.value.message

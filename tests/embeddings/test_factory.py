@@ -29,6 +29,11 @@ def test_hash_model_is_built_and_cached():
     assert make_embedder(EmbeddingSettings(model=" hash-64 ")) is first
 
 
+def test_recorded_ids_name_the_same_cached_models():
+    assert make_embedder(EmbeddingSettings(model="test/hash-64")) is make_embedder(EmbeddingSettings(model="hash-64"))
+    assert make_embedder(EmbeddingSettings(model="test/hash-24")).id == "test/hash-24"
+
+
 def test_other_hash_dimensions_for_dimension_change_tests():
     emb = make_embedder(EmbeddingSettings(model="hash-32"))
     assert emb.dimension == 32 and emb.id == "test/hash-32"
