@@ -273,6 +273,66 @@ class Engine:
             min_score=min_score, file_ids=tuple(file_ids),
         )
 
+    # ---- answering (core/answering): modes, chats, compare. Every call checks the actor.
+    def ask(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
+            mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event=None):
+        """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen."""
+        from core.answering.service import ask
+
+        return ask(self, actor, question, kbs=kbs, chat_id=chat_id, mode=mode, temporary=temporary,
+                   file_ids=tuple(file_ids), on_event=on_event)
+
+    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None):
+        from core.answering.compare import compare
+
+        return compare(self, actor, question, kbs)
+
+    def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None):
+        from core.answering.compare import compare_batch
+
+        return compare_batch(self, actor, questions, kbs)
+
+    def list_chats(self, actor: Actor, query: str = ""):
+        from core.answering import chats
+
+        return chats.list_chats(self.parts, actor, query)
+
+    def chat_messages(self, actor: Actor, chat_id: str):
+        from core.answering import chats
+
+        return chats.chat_messages(self.parts, actor, chat_id)
+
+    def create_chat(self, actor: Actor, title: str = ""):
+        from core.answering import chats
+
+        return chats.create_chat(self.parts, actor, title)
+
+    def delete_chat(self, actor: Actor, chat_id: str) -> None:
+        """The chat, its messages, its files and their vectors."""
+        from core.answering import chats
+
+        chats.delete_chat(self.parts, actor, chat_id)
+
+    def attach_to_chat(self, actor: Actor, chat_id: str, uploads: list[Upload]) -> list[IngestResult]:
+        """Index files into the chat's own collection (``chat_<id>``; reindex never touches it)."""
+        from core.answering.attach import attach_uploads
+
+        return attach_uploads(self, actor, chat_id, uploads)
+
+    def test_llm(self, actor: Actor) -> str:
+        """A cheap connectivity check of the configured chat model; raises LLMError."""
+        from core.llm.factory import make_chat_model
+
+        require_admin(actor, "test the language model connection")
+        return make_chat_model(self.settings().llm).check()
+
+    def context_warning(self) -> str | None:
+        """Ollama's context length still at its 2048 default while context is injected."""
+        from core.llm.ollama_chat import needs_context_warning
+
+        s = self.settings()
+        return needs_context_warning(s.llm.context_length, s.answering.file_context) if s.llm.provider == "ollama" else None
+
 
 def _expand(paths: list[Path]) -> list[Path]:
     """Files as given, folders expanded to the files inside them (sorted, hidden ones skipped)."""

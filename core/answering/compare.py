@@ -1,0 +1,23 @@
+"""The same question answered in normal and in strict mode, side by side (the A/B page)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.answering.service import ask
+from core.answering.types import Comparison
+from core.types import Actor
+
+if TYPE_CHECKING:
+    from core.engine import Engine
+
+
+def compare(engine: "Engine", actor: Actor, question: str, kbs: list[str] | None = None) -> Comparison:
+    """Both answers with their retrievals and timings; nothing is stored (temporary)."""
+    normal = ask(engine, actor, question, kbs=kbs, mode="normal", temporary=True)
+    strict = ask(engine, actor, question, kbs=kbs, mode="strict", temporary=True)
+    return Comparison(question, normal, strict)
+
+
+def compare_batch(engine: "Engine", actor: Actor, questions: list[str], kbs: list[str] | None = None) -> list[Comparison]:
+    return [compare(engine, actor, q, kbs) for q in questions if q.strip()]
