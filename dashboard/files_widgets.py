@@ -41,7 +41,8 @@ def file_rows(files: list, kbs: dict[str, str]) -> list:
         t("col.error"): f.error,
         t("col.updated"): f.updated_at.strftime("%Y-%m-%d %H:%M"),
     } for f in files]
-    edited = st.data_editor(rows, hide_index=True, width="stretch", key="fm_table",
+    # A new key after each delete starts a fresh selection (an editor's state can't be assigned).
+    edited = st.data_editor(rows, hide_index=True, width="stretch", key=f"fm_table_{st.session_state.get('fm_gen', 0)}",
                             disabled=[k for k in rows[0] if k != t("col.select")])
     return [f for f, row in zip(files, edited) if row[t("col.select")]]
 
@@ -57,7 +58,7 @@ def bulk_delete(engine: Engine, actor: Actor, selected: list) -> None:
         results = engine.delete_files(actor, [f.id for f in selected])
         failed = [r for r in results if r.status != "deleted"]
         st.session_state["fm_result"] = (len(results) - len(failed), [f"{r.name}: {r.error}" for r in failed])
-        st.session_state.pop("fm_table", None)
+        st.session_state["fm_gen"] = st.session_state.get("fm_gen", 0) + 1
         st.session_state.pop("fm_confirm", None)
         st.rerun()
 

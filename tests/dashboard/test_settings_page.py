@@ -1,0 +1,77 @@
+"""Documents Settings: save applies at once, validation messages, env-locked fields,
+masked secrets, template preview, reindex offer."""
+
+from __future__ import annotations
+
+from tests.dashboard.conftest import goto, new_app, sign_in, sign_up, texts
+
+
+def _widget(elements, label):
+    found = [w for w in elements if w.label == label]
+    assert found, f"no widget {label!r}"
+    return found[0]
+
+
+def _admin_on_settings():
+    return goto(sign_up(new_app(), "alice"), "settings")
+
+
+def test_strict_switch_saves_and_applies_without_restart(engine):
+    at = _admin_on_settings()
+    assert "Normal mode" in "\n".join(m.value for m in at.markdown)
+    _widget(at.toggle, "rag_strict_mode").set_value(True)
+    at.run()
+    at.button(key="save.strict").click()
+    at.run()
+    assert engine.settings().strict.rag_strict_mode is True
+    assert "Saved strict" in texts(at)
+    assert "Strict mode" in "\n".join(m.value for m in at.markdown)  # the header badge
+    assert _widget(at.toggle, "rag_strict_mode").value is True
+
+
+def test_invalid_values_show_the_engine_message_and_save_nothing(engine):
+    at = _admin_on_settings()
+    _widget(at.number_input, "chunk_overlap").set_value(600)
+    at.run()
+    at.button(key="save.chunking").click()
+    at.run()
+    assert "chunk_overlap (600) must be smaller than chunk_size (500)" in texts(at)
+    assert engine.settings().chunking.chunk_overlap == 50
+
+
+def test_chunking_change_offers_reindex(engine):
+    at = _admin_on_settings()
+    _widget(at.number_input, "chunk_size").set_value(800)
+    at.run()
+    at.button(key="save.chunking").click()
+    at.run()
+    assert engine.settings().chunking.chunk_size == 800
+    assert "existing knowledge bases keep their old index" in texts(at)
+    assert any(b.label.startswith("Reindex all") for b in at.button)
+
+
+def test_secrets_masked_env_fields_locked(engine, monkeypatch):
+    admin = engine.actor_for(engine.sign_up("root", "correct horse 1").id)
+    monkeypatch.setenv("RAGDESK_LLM__MODEL", "qwen-from-env")  # deployments set it before start
+    engine.save_settings(admin, {"llm": {"api_key": "sk-very-secret-123"}})
+    at = goto(sign_in(new_app(), "root"), "settings")
+    assert _widget(at.text_input, "api_key").value == "********"
+    locked = _widget(at.text_input, "🔒 model")
+    assert locked.disabled and locked.value == "qwen-from-env"
+    assert "RAGDESK_LLM__MODEL" in locked.help
+    assert "sk-very-secret" not in repr(at._tree)
+    # saving another field keeps the secret and does not store the env value
+    _widget(at.number_input, "temperature").set_value(0.7)
+    at.run()
+    at.button(key="save.llm").click()
+    at.run()
+    s = engine.settings()
+    assert (s.llm.api_key, s.llm.temperature, s.llm.model) == ("sk-very-secret-123", 0.7, "qwen-from-env")
+
+
+def test_template_preview_fills_context_and_query(engine):
+    at = _admin_on_settings()
+    preview = [c.value for c in at.code]
+    assert any("How many days of annual leave" in p and "New employees get 10 days" in p and "{{" not in p
+               for p in preview)
+    assert _widget(at.text_area, "rag_template").help.startswith("Must contain {{CONTEXT}}")
