@@ -50,3 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--min-size", type=int, help="chunk_min_size_target")
     ev.add_argument("--max-queries", type=int, help="score only the first N queries (quick look)")
     ev.set_defaults(handler=cmd_eval)
+
+    from core.cli import answer_commands
+
+    answer_commands.register(sub)
