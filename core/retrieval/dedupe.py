@@ -25,13 +25,20 @@ def similarity(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def drop_near_duplicates(hits: list, threshold: float) -> list:
-    """Keep the first (best-ranked) of any group whose character 5-gram Jaccard ≥ threshold."""
+def drop_near_duplicates(hits: list, threshold: float, limit: int | None = None) -> list:
+    """Keep the first (best-ranked) of any group whose character 5-gram Jaccard ≥ threshold.
+
+    Stops once ``limit`` hits are kept: only the head of the ranking is ever shown.
+    """
     kept: list = []
     kept_shingles: list[frozenset[str]] = []
     for hit in hits:
+        if limit is not None and len(kept) >= limit:
+            break
         sh = shingles(hit.text)
-        if any(similarity(sh, other) >= threshold for other in kept_shingles):
+        # Jaccard ≥ t needs the smaller set to be at least t of the larger: skip hopeless pairs cheaply.
+        if any(min(len(sh), len(o)) >= threshold * max(len(sh), len(o)) and similarity(sh, o) >= threshold
+               for o in kept_shingles):
             continue
         kept.append(hit)
         kept_shingles.append(sh)

@@ -156,8 +156,8 @@ def search(
     t3 = time.perf_counter()
     result.timings_ms["rerank"] = (t3 - t2) * 1000
 
-    hits = drop_near_duplicates(hits, cfg.dedupe_threshold)
-    result.hits = [h for h in hits if h.score >= min_score][:top_k]
+    above = drop_near_duplicates([h for h in hits if h.score >= min_score], cfg.dedupe_threshold, top_k)
+    result.hits = above
     result.below_threshold = [h for h in hits if h.score < min_score][:top_k]
     for h in result.hits:
         h.text = h.text[: cfg.rag_max_content_chars]
