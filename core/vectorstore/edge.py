@@ -256,11 +256,11 @@ class EdgeStore:
 
     # ------------------------------------------------------------ search
 
-    def _query(self, name: str, request_for: object, dense: list[float] | None) -> list[ScoredPoint]:
+    def _query(self, name: str, request: qe.QueryRequest, dense: list[float] | None) -> list[ScoredPoint]:
         with self._shard(name) as shard:
             check_query(dense, shard.dimension)
             with self._engine("search", name):
-                return _scored(shard.engine.query(request_for))
+                return _scored(shard.engine.query(request))
 
     def search_dense(self, name: str, vector: list[float], limit: int, flt: SearchFilter) -> list[ScoredPoint]:
         request = qe.QueryRequest(
