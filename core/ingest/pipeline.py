@@ -45,7 +45,8 @@ def make_chunks(doc: ParsedDoc, cfg: ChunkingSettings, embedder: Embedder) -> li
 def chunk_payload(chunk: Chunk, target: FileTarget) -> dict:
     payload = {
         "file_id": target.file_id,
-        "kb_id": target.kb_id or "",
+        # The store indexes kb_id and requires it; a chat's files are marked with their chat.
+        "kb_id": target.kb_id or (f"chat:{target.chat_id}" if target.chat_id else ""),
         "chat_id": target.chat_id or "",
         "chunk_index": chunk.index,
         "text": chunk.text,
