@@ -14,12 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
-# A gutter must be at least this many text heights wide (inter-word spaces are ~0.3).
-GUTTER_MIN_HEIGHTS = 0.8
+# A gutter must be at least this many text heights wide. Narrow journal gutters are ~0.7 of
+# an OCR line box; inter-word spaces (~0.3) rarely line up over several lines, and a narrow
+# gutter must hold over more lines than a wide one.
+GUTTER_MIN_HEIGHTS = 0.5
+WIDE_GUTTER_HEIGHTS = 1.0
 # A horizontal cut needs a gap larger than this many text heights (line spacing is ~0.2-0.4).
 PARAGRAPH_GAP_HEIGHTS = 0.6
 # Each side of a gutter must read like running text: lines of some length, not table cells.
-COLUMN_MIN_LINES = 2
+COLUMN_MIN_LINES = 2  # beside a wide gutter
+NARROW_COLUMN_MIN_LINES = 3  # beside a narrow one
 COLUMN_MIN_MEDIAN_CHARS = 10
 COLUMN_MIN_WIDTH_SHARE = 0.12
 MAX_DEPTH = 60
@@ -97,11 +101,11 @@ def _text_height(boxes: list[Box]) -> float:
     return median(heights) if heights else 10.0
 
 
-def _reads_as_column(boxes: list[Box], region_width: float) -> bool:
+def _reads_as_column(boxes: list[Box], region_width: float, min_lines: int) -> bool:
     if any(b.is_block for b in boxes):
         return True  # a table beside text is a column of its own
     lines = group_lines(boxes)
-    if len(lines) < COLUMN_MIN_LINES:
+    if len(lines) < min_lines:
         return False
     width = max(b.x1 for b in boxes) - min(b.x0 for b in boxes)
     if width < COLUMN_MIN_WIDTH_SHARE * region_width:
@@ -116,7 +120,8 @@ def _vertical_cut(boxes: list[Box], height: float) -> tuple[list[Box], list[Box]
         middle = (start + end) / 2
         left = [b for b in boxes if b.x1 <= middle]
         right = [b for b in boxes if b.x0 >= middle]
-        if _reads_as_column(left, region_width) and _reads_as_column(right, region_width):
+        min_lines = COLUMN_MIN_LINES if end - start >= WIDE_GUTTER_HEIGHTS * height else NARROW_COLUMN_MIN_LINES
+        if _reads_as_column(left, region_width, min_lines) and _reads_as_column(right, region_width, min_lines):
             return left, right
     return None
 

@@ -12,6 +12,7 @@ Speed settings are measured in docs/parsers.md (benchmarks/parsers.py).
 
 from __future__ import annotations
 
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -134,9 +135,16 @@ def ocr_boxes(image: np.ndarray, *, timeout_seconds: float, what: str) -> list[B
         ) from None
 
 
+_LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])-\n(?=[a-z])")
+
+
 def ocr_text(image: np.ndarray, *, timeout_seconds: float, what: str) -> str:
-    """OCR an image and return its text in reading order (columns, then lines)."""
-    return reading_text(ocr_boxes(image, timeout_seconds=timeout_seconds, what=what))
+    """OCR an image and return its text in reading order (columns, then lines).
+
+    A word hyphenated at a line end is joined ("pri-" + "mary" -> "primary") when the next
+    line goes on in lower case, so it can be found by search."""
+    text = reading_text(ocr_boxes(image, timeout_seconds=timeout_seconds, what=what))
+    return _LINE_END_HYPHEN.sub("", text)
 
 
 def _is_blank(image: np.ndarray) -> bool:

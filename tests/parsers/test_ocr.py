@@ -53,6 +53,16 @@ def test_english_ocr_keeps_spaces_between_words():
     assert "Lorem ipsum dolor sit amet" in _ocr_text("unstructured__loremipsum-flat.pdf")
 
 
+@pytest.mark.shared
+def test_scanned_two_column_journal_page_is_read_column_by_column():
+    text = squash(_ocr_text("rapidocrpdf__image.pdf"))
+    # consecutive lines of the left column (one hyphenated at the line end), then the right column
+    left = squash("tendency for the primary tumours to group together in the lower half of the figure with the lymph node metastases")
+    right = squash("larger difference between the two patients than between different stages of cancer")
+    assert left in text and right in text
+    assert text.index(left) < text.index(right)
+
+
 LINES = ["知识库问答系统 第一行", "Retrieval keeps English words apart", "第三行：严格模式只根据知识库作答"]
 
 
