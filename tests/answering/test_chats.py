@@ -1,0 +1,141 @@
+"""Chats: isolation between users, temporary chats that leave nothing, chat files in their own
+collection, references (#kb, #file, #URL), full-document mode."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from sqlmodel import func, select
+
+from core.db.models import Chat, FileRecord, Job, Message
+from core.errors import NotFound
+from core.ingest.service import Upload
+from core.types import SYSTEM_ACTOR as ADMIN
+from tests.answering.conftest import configure, use_openai
+from tests.fakes import text
+
+PAGE = "<html><head><title>食堂</title></head><body><article><h1>员工食堂规定</h1><p>员工食堂每天中午十一点半开放，晚餐时间为十七点半至十九点。</p></article></body></html>"
+
+
+def counts(engine) -> dict:
+    with engine.db.read() as s:
+        rows = {m.__name__: s.exec(select(func.count()).select_from(m)).one() for m in (Chat, Message, FileRecord, Job)}
+    rows["collections"] = sorted(engine.store.list_collections())
+    rows["vectors"] = sum(engine.store.count(c) for c in rows["collections"])
+    return rows
+
+
+@contextmanager
+def web_page(body: str):
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *a):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/canteen.html"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_temporary_chat_leaves_no_rows_and_no_vectors(engine):
+    configure(engine, parsing={"url_allow_private": True})
+    before = counts(engine)
+    with web_page(PAGE) as url:
+        answer = engine.ask(ADMIN, f"#{url} 员工食堂几点开放？", temporary=True)
+        strict = engine.ask(ADMIN, "一线城市住宿费每晚不超过多少？", temporary=True, mode="strict")
+    assert "十一点半" in answer.text and answer.chat_id is None and answer.message_id is None
+    assert strict.hit
+    assert counts(engine) == before
+
+
+def test_chats_are_private_to_their_owner(engine):
+    alice = engine.actor_for(engine.sign_up("alice", "password-alice").id)
+    bob = engine.actor_for(engine.sign_up("bob", "password-bob").id)
+    chat = engine.create_chat(alice, "alice's chat")
+    engine.ask(alice, "一线城市住宿费每晚不超过多少？", chat_id=chat.id)
+    assert [c.id for c in engine.list_chats(alice)] == [chat.id]
+    assert engine.list_chats(bob) == [] and engine.list_chats(bob, "住宿费") == []
+    for call in (lambda: engine.chat_messages(bob, chat.id), lambda: engine.delete_chat(bob, chat.id),
+                 lambda: engine.ask(bob, "还有吗？", chat_id=chat.id),
+                 lambda: engine.attach_to_chat(bob, chat.id, [Upload("x.md", b"# x\n\ny")])):
+        with pytest.raises(NotFound):
+            call()
+    assert len(engine.chat_messages(alice, chat.id)) == 2
+    assert [c.id for c in engine.list_chats(alice, "住宿费")] == [chat.id]
+
+
+def test_chat_files_are_searched_then_deleted_with_their_vectors(engine, server):
+    use_openai(engine, server)
+    chat = engine.create_chat(ADMIN, "files")
+    [result] = engine.attach_to_chat(ADMIN, chat.id, [Upload("canteen.md", "# 食堂\n\n员工食堂每天中午十一点半开放。".encode())])
+    assert result.status == "indexed"
+    collection = f"chat_{chat.id}"
+    assert engine.store.count(collection) > 0
+    server.add(text("十一点半 [1]"))
+    answer = engine.ask(ADMIN, "员工食堂每天几点开放？", chat_id=chat.id)
+    assert answer.citations[0].source_name == "canteen.md"
+    # Another chat does not see these files.
+    server.add(text("不知道"))
+    other = engine.ask(ADMIN, "员工食堂每天几点开放？")
+    assert all(r["source_name"] != "canteen.md" for r in other.retrieved)
+    engine.delete_chat(ADMIN, chat.id)
+    assert not engine.store.collection_exists(collection)
+    with engine.db.read() as s:
+        assert s.get(FileRecord, result.file_id) is None
+        assert s.exec(select(Message).where(Message.chat_id == chat.id)).first() is None
+    with pytest.raises(NotFound):
+        engine.chat_messages(ADMIN, chat.id)
+
+
+def test_url_reference_is_fetched_into_the_chat_collection(engine):
+    configure(engine, parsing={"url_allow_private": True})
+    with web_page(PAGE) as url:
+        answer = engine.ask(ADMIN, f"#{url} 员工食堂几点开放？")
+    assert "十一点半" in answer.text and answer.citations[0].source_name == url
+    assert engine.store.count(f"chat_{answer.chat_id}") > 0
+    # The page stays with the chat: a follow-up finds it without the reference.
+    again = engine.ask(ADMIN, "员工食堂晚餐时间是几点？", chat_id=answer.chat_id)
+    assert "十七点半" in again.text
+
+
+def test_kb_and_file_references_narrow_the_search(engine):
+    engine.create_kb(ADMIN, "other")
+    engine.ingest(ADMIN, "other", [Upload("hotel.md", "# 酒店\n\n一线城市住宿费每晚不超过九百元。".encode())])
+    both = engine.ask(ADMIN, "一线城市住宿费每晚不超过多少？", temporary=True)
+    assert {r["source_name"] for r in both.retrieved if r["passed"]} >= {"travel.md", "hotel.md"}
+    only_kb = engine.ask(ADMIN, "#other 一线城市住宿费每晚不超过多少？", temporary=True)
+    assert {r["source_name"] for r in only_kb.retrieved} == {"hotel.md"} and "九百元" in only_kb.text
+    only_file = engine.ask(ADMIN, "#travel.md 一线城市住宿费每晚不超过多少？", temporary=True)
+    assert {r["source_name"] for r in only_file.retrieved} == {"travel.md"} and "六百元" in only_file.text
+
+
+def test_full_document_mode_injects_the_whole_text(engine, server):
+    use_openai(engine, server)
+    engine.update_kb(ADMIN, "policy", full_document=True)
+    server.add(text("ok [1]"))
+    answer = engine.ask(ADMIN, "一线城市住宿费每晚不超过多少？", temporary=True)
+    user = server.chat_bodies()[0]["messages"][-1]["content"]
+    # Every article of the file, not only the retrieved chunk.
+    for article in ("第一条", "第三条", "第六条"):
+        assert article in user
+    assert answer.citations[0].source_name in ("travel.md", "handbook.md")
+    # Within the budget: a small window cuts the documents and says so.
+    use_openai(engine, server, context_length=512)
+    server.add(text("ok"))
+    small = engine.ask(ADMIN, "一线城市住宿费每晚不超过多少？", temporary=True)
+    assert any("trimmed" in n for n in small.notices)
+    assert len(server.chat_bodies()[1]["messages"][-1]["content"]) < len(user) / 2
