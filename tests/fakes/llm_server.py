@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -62,6 +63,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]  # names lower-cased
     body: Any  # parsed JSON, or None for GET / an unparseable body
+    at: float = 0.0  # time.perf_counter() when the whole request had arrived (latency benchmarks)
 
 
 class FakeLLMServer:
@@ -167,7 +169,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self, body: Any) -> None:
         fake, path = self.fake, self.path.split("?")[0]
-        fake._record(RecordedRequest(self.command, path, {k.lower(): v for k, v in self.headers.items()}, body))
+        fake._record(RecordedRequest(self.command, path, {k.lower(): v for k, v in self.headers.items()}, body,
+                                     time.perf_counter()))
         openai_api = path.startswith("/v1/")
         if fake.api_key is not None and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
             return self._error(openai_api, 401, "Incorrect API key provided")
