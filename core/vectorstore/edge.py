@@ -103,12 +103,17 @@ class EdgeStore:
         self.root.mkdir(parents=True, exist_ok=True)
         self._lock_fd: int | None = _lock_root(self.root, wait_seconds)
         self._dir = self.root / "collections"
-        self._dir.mkdir(exist_ok=True)
         self._shards: dict[str, _Shard] = {}
         self._registry = threading.RLock()  # guards _shards and collection directories
-        # A crash mid-create or mid-drop leaves a dot-directory behind: nobody else can be using it.
-        for leftover in self._dir.glob(".*"):
-            shutil.rmtree(leftover, ignore_errors=True)
+        try:
+            self._dir.mkdir(exist_ok=True)
+            # A crash mid-create or mid-drop leaves a dot-directory behind: we hold the lock, so
+            # nobody is using it.
+            for leftover in self._dir.glob(".*"):
+                shutil.rmtree(leftover)
+        except OSError as exc:
+            self.close()
+            raise StoreError(f"The vector store folder {self._dir} is not usable.", detail=str(exc)) from exc
 
     # ------------------------------------------------------------ plumbing
 
