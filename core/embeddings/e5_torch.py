@@ -24,7 +24,7 @@ from core.embeddings._torch_threads import configure_torch_threads
 from core.embeddings.e5_tokenizer import E5Tokenizer
 from core.embeddings.e5_weights import E5Weights, dequantize, load_weights
 from core.embeddings.errors import EmbeddingModelUnavailable
-from core.errors import EmbeddingError
+from core.errors import InvalidSettings
 
 EMBEDDER_ID = "local/multilingual-e5-small"
 QUERY_PREFIX = "query: "
@@ -137,9 +137,9 @@ class E5TorchEmbedder:
                  max_batch_tokens: int = 4096, self_check: bool = True,
                  weights_path: Path | None = None):
         if precision not in ("auto", "bf16", "fp32"):
-            raise EmbeddingError(f"Unknown precision {precision!r}; use 'auto', 'bf16' or 'fp32'.")
+            raise InvalidSettings(f"Unknown precision {precision!r}; use 'auto', 'bf16' or 'fp32'.")
         if precision == "bf16" and not bf16_supported():
-            raise EmbeddingError("This CPU has no native bf16 support; use precision 'fp32'.")
+            raise InvalidSettings("This CPU has no native bf16 support; use precision 'fp32' or 'auto'.")
         if precision == "auto":
             precision = "bf16" if bf16_supported() else "fp32"
         self.precision = precision
@@ -150,7 +150,7 @@ class E5TorchEmbedder:
         self._max_batch_tokens = max_batch_tokens
         weights = load_weights(weights_path)
         if weights.config.hidden != self.dimension:
-            raise EmbeddingError(f"The e5 weights have {weights.config.hidden} dimensions, expected {self.dimension}.")
+            raise EmbeddingModelUnavailable(f"The e5 weights have {weights.config.hidden} dimensions, expected {self.dimension}.")
         self._window = min(self.max_tokens, weights.config.max_positions) - 2
         self.tokenizer = E5Tokenizer(weights.tokenizer)
         self._prefix_tokens = len(self.tokenizer.content_ids(PASSAGE_PREFIX))

