@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import StoreBusy
+from core.errors import StoreBusy, StoreError
 from core.retrieval import bm25
 from core.types import SearchFilter
 from core.vectorstore.edge import EdgeStore
@@ -22,7 +22,7 @@ from tests.vectorstore.conftest import DIM, corpus_points
 _OPEN_ELSEWHERE = """
 import sys
 from pathlib import Path
-from core.errors import StoreBusy
+from core.errors import StoreBusy, StoreError
 from core.vectorstore.edge import EdgeStore
 try:
     store = EdgeStore(Path(sys.argv[1]), wait_seconds=float(sys.argv[2]))
@@ -174,3 +174,12 @@ def test_factory_picks_edge_without_url(tmp_path: Path) -> None:
         assert (tmp_path / "vectors" / ".lock").read_text().strip() == str(os.getpid())
     finally:
         store.close()
+
+
+def test_unusable_folder_is_a_store_error_and_frees_the_lock(tmp_path: Path) -> None:
+    (tmp_path / "collections").write_text("not a folder")
+    with pytest.raises(StoreError, match="not usable"):
+        EdgeStore(tmp_path)
+    (tmp_path / "collections").unlink()
+    with EdgeStore(tmp_path) as store:  # the failed open did not keep the lock
+        assert store.list_collections() == []
