@@ -86,7 +86,7 @@ def run_doctor(parts: EngineParts, actor: Actor, repair: bool = False) -> Doctor
             if path.name not in referenced:
                 report.orphan_blobs.append(path.name)
                 if repair:
-                    parts.blobs.delete_blob(path.name)
+                    path.unlink(missing_ok=True)  # an unreferenced original or a temp file of a killed write
     return report
 
 

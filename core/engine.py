@@ -188,9 +188,12 @@ class Engine:
                progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
         return ingest_mod.ingest(self.parts, actor, kb, uploads, progress)
 
-    def ingest_paths(self, actor: Actor, kb: str, paths: list[Path],
+    def ingest_paths(self, actor: Actor, kb: str, paths: list[Path | str],
                      progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
         uploads, unreadable = [], []
+        urls = [str(p) for p in paths if str(p).startswith(("http://", "https://"))]
+        uploads.extend(Upload.from_url(u) for u in urls)
+        paths = [p for p in paths if str(p) not in urls]
         for path in _expand(paths):
             try:
                 uploads.append(Upload(path.name, path.read_bytes()))

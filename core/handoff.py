@@ -137,7 +137,8 @@ class RemoteEngine:
 
     def ingest_paths(self, actor, kb, paths, progress=None):
         # the other process reads the files: give it absolute paths
-        return self._call("ingest_paths", actor, kb, [Path(p).resolve() for p in paths])
+        sources = [p if str(p).startswith(("http://", "https://")) else Path(p).resolve() for p in paths]
+        return self._call("ingest_paths", actor, kb, sources)
 
     def reindex(self, actor, kb, progress=None):
         return self._call("reindex", actor, kb)

@@ -91,7 +91,8 @@ def cmd_kb(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     with engine_for(args) as engine:
-        results = engine.ingest_paths(SYSTEM_ACTOR, args.kb, [Path(p) for p in args.paths], _progress_printer(args))
+        sources = [p if p.startswith(("http://", "https://")) else Path(p) for p in args.paths]
+        results = engine.ingest_paths(SYSTEM_ACTOR, args.kb, sources, _progress_printer(args))
     if not args.json and sys.stderr.isatty():
         print(file=sys.stderr)
     rows = [vars(r) for r in results]
@@ -217,7 +218,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d = kbs.add_parser("delete")
     d.add_argument("name")
 
-    ing = sub.add_parser("ingest", help="add files or folders to a knowledge base")
+    ing = sub.add_parser("ingest", help="add files, folders or URLs (web pages, PDFs, YouTube videos) to a knowledge base")
     ing.add_argument("--kb", required=True)
     ing.add_argument("paths", nargs="+")
     ing.set_defaults(handler=cmd_ingest)

@@ -31,6 +31,8 @@ class BlobStore:
         self.parsed_dir = parsed_dir
 
     def _blob_path(self, sha: str) -> Path:
+        if len(sha) != 64 or not all(c in "0123456789abcdef" for c in sha):
+            raise ValueError(f"not a sha256 hex digest: {sha!r}")
         return self.files_dir / sha[:2] / sha
 
     def put(self, data: bytes) -> str:

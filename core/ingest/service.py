@@ -30,8 +30,15 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Upload:
+    """A file's bytes, or (with ``url``) a web page / PDF URL / YouTube video to fetch."""
+
     name: str
-    data: bytes
+    data: bytes = b""
+    url: str | None = None
+
+    @classmethod
+    def from_url(cls, url: str) -> "Upload":
+        return cls(name=url, url=url)
 
 
 @dataclass
@@ -96,6 +103,14 @@ def ingest_one(parts: EngineParts, actor: Actor, upload: Upload, *, collection: 
                kb_id: str | None = None, chat_id: str | None = None,
                progress: Callable[[int, int, str], None] | None = None) -> IngestResult:
     settings = parts.settings()
+    fetched = None
+    if upload.url:
+        try:
+            fetched = _fetch(upload.url, settings)
+        except CoreError as exc:
+            return _failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id)
+        # what is kept of a URL is its extracted text: reindex and full-document mode read that
+        upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
     sha = parts.blobs.put(upload.data)
     with parts.db.write() as s:
         owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
@@ -123,7 +138,8 @@ def ingest_one(parts: EngineParts, actor: Actor, upload: Upload, *, collection: 
 
     target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
     try:
-        doc = parts.parse(upload.data, upload.name, ParseContext(settings=settings.parsing, progress=check_cancel_during_parse))
+        doc = fetched or parts.parse(upload.data, upload.name,
+                                     ParseContext(settings=settings.parsing, progress=check_cancel_during_parse))
         embedder = parts.embedder()
         chunks = make_chunks(doc, settings.chunking, embedder)
         parts.blobs.put_parsed(record.id, doc)
@@ -163,6 +179,22 @@ def ingest_one(parts: EngineParts, actor: Actor, upload: Upload, *, collection: 
                         warnings=list(doc.warnings))
 
 
+def _fetch(url: str, settings):
+    from core.parsers.url import fetch_url  # lazy: pulls the HTTP and HTML stacks
+
+    return fetch_url(url, ParseContext(settings=settings.parsing))
+
+
+def _failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error: str, *,
+                         kb_id: str | None, chat_id: str | None) -> IngestResult:
+    """A URL that could not be fetched: listed as failed with its reason, nothing stored."""
+    with parts.db.write() as s:
+        record = FileRecord(sha256="", name=upload.name, owner_id=actor.user_id, kb_id=kb_id, chat_id=chat_id,
+                            status="failed", error=error, meta={"url": upload.url or ""})
+        s.add(record)
+    return IngestResult(upload.name, "failed", file_id=record.id, error=error)
+
+
 def _abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str) -> None:
     if parts.store.collection_exists(collection):
         parts.store.delete_file(collection, file_id)
@@ -200,7 +232,7 @@ def remove_file_everywhere(parts: EngineParts, rec: FileRecord) -> None:
         if row is not None:
             s.delete(row)
         still_used = s.exec(select(FileRecord.id).where(FileRecord.sha256 == rec.sha256, FileRecord.id != rec.id)).first()
-    if not still_used:
+    if rec.sha256 and not still_used:
         parts.blobs.delete_blob(rec.sha256)
 
 
