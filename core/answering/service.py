@@ -18,6 +18,7 @@ from core.answering.attach import attach_url
 from core.answering.budget import answer_reserve, fit_items, messages_tokens, trim_history
 from core.answering.generate import generate
 from core.answering.intent import skip_reason
+from core.answering.models import chat_model
 from core.answering.prompts import ContextItem, Prompt, normal_messages, number, passages, strict_messages
 from core.answering.references import References, parse_references
 from core.answering.retrieve import full_document_items, retrieve
@@ -27,7 +28,6 @@ from core.answering.types import Answer
 from core.errors import CoreError, InvalidInput
 from core.llm.base import ChatMessage, ChatModel
 from core.llm.extractive import ExtractiveAnswerer
-from core.llm.factory import make_chat_model
 from core.llm.text_match import has_cjk
 from core.settings.model import Settings
 from core.types import Actor
@@ -149,7 +149,7 @@ class _Scope:
 
 
 def _model(settings: Settings, run: AnswerRun, injecting: bool) -> ChatModel:
-    model = make_chat_model(settings.llm)
+    model = chat_model(settings.llm)
     if settings.llm.provider == "ollama":
         from core.llm.ollama_chat import needs_context_warning
 
