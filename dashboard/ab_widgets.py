@@ -32,11 +32,14 @@ def answer_column(title: str, answer) -> None:
         return
     st.dataframe([{
         t("col.final"): fmt_score(r.get("score")),
+        t("col.kept"): "✓" if r.get("passed") else "—",
         t("col.dense"): fmt_score(r.get("dense")),
         t("col.bm25"): fmt_score(r.get("bm25")),
-        t("col.file"): r.get("source_name", ""),
+        t("col.fused"): fmt_score(r.get("fused")),
         t("col.text"): str(r.get("text", ""))[:200],
-    } for r in answer.retrieved], hide_index=True, width="stretch")
+        t("col.file"): " · ".join(x for x in (r.get("source_name", ""), r.get("location", "")) if x),
+    } for r in answer.retrieved], hide_index=True, width="stretch",
+        column_config={t("col.text"): st.column_config.TextColumn(width="large")})
 
 
 def parse_questions(name: str, data: bytes) -> list[str]:

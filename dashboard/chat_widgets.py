@@ -55,15 +55,19 @@ def render_meta(mode: str, hit: bool | None, llm_called: bool | None, timings: d
 
 
 def total_ms(timings: dict) -> float:
-    if "total" in timings:
-        return float(timings["total"])
-    return float(sum(v for v in timings.values() if isinstance(v, (int, float))))
+    """Whole answer time: the engine's total, else the latest mark (marks count from the question)."""
+    for key in ("total_ms", "total"):
+        if key in timings:
+            return float(timings[key])
+    return float(max((v for v in timings.values() if isinstance(v, (int, float))), default=0.0))
 
 
 def render_stored_message(msg) -> None:
     with st.chat_message(msg.role):
         st.markdown(msg.content)
         if msg.role == "assistant":
+            for notice in getattr(msg, "notices", None) or []:
+                st.caption(f"ⓘ {notice}")
             render_meta(msg.mode, msg.hit, msg.llm_called, msg.timings)
             render_citations(msg.citations or [])
 
@@ -104,24 +108,29 @@ def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
     return answer
 
 
+def _open_chat(chat_id: str | None) -> None:
+    # A callback runs before the widgets are drawn, so it may reset the temporary switch.
+    if chat_id:
+        st.session_state["chat_id"] = chat_id
+    else:
+        st.session_state.pop("chat_id", None)
+    st.session_state["temporary"] = False
+    st.session_state["temp_answers"] = []
+
+
 def history(engine: Engine, actor: Actor) -> None:
     """Sidebar: new chat, temporary switch, searchable list of past chats."""
     with st.sidebar:
         st.divider()
-        if st.button(t("chat.new"), icon=":material/add_comment:", key="new_chat", width="stretch"):
-            st.session_state.pop("chat_id", None)
-            st.session_state["temp_answers"] = []
-            st.rerun()
+        st.button(t("chat.new"), icon=":material/add_comment:", key="new_chat", width="stretch",
+                  on_click=_open_chat, args=(None,))
         st.toggle(t("chat.temporary"), key="temporary", help=t("chat.temporary_help"))
         query = st.text_input(t("chat.search"), key="chat_search", placeholder=t("chat.search_hint"))
         for chat in engine.list_chats(actor, query):
             current = chat.id == st.session_state.get("chat_id")
             c1, c2 = st.columns([5, 1], vertical_alignment="center")
-            if c1.button(chat.title or t("chat.untitled"), key=f"chat_{chat.id}", width="stretch",
-                         type="primary" if current else "secondary"):
-                st.session_state["chat_id"] = chat.id
-                st.session_state["temporary"] = False
-                st.rerun()
+            c1.button(chat.title or t("chat.untitled"), key=f"chat_{chat.id}", width="stretch",
+                      type="primary" if current else "secondary", on_click=_open_chat, args=(chat.id,))
             if c2.button("", icon=":material/delete:", key=f"del_chat_{chat.id}", help=t("chat.delete")):
                 engine.delete_chat(actor, chat.id)
                 if current:

@@ -45,9 +45,9 @@ def _hit_rows(hits: list, n_kept: int) -> list[dict]:
         t("col.bm25"): fmt_score(h.bm25),
         t("col.fused"): fmt_score(h.fused),
         t("col.rerank"): fmt_score(h.rerank),
-        t("col.file"): h.source_name,
-        t("col.where"): h.location() or " › ".join(h.heading_path),
         t("col.text"): h.text[:300],
+        t("col.where"): " · ".join(x for x in (h.location(), " › ".join(h.heading_path)) if x),
+        t("col.file"): h.source_name,
     } for i, h in enumerate(hits)]
 
 

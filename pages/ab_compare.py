@@ -44,8 +44,8 @@ with batch, guard():
             st.warning(t("ab.no_questions"))
         else:
             with st.spinner(t("ab.running_batch", n=len(questions))):
-                st.session_state["ab_batch"] = batch_frame(engine.compare_batch(actor, questions, kbs=kbs))
-    df = st.session_state.get("ab_batch")
+                st.session_state["ab_batch_result"] = batch_frame(engine.compare_batch(actor, questions, kbs=kbs))
+    df = st.session_state.get("ab_batch_result")
     if df is not None:
         summary = summary_frame(df)
         st.dataframe(summary, hide_index=True, width="stretch")

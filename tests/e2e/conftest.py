@@ -1,0 +1,82 @@
+"""A served dashboard (``streamlit run``) on a free port with a temp data folder, and a
+headless Debian chromium driven by playwright."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            if httpx.get(url, timeout=2).text.strip() == "ok":
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)  # between health polls only; the test itself waits on page state
+    raise RuntimeError(f"{url} not healthy after {timeout}s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory) -> Path:
+    folder = Path(os.environ.get("RAGDESK_E2E_ARTIFACTS") or tmp_path_factory.mktemp("e2e-screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots: {folder}")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    data = tmp_path_factory.mktemp("e2e-data")
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL", "QDRANT_API_KEY")}
+    env.update(RAGDESK_DATA_DIR=str(data), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    log = data / "streamlit.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
+             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        print(f"\nserver log: {log}")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package (test extra)")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
