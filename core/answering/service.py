@@ -11,6 +11,7 @@ the low-similarity action when nothing passes the threshold.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from core.answering import chats
@@ -34,6 +35,8 @@ from core.types import Actor
 
 if TYPE_CHECKING:
     from core.engine import Engine
+
+log = logging.getLogger(__name__)
 
 MODES = ("normal", "strict")
 _TEXT = {
@@ -85,6 +88,9 @@ def ask(engine: "Engine", actor: Actor, question: str, *, kbs: list[str] | None 
             _normal(scope, run, refs, earlier)
     except CoreError as exc:  # a provider down or refusing, an embedding API down...: shown, never a traceback
         run.fail(exc.message)
+    except Exception as exc:  # a library bug: the chat shows a clear line, the log keeps the traceback
+        log.exception("unexpected error while answering")
+        run.fail(f"unexpected error while answering ({type(exc).__name__}: {exc})")
     answer = run.finish()
     if chat is not None:
         msg = chats.add_message(
