@@ -48,6 +48,19 @@ def _phrases() -> dict[str, list[str]]:
         return {r["file"]: [p.strip() for p in r["must_appear(|| separated)"].split("||") if p.strip()] for r in rows}
 
 
+def _word_recall(name: str, text: str) -> float | None:
+    """Share of the words of the reference transcript (shared expected/*.json) that were read."""
+    import json
+    from collections import Counter
+
+    reference = DOCS / "expected" / f"{name}.expected.json"
+    if not reference.exists():
+        return None
+    expected = Counter(re.findall(r"[a-z0-9]+", " ".join(e.get("text", "") for e in json.loads(reference.read_text())).lower()))
+    got = Counter(re.findall(r"[a-z0-9]+", text.lower()))
+    return sum((expected & got).values()) / max(1, sum(expected.values()))
+
+
 def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
@@ -95,7 +108,9 @@ def bench_ocr(dpi: int, only: list[str] | None) -> None:
         total_wall += wall1 - wall0
         total_cpu += cpu1 - cpu0
         missing = [p for p in phrases[name] if p not in found]
+        recall = _word_recall(name, doc.text)
         print(f"  {name}: {wall1 - wall0:.2f} s wall, {cpu1 - cpu0:.2f} s CPU, phrases {len(found)}/{len(phrases[name])}"
+              + (f", word recall vs expected/ {recall:.1%}" if recall is not None else "")
               + (f" missing {missing}" if missing else ""))
     print(f"OCR: {pages} pages in {total_wall:.2f} s wall, {total_cpu:.2f} s CPU: {pages / total_wall:.2f} pages/s wall, "
           f"{pages / total_cpu:.2f} pages per CPU-second; must_appear phrases {hits}/{wanted}")

@@ -27,9 +27,10 @@ ONNX_THREADS = 2
 # The detector sees the page scaled so its longer side is at most this many pixels. Body text
 # stays detectable down to ~1000 px for a letter page; 1280 keeps small print (footnotes).
 DET_MAX_SIDE = 1280
-REC_BATCH = 8
+REC_BATCH = 1  # one text line per run: no padding to the widest line of a batch (less CPU, less memory)
 USE_ANGLE_CLASSIFIER = False  # pages are upright; the classifier only fixes upside-down lines
 MIN_TEXT_SCORE = 0.5
+ARENA = True
 
 _engine: Any = None
 _engine_lock = threading.Lock()
@@ -78,7 +79,7 @@ def _session_options() -> Any:
     # other jobs, spinning burned ~25% more CPU for the same pages (docs/parsers.md).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # The arena reuses buffers across the many differently sized text-line batches.
-    options.enable_cpu_mem_arena = True
+    options.enable_cpu_mem_arena = ARENA
     return options
 
 
