@@ -129,6 +129,10 @@ class PdfParser:
                     ctx.progress(index, total, f"page {number} of {total}: OCR ({reason})")
                     body = _ocr_page(page, number, ctx)
                     ocr_pages.append(number)
+                elif reason and text.real_share < MIN_REAL_SHARE:
+                    # Garbage would only pollute the index: skip the page, say so.
+                    warnings.append(f"page {number}: {reason}, and OCR is turned off; the page was skipped")
+                    body = ""
                 else:
                     if reason:
                         warnings.append(f"page {number}: {reason}, and OCR is turned off; its text may be missing")

@@ -23,9 +23,16 @@ PAGE_W, PAGE_H = 595.0, 842.0  # A4 in points
 class Page:
     texts: list[tuple[float, float, float, str]] = field(default_factory=list)  # x, y from top, size, text
     lines: list[tuple[float, float, float, float]] = field(default_factory=list)  # x0, y0, x1, y1 from top
+    garbled: list[tuple[float, float, float, str]] = field(default_factory=list)  # text whose Unicode map is broken
 
     def text(self, x: float, y: float, text: str, size: float = 11.0) -> "Page":
         self.texts.append((x, y, size, text))
+        return self
+
+    def garbled_text(self, x: float, y: float, text: str, size: float = 11.0) -> "Page":
+        """Text in a font whose ToUnicode map points into the private-use area (a broken
+        export): it renders, but extracts as meaningless characters."""
+        self.garbled.append((x, y, size, text))
         return self
 
     def line(self, x0: float, y0: float, x1: float, y1: float) -> "Page":
@@ -47,7 +54,18 @@ def _content(page: Page) -> bytes:
         else:
             hexed = text.encode("utf-16-be").hex().upper()
             ops.append(f"BT /F2 {size} Tf {x:.2f} {PAGE_H - y:.2f} Td <{hexed}> Tj ET")
+    for x, y, size, text in page.garbled:
+        codes = "".join(f"{ord(c):04X}" for c in text)
+        ops.append(f"BT /F3 {size} Tf {x:.2f} {PAGE_H - y:.2f} Td <{codes}> Tj ET")
     return "\n".join(ops).encode("latin-1")
+
+
+_PRIVATE_USE_CMAP = b"""/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def
+/CMapName /Broken-UCS def /CMapType 2 def
+1 begincodespacerange <0000> <FFFF> endcodespacerange
+1 beginbfrange <0000> <00FF> <E000> endbfrange
+endcmap CMapName currentdict /CMap defineresource pop end end"""
 
 
 def make_pdf(pages: list[Page]) -> bytes:
@@ -61,6 +79,10 @@ def make_pdf(pages: list[Page]) -> bytes:
         b"/CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 2 >> /FontDescriptor 6 0 R /DW 1000 >>",
         b"<< /Type /FontDescriptor /FontName /STSong-Light /Flags 6 /FontBBox [0 -200 1000 900] "
         b"/ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>",
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /Helvetica /Encoding /Identity-H /DescendantFonts [8 0 R] /ToUnicode 9 0 R >>",
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Helvetica /CIDSystemInfo << /Registry (Adobe) "
+        b"/Ordering (Identity) /Supplement 0 >> /FontDescriptor 6 0 R /DW 600 /CIDToGIDMap /Identity >>",
+        b"<< /Length %d >>\nstream\n" % len(_PRIVATE_USE_CMAP) + _PRIVATE_USE_CMAP + b"\nendstream",
     ]
     kids = []
     for page in pages:
@@ -69,7 +91,7 @@ def make_pdf(pages: list[Page]) -> bytes:
         content_id = len(objects)
         objects.append(
             (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_W:.0f} {PAGE_H:.0f}] "
-             f"/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents {content_id} 0 R >>").encode()
+             f"/Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 7 0 R >> >> /Contents {content_id} 0 R >>").encode()
         )
         kids.append(f"{len(objects)} 0 R")
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>".encode()

@@ -121,3 +121,14 @@ def test_progress_is_reported_per_page_and_cancel_stops_parsing():
 
     with pytest.raises(Cancelled):
         parse_bytes(data, "four.pdf", ParseContext(settings=ParsingSettings(ocr_enabled=False), progress=cancel_at_page_three))
+
+
+def test_garbage_text_layer_is_not_indexed_when_ocr_is_off():
+    garbled = "This sentence was exported with a broken font map and reads as nonsense."
+    good = Page().text(72, 80, "A normal first page with a trustworthy text layer.")
+    doc = parse_bytes(make_pdf([good, Page().garbled_text(72, 80, garbled)]), "broken.pdf", NO_OCR)
+    assert [p.page for p in doc.parts] == [1]
+    assert not any(0xE000 <= ord(ch) <= 0xF8FF for ch in doc.text)
+    assert any(w.startswith("page 2: its text layer is garbage") for w in doc.warnings)
+    with pytest.raises(ParseError, match="no text could be extracted"):
+        parse_bytes(make_pdf([Page().garbled_text(72, 80, garbled)]), "all-broken.pdf", NO_OCR)
