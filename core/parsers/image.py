@@ -58,6 +58,8 @@ class ImageParser:
                     f"(limit {MAX_PIXELS // 1_000_000} megapixels)"
                 )
             frames = _frames(image)
+        except Image.DecompressionBombError as exc:
+            raise ParseError(f"{source_name} declares an enormous picture size (a decompression bomb?)", detail=str(exc)) from exc
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
             raise ParseError(f"{source_name} is not a readable image (corrupt or truncated)", detail=str(exc)) from exc
         if not ctx.settings.ocr_enabled:
