@@ -56,11 +56,23 @@ def read_page_text(page: pdfium.PdfPage) -> PageText:
     return result
 
 
+def _char_codes(raw_textpage, count: int) -> list[int]:
+    """Every character's code point, read in one call (per-character calls cost more)."""
+    buffer = (ctypes.c_ushort * (count + 1))()
+    written = pdfium_c.FPDFText_GetText(raw_textpage, 0, count, buffer)
+    if written - 1 == count:
+        units = buffer[:count]
+        if not any(0xD800 <= u <= 0xDFFF for u in units):
+            return list(units)
+    # Characters outside the BMP arrive as surrogate pairs: ask per character instead.
+    return [pdfium_c.FPDFText_GetUnicode(raw_textpage, i) for i in range(count)]
+
+
 def _collect_words(raw_textpage, page_height: float, out: PageText) -> None:
     # A hot loop (thousands of characters per page): ctypes functions and the rect pointer
     # are bound to locals, boxes are plain floats.
     count = pdfium_c.FPDFText_CountChars(raw_textpage)
-    get_unicode = pdfium_c.FPDFText_GetUnicode
+    codes = _char_codes(raw_textpage, count)
     get_box = pdfium_c.FPDFText_GetLooseCharBox
     get_angle = pdfium_c.FPDFText_GetCharAngle
     rect = pdfium_c.FS_RECTF()
@@ -75,8 +87,8 @@ def _collect_words(raw_textpage, page_height: float, out: PageText) -> None:
     chars = real = 0
 
     for i in range(count):
-        code = get_unicode(raw_textpage, i)
-        if code == 2:  # pdfium's mark for a hyphen that breaks a word at a line end
+        code = codes[i]
+        if code == 2 or code == 0xFFFE:  # pdfium's line-end hyphen mark (per-char / bulk reads)
             ch = SOFT_HYPHEN
         else:
             ch = chr(code) if 0 < code < 0x110000 else "\ufffd"
@@ -92,25 +104,27 @@ def _collect_words(raw_textpage, page_height: float, out: PageText) -> None:
         real += _is_real(ch)
         if not get_box(raw_textpage, i, rect_ref):
             continue
-        angle = get_angle(raw_textpage, i)
-        if _ROTATION_TOLERANCE < angle < max_angle:
-            if word_chars:
-                words.append(Box(wx0, wtop, wx1, wbottom, "".join(word_chars)))
-                word_chars = []
-            have_prev = False
-            rotated.append(ch)
-            continue
         x0, x1 = rect.left, rect.right
         top, bottom = page_height - rect.top, page_height - rect.bottom
         height = bottom - top if bottom - top > 1.0 else 1.0
         cy = (top + bottom) / 2
         # Same line and adjacent; ligature parts share one box, so overlap is fine, going
         # back to the left is not.
-        if word_chars and not (
-            have_prev and abs(cy - pcy) < 0.5 * height and x0 >= px0 - 0.1 * height and x0 - px1 < 0.25 * height
-        ):
-            words.append(Box(wx0, wtop, wx1, wbottom, "".join(word_chars)))
-            word_chars = []
+        continues = have_prev and abs(cy - pcy) < 0.5 * height and x0 >= px0 - 0.1 * height and x0 - px1 < 0.25 * height
+        if not continues:
+            # Only a character that does not continue a horizontal word can be rotated text
+            # (rotated characters step up or down the page), so only those are asked.
+            angle = get_angle(raw_textpage, i)
+            if _ROTATION_TOLERANCE < angle < max_angle:
+                if word_chars:
+                    words.append(Box(wx0, wtop, wx1, wbottom, "".join(word_chars)))
+                    word_chars = []
+                have_prev = False
+                rotated.append(ch)
+                continue
+            if word_chars:
+                words.append(Box(wx0, wtop, wx1, wbottom, "".join(word_chars)))
+                word_chars = []
         if not word_chars:
             wx0, wtop, wx1, wbottom = x0, top, x1, bottom
         else:
