@@ -11,6 +11,7 @@ from sqlmodel import select
 
 from core.answering.chats import chat_collection, chat_files
 from core.answering.prompts import ContextItem
+from core.answering.query_cache import CachedQueries
 from core.db.models import FileRecord, KnowledgeBase
 from core.retrieval import search as search_mod
 from core.types import Actor
@@ -63,7 +64,7 @@ def retrieve(engine: "Engine", actor: Actor, query: str, *, kbs: list[str] | Non
     for file_id in file_ids:
         engine.get_file(actor, file_id)
     result = search_mod.search(
-        store=engine.store, db=engine.db, embedder=engine.embedder(),
+        store=engine.store, db=engine.db, embedder=CachedQueries(engine.embedder()),
         reranker=engine.reranker() if cfg.mode == "hybrid+rerank" else None, cfg=cfg, targets=targets,
         query=query, top_k=top_k, min_score=min_score, file_ids=tuple(file_ids),
     )

@@ -1,0 +1,45 @@
+"""Query vectors remembered for a while: the A/B compare embeds every question twice (normal
+and strict), a tool call often repeats the question, and a user retries a question."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from core.embeddings.base import Embedder
+
+_SIZE = 256
+_cache: "OrderedDict[tuple[str, str], np.ndarray]" = OrderedDict()
+_lock = threading.Lock()
+
+
+class CachedQueries:
+    """An embedder whose ``embed_query`` remembers recent queries (by embedder id and text)."""
+
+    def __init__(self, inner: Embedder):
+        self.inner = inner
+        self.id = inner.id
+        self.dimension = inner.dimension
+
+    def embed_query(self, text: str) -> np.ndarray:
+        key = (self.id, text)
+        with _lock:
+            hit = _cache.get(key)
+            if hit is not None:
+                _cache.move_to_end(key)
+                return hit
+        vector = self.inner.embed_query(text)
+        vector.setflags(write=False)  # shared between callers
+        with _lock:
+            _cache[key] = vector
+            while len(_cache) > _SIZE:
+                _cache.popitem(last=False)
+        return vector
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed_documents(texts)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)

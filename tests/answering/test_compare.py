@@ -1,0 +1,35 @@
+"""compare(): both modes side by side, nothing stored, the question embedded once."""
+
+from __future__ import annotations
+
+from sqlmodel import func, select
+
+from core.config import RuntimeConfig
+from core.db.models import Chat, Message
+from core.engine import Engine
+from core.types import SYSTEM_ACTOR as ADMIN
+from tests.engine.conftest import POLICY_MD, md
+from tests.fakes.embedding_server import fake_embedding_server
+
+
+def test_compare_answers_in_both_modes_embeds_the_question_once_and_stores_nothing(data_dir, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    with fake_embedding_server(dimension=16) as emb, Engine(RuntimeConfig.from_env(data_dir)) as engine:
+        engine.save_settings(ADMIN, {"embedding": {"provider": "openai", "base_url": emb.openai_url, "model": "fake-embed"}})
+        engine.create_kb(ADMIN, "policy")
+        engine.ingest(ADMIN, "policy", [md("travel.md", POLICY_MD)])
+        before = emb.embed_count
+        question = "出差乘坐飞机须提前几天申请？"
+        result = engine.compare(ADMIN, question)
+        assert emb.embed_count == before + 1  # the strict pass reused the normal pass's query vector
+        assert result.question == question
+        assert (result.normal.mode, result.strict.mode) == ("normal", "strict")
+        assert result.normal.retrieved and result.strict.retrieved
+        assert result.normal.timings_ms["total_ms"] > 0 and result.strict.timings_ms["total_ms"] > 0
+        batch = engine.compare_batch(ADMIN, [question, "  ", "today's weather?"])
+        assert [c.question for c in batch] == [question, "today's weather?"]
+        assert batch[1].strict.text == "知识库中暂未收录相关内容，我无法凭已有信息作答。" and not batch[1].strict.llm_called
+        with engine.db.read() as s:
+            assert s.exec(select(func.count()).select_from(Chat)).one() == 0
+            assert s.exec(select(func.count()).select_from(Message)).one() == 0
