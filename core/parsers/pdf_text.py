@@ -47,6 +47,9 @@ def _is_real(ch: str) -> bool:
 
 def read_page_text(page: pdfium.PdfPage) -> PageText:
     width, height = page.get_size()
+    if page.get_rotation() % 180 == 90:
+        # Character boxes are in the unrotated page space: lay text out in that space.
+        width, height = height, width
     result = PageText(width=width, height=height)
     textpage = page.get_textpage()
     try:

@@ -132,3 +132,20 @@ def test_garbage_text_layer_is_not_indexed_when_ocr_is_off():
     assert any(w.startswith("page 2: its text layer is garbage") for w in doc.warnings)
     with pytest.raises(ParseError, match="no text could be extracted"):
         parse_bytes(make_pdf([Page().garbled_text(72, 80, garbled)]), "all-broken.pdf", NO_OCR)
+
+
+def test_rotated_page_keeps_its_line_order():
+    import io
+
+    import pypdfium2 as pdfium
+
+    lines = [f"Line {i} of a page that is shown rotated by ninety degrees" for i in range(1, 6)]
+    page = Page()
+    for i, line in enumerate(lines):
+        page.text(72, 100 + i * 16, line)
+    document = pdfium.PdfDocument(make_pdf([page]))
+    document[0].set_rotation(90)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    text = parse_bytes(buffer.getvalue(), "rotated.pdf", NO_OCR).text
+    assert text.splitlines() == lines
