@@ -22,6 +22,8 @@ from core.types import DocPart, ParsedDoc
 MIN_TEXT_CHARS = 40  # fewer non-space characters than this on a page showing an image: a scan
 MIN_REAL_SHARE = 0.6  # below this share of real characters the text layer is garbage
 SCAN_IMAGE_SHARE = 0.25  # an image covering this much of the page can hold the page's text
+SHORT_TEXT_CHARS = 200  # below this, a page-size image may hold more text than the text layer
+STAMPED_SCAN_IMAGE_SHARE = 0.6  # a scan with a typed stamp or header added on top
 OUTLINED_TEXT_PATHS = 200  # this many vector paths and no text: text drawn as outlines
 OCR_MAX_SIDE_PX = 3500  # renders larger than this (posters, A0 drawings) are scaled down
 
@@ -56,13 +58,15 @@ def _image_share_and_paths(page: pdfium.PdfPage, area: float) -> tuple[float, in
 
 def ocr_reason(page: pdfium.PdfPage, text: PageText) -> str | None:
     """Why this page needs OCR, or None when its text layer is good enough."""
-    if text.char_count >= MIN_TEXT_CHARS:
-        if text.real_share < MIN_REAL_SHARE:
-            return f"its text layer is garbage ({text.real_share:.0%} real characters)"
+    if text.char_count >= MIN_TEXT_CHARS and text.real_share < MIN_REAL_SHARE:
+        return f"its text layer is garbage ({text.real_share:.0%} real characters)"
+    if text.char_count >= SHORT_TEXT_CHARS:
         return None
     image_share, paths = _image_share_and_paths(page, text.width * text.height)
-    if image_share >= SCAN_IMAGE_SHARE:
+    if text.char_count < MIN_TEXT_CHARS and image_share >= SCAN_IMAGE_SHARE:
         return "it has no text layer (a scanned image)" if text.char_count == 0 else "its text layer is too short for the image it shows"
+    if image_share >= STAMPED_SCAN_IMAGE_SHARE:
+        return "its text layer is short beside a page-size image (a stamped or partly searchable scan)"
     if text.char_count == 0 and paths >= OUTLINED_TEXT_PATHS:
         return "its text is drawn as vector outlines"
     return None

@@ -152,3 +152,21 @@ def join_pdfs(*documents: bytes) -> bytes:
     out = io.BytesIO()
     target.save(out)
     return out.getvalue()
+
+
+def stamp_text(data: bytes, text: str, x: float = 36, y_from_top: float = 30, size: float = 9) -> bytes:
+    """Add a line of real text (Helvetica) on top of the first page, like a scanner's stamp."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    document = pdfium.PdfDocument(data)
+    page = document[0]
+    obj = pdfium_c.FPDFPageObj_NewTextObj(document.raw, b"Helvetica", size)
+    encoded = (text + "\0").encode("utf-16-le")
+    pdfium_c.FPDFText_SetText(obj, (pdfium_c.FPDF_WCHAR * (len(encoded) // 2)).from_buffer_copy(encoded))
+    pdfium_c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, x, page.get_height() - y_from_top)
+    pdfium_c.FPDFPage_InsertObject(page.raw, obj)
+    pdfium_c.FPDFPage_GenerateContent(page.raw)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()

@@ -6,7 +6,7 @@ from core.parsers.registry import parse_bytes
 from core.settings.model import ParsingSettings
 from tests.conftest import shared_path
 from tests.parsers.office_manifest import manifest_phrases, squash
-from tests.parsers.pdf_maker import Page, image_pdf, make_pdf, text_image
+from tests.parsers.pdf_maker import Page, image_pdf, make_pdf, stamp_text, text_image
 
 SCANNED = {"unstructured__loremipsum-flat.pdf", "rapidocrpdf__image.pdf"}
 SHARED_TEXT_PDFS = [(n, p) for n, p in manifest_phrases("pdf") if n not in SCANNED and p]
@@ -149,3 +149,13 @@ def test_rotated_page_keeps_its_line_order():
     document.save(buffer)
     text = parse_bytes(buffer.getvalue(), "rotated.pdf", NO_OCR).text
     assert text.splitlines() == lines
+
+
+def test_scan_with_a_typed_stamp_is_still_sent_to_ocr():
+    scan = image_pdf(text_image(["The scanned body text of a contract page"] * 6))
+    stamped = stamp_text(scan, "CONFIDENTIAL - received 2026-11-29 by the records office")
+    doc = parse_bytes(stamped, "stamped.pdf", NO_OCR)
+    assert "CONFIDENTIAL - received 2026-11-29" in doc.text  # OCR off: the stamp is all there is
+    assert any("page 1: its text layer is short beside a page-size image" in w for w in doc.warnings)
+    typed = make_pdf([Page().text(72, 80, "A typed page of text without any image, " * 2)])
+    assert parse_bytes(typed, "typed.pdf", NO_OCR).warnings == []
