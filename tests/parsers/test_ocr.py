@@ -79,13 +79,16 @@ def test_mixed_pdf_ocrs_only_the_scanned_page_and_reads_chinese_and_english():
     assert "Retrieval keeps English words apart" in page_two
 
 
-def test_image_file_is_ocred_in_reading_order():
+def test_image_file_is_ocred_in_reading_order_and_tiff_pages_become_parts():
     buffer = io.BytesIO()
-    text_image(LINES).save(buffer, format="PNG")
-    doc = parse_bytes(buffer.getvalue(), "scan.png")
-    assert doc.mime == "image/png"
-    text = squash(doc.text)
+    second = text_image(["Second TIFF page 第二页"])
+    text_image(LINES).save(buffer, format="TIFF", save_all=True, append_images=[second])
+    doc = parse_bytes(buffer.getvalue(), "scan.tiff")
+    assert doc.mime == "image/tiff"
+    assert [p.page for p in doc.parts] == [1, 2]
+    text = squash(doc.parts[0].text)
     assert text.find(squash(LINES[0])) < text.find(squash(LINES[1])) < text.find(squash(LINES[2]))
+    assert squash("Second TIFF page 第二页") in squash(doc.parts[1].text)
 
 
 def test_ocr_page_time_limit_names_the_page():
