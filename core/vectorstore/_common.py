@@ -8,9 +8,11 @@ import uuid
 from core.errors import InvalidInput
 from core.types import ScoredPoint, SparseVector, VectorPoint
 
-# Reciprocal rank fusion constant, set explicitly on both engines (their defaults differ
-# by version): score = sum over channels of 1 / (RRF_K + rank), rank 0-based.
-RRF_K = 60
+# Reciprocal rank fusion: score = sum over channels of 1 / (RRF_K + rank), rank 0-based.
+# 2 is Qdrant's default (the server engine relies on it). Measured against the textbook 60,
+# MiniLM + our BM25, prefetch 50, nDCG@10: xquad-zh-chunks 0.781 vs 0.637 (a weak dense channel
+# drags less when each channel's top hits dominate), xquad-en-chunks 0.897 vs 0.895.
+RRF_K = 2
 
 # Safe as a directory name on every filesystem and as a Qdrant collection name.
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,119}$")

@@ -5,8 +5,8 @@ knowledge base answers the same on both. qdrant-client's in-process modes (``":m
 or a path) stand in for a server in the tests; they are too slow to be the embedded default
 (22 minutes to upsert 100k points, measured), which is why ``EdgeStore`` exists.
 
-Hybrid search uses ``RrfQuery`` with an explicit k (Qdrant server 1.16 or newer), so both
-engines fuse with the same constant.
+Hybrid search fuses with ``FusionQuery(fusion=RRF)``, whose constant is Qdrant's default
+k = 2; the embedded engine sets the same k explicitly (``RRF_K``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from qdrant_client import QdrantClient, models
 
 from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError
 from core.types import ScoredPoint, SearchFilter, SparseVector, VectorPoint
-from core.vectorstore._common import RRF_K, check_name, check_points, check_query, in_chunk_order, is_empty, point_id
+from core.vectorstore._common import check_name, check_points, check_query, in_chunk_order, is_empty, point_id
 from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, SPARSE
 
 _UPSERT_BATCH = 256
@@ -225,7 +225,7 @@ class QdrantServerStore:
             response = self._client.query_points(
                 name,
                 prefetch=prefetch,
-                query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
+                query=models.FusionQuery(fusion=models.Fusion.RRF),  # k = 2 = RRF_K
                 query_filter=where,
                 limit=limit,
                 with_payload=True,

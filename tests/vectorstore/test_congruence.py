@@ -26,11 +26,26 @@ def both(tmp_path: Path):
     client.close()
 
 
+def tie_groups(hits: list) -> list[set[str]]:
+    """Ids grouped by equal score, best first (RRF scores tie often: rank r in one channel only)."""
+    groups: list[tuple[float, set[str]]] = []
+    for h in hits:
+        if groups and h.score == groups[-1][0]:
+            groups[-1][1].add(h.id)
+        else:
+            groups.append((h.score, {h.id}))
+    return [ids for _, ids in groups]
+
+
 def same(a: list, b: list) -> None:
-    assert [p.id for p in a] == [p.id for p in b]
+    """Same ranking up to the order inside ties, which each engine breaks its own way."""
     # the edge engine stores dense vectors as float16 (qdrant-client local mode ignores the datatype)
     assert [p.score for p in a] == pytest.approx([p.score for p in b], abs=2e-3)
-    assert [p.payload for p in a] == [p.payload for p in b]
+    ga, gb = tie_groups(a), tie_groups(b)
+    assert ga[:-1] == gb[:-1]  # the last group may be cut by the limit at a different member
+    assert [len(g) for g in ga[-1:]] == [len(g) for g in gb[-1:]]
+    payloads = {p.id: p.payload for p in b}
+    assert all(payloads.get(p.id, p.payload) == p.payload for p in a)
 
 
 @pytest.mark.parametrize("flt", [SearchFilter(), SearchFilter(kb_ids=("kb-a",)), SearchFilter(file_ids=("f-en-1", "f-mix"))])
