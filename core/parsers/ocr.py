@@ -68,6 +68,18 @@ def get_engine() -> Any:
     return _engine
 
 
+def release_engine() -> None:
+    """Drop the OCR engine (~0.5 GB of models and buffers) after a batch, e.g. when a long-lived
+    process has finished an ingestion job. The next OCR call builds it again (~1-2 s)."""
+    global _engine
+    with _engine_lock:
+        executor = _executor
+    if executor is not None:
+        executor.submit(lambda: None).result()  # wait for a page still being read
+    with _engine_lock:
+        _engine = None
+
+
 def _session_options() -> Any:
     import onnxruntime
 

@@ -96,3 +96,15 @@ def test_ocr_page_time_limit_names_the_page():
     scanned = image_pdf(text_image(LINES))
     with pytest.raises(ParseError, match=r"OCR of page 1 took longer than 0\.001 s"):
         parse_bytes(scanned, "slow.pdf", ctx)
+
+
+def test_engine_can_be_released_and_rebuilt():
+    from core.parsers import ocr
+
+    image = text_image(["Released and rebuilt 重建"])
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    ocr.release_engine()
+    assert ocr._engine is None
+    doc = parse_bytes(buffer.getvalue(), "again.png")
+    assert squash("Released and rebuilt 重建") in squash(doc.text)
