@@ -57,7 +57,8 @@ def _share_form(engine: Engine, actor: Actor, kb) -> None:
     others = [u.name for u in engine.list_users(actor) if u.id != kb.owner_id]
     current = [n for n in engine.shared_with(actor, kb.id) if n in others]
     with st.form(f"share_{kb.id}"):
-        chosen = st.multiselect(t("kbs.share_with"), others, default=current, help=t("kbs.share_help"))
+        chosen = st.multiselect(t("kbs.share_with"), others, default=current, help=t("kbs.share_help"),
+                                key=f"share_{kb.id}_users")
         if st.form_submit_button(t("kbs.share"), icon=":material/group_add:"):
             engine.share_kb(actor, kb.id, chosen)
             st.toast(t("common.saved"))

@@ -10,9 +10,9 @@ from dashboard.i18n import t
 from dashboard.page import page_context
 
 engine, actor = page_context()
+st.title(t("nav.chat"))
 
 with guard():
-    history(engine, actor)
     warning = engine.context_warning()
     if warning:
         st.warning(warning, icon=":material/warning:")
@@ -56,3 +56,6 @@ if prompt:
                 st.session_state.setdefault("temp_answers", []).append((question, answer))
             elif answer.chat_id:
                 st.session_state["chat_id"] = answer.chat_id
+
+with guard():  # drawn last so a chat created by this message is listed at once
+    history(engine, actor)

@@ -79,3 +79,16 @@ def test_temporary_chat_stores_nothing(engine):
     at.run()
     assert "提前三天申请" in "\n".join(_bubbles(at))  # kept in the session for this view only
     assert engine.list_chats(actor) == []
+
+
+def test_files_attached_to_the_chat_are_indexed_and_cited(engine):
+    at, actor, kb = _chat_ready(engine)
+    leave = "# 年假规定\n\n第一条 新入职员工每年享有五天带薪年假。\n\n第二条 年假须提前一周申请。"
+    at.chat_input[0].upload("年假.md", leave.encode(), "text/markdown").set_value("#none 新入职员工有几天年假？").run()
+    assert not at.exception
+    assert any(c.value.startswith("年假.md：") or c.value.startswith("年假.md:") for c in at.caption), [c.value for c in at.caption]
+    chat_id = at.session_state["chat_id"]
+    files = [f for f in engine.list_files(actor) if f.chat_id == chat_id]
+    assert [f.name for f in files] == ["年假.md"] and files[0].status == "indexed"
+    assert "五天" in _bubbles(at)[-1]
+    assert any("年假.md" in e.label for e in at.expander if e.label.startswith("["))

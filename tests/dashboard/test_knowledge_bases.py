@@ -100,3 +100,61 @@ def test_edit_and_delete_with_confirmation(engine):
     at.run()
     assert "No knowledge base yet" in texts(at)
     assert engine.list_kbs(engine.actor_for(at.session_state["user_id"])) == []
+
+
+def test_engine_errors_become_messages_not_tracebacks(engine):
+    at = upload(admin_with_kb(), [("差旅.md", POLICY.encode(), "text/markdown")])
+    actor = engine.actor_for(at.session_state["user_id"])
+    engine.save_settings(actor, {"embedding": {"model": "hash-32"}})  # the index was built with hash-64
+    at.run()
+    assert "The embedding model changed since this index was built" in texts(at)
+    at.text_input(key="rtest_query").input("经济舱")
+    button(at, "Search").click()
+    at.run()
+    assert not at.exception
+    assert any("reindex" in e.value and "hash-64" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_reindex_runs_in_the_background_and_reports(engine):
+    at = upload(admin_with_kb(), [("差旅.md", POLICY.encode(), "text/markdown")])
+    actor = engine.actor_for(at.session_state["user_id"])
+    engine.save_settings(actor, {"embedding": {"model": "hash-32"}})
+    at.run()
+    button(at, "Reindex with current settings").click()
+    at.run()
+    wait_for(at, lambda a: "Reindex done" in texts(a))
+    kb = engine.get_kb(actor, at.session_state["selected_kb"])
+    assert (kb.dimension, kb.collection_version) == (32, 2)
+    at.text_input(key="rtest_query").input("经济舱")
+    button(at, "Search").click()
+    at.run()
+    assert not at.error and "经济舱" in next(d.value for d in at.dataframe if "Dense" in d.value.columns).iloc[0]["Text"]
+
+
+def test_cancel_a_running_upload(engine):
+    at = admin_with_kb()
+    big = "\n\n".join(f"## 第{i}节\n\n" + "员工出差须遵守本办法的各项规定，费用据实报销。" * 12 for i in range(4000))
+    at.file_uploader[0].set_value([("大文件.md", big.encode(), "text/markdown")])
+    button(at, "Upload and index").click()
+    at.run()
+    wait_for(at, lambda a: any(b.label == "Cancel" for b in a.button), timeout=120)
+    button(at, "Cancel").click()
+    at.run()
+    wait_for(at, lambda a: "0 of 1 file(s) indexed" in texts(a), timeout=120)
+    assert "cancelled" in _frames(at)
+    actor = engine.actor_for(at.session_state["user_id"])
+    assert [f.status for f in engine.list_files(actor)] == ["cancelled"]
+    assert engine.kb_stats(actor, at.session_state["selected_kb"])["vectors"] == 0
+
+
+def test_shared_kb_is_readable_but_not_writable_by_the_other_user(engine):
+    alice = admin_with_kb("共享库")
+    bob = sign_up(new_app(), "bob")
+    alice.run()
+    alice.multiselect(key=f"share_{alice.session_state['selected_kb']}_users").select("bob")
+    button(alice, "Update sharing").click()
+    alice.run()
+    goto(bob, "kbs")
+    assert any("共享库" in str(o) for o in bob.selectbox(key="kb_id").options)
+    assert "only its owner or an admin can change it" in texts(bob)
+    assert not bob.file_uploader  # no upload form for readers

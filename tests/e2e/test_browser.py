@@ -28,8 +28,8 @@ class Driver:
         self.n += 1
         size = self.page.viewport_size
         height = self.page.evaluate(
-            "Math.max(...[...document.querySelectorAll('[data-testid=stMain], [data-testid=stAppViewContainer], "
-            "[data-testid=stSidebarContent]')].map(e => e.scrollHeight), document.body.scrollHeight)")
+            "Math.max(...[...document.querySelectorAll('[data-testid=stMain], [data-testid=stAppViewContainer]')]"
+            ".map(e => e.scrollHeight), document.body.scrollHeight)")
         self.page.set_viewport_size({"width": size["width"], "height": min(max(height, size["height"]), 6000)})
         self.page.screenshot(path=str(self.folder / f"{self.n:02d}-{name}.png"))
         self.page.set_viewport_size(size)
@@ -46,12 +46,18 @@ class Driver:
             " && !document.querySelector('[data-stale=true]')", timeout=timeout)
 
     def nav(self, title: str) -> None:
-        sidebar = self.page.get_by_test_id("stSidebar")
-        if not sidebar.is_visible():
+        link = self.page.get_by_test_id("stSidebarNav").get_by_role("link", name=title)
+        box = link.bounding_box()
+        slid_away = box is None or box["x"] + box["width"] <= 0  # narrow windows start with it hidden
+        if slid_away:
             self.page.get_by_test_id("stExpandSidebarButton").click()
-        self.page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+            self.expect(link).to_be_in_viewport()
+        link.click()
         self.expect(self.page.get_by_role("heading", name=title).first).to_be_visible(timeout=60_000)
         self.idle()
+        if slid_away:  # the sidebar overlays the page on a phone: put it away again
+            self.page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+            self.expect(link).not_to_be_in_viewport()
 
     def fill(self, label: str, value: str) -> None:
         self.page.get_by_label(label, exact=True).filter(visible=True).first.fill(value)
@@ -142,16 +148,25 @@ def test_full_flow_in_chromium(server, browser, artifacts):
     d.expect(page.get_by_role("heading", name="Strict", exact=True)).to_be_visible()
     d.shot("ab-compare")
 
-    # A narrow window: the header badge stays visible, columns stack, nothing overflows sideways.
-    page.set_viewport_size({"width": 420, "height": 860})
-    d.idle()
-    d.see("Strict mode")
-    d.shot("narrow-ab-compare")
-    overflow = page.evaluate("document.querySelector('[data-testid=stMainBlockContainer]').scrollWidth"
-                             " - document.querySelector('[data-testid=stMainBlockContainer]').clientWidth")
-    assert overflow <= 1, f"page scrolls sideways by {overflow}px at 420px"
-    d.nav("Knowledge Bases")
-    d.shot("narrow-kbs")
-    d.nav("Chat")
-    d.shot("narrow-chat")
-    print(f"\n{d.n} screenshots in {artifacts}")
+    page.close()
+
+    # A phone-sized window, a new session: sign in, the header badge stays visible, columns stack,
+    # nothing scrolls sideways, the navigation opens from the collapsed sidebar.
+    narrow = browser.new_page(viewport={"width": 420, "height": 860})
+    n = Driver(narrow, artifacts)
+    n.n = d.n
+    narrow.goto(server)
+    n.see("Sign in")
+    n.fill("User name", "admin")
+    n.fill("Password", "correct horse 1")
+    n.click("Sign in")
+    n.see("Strict mode")
+    n.shot("narrow-chat")
+    for title, name in (("Strict A/B compare", "narrow-ab"), ("Knowledge Bases", "narrow-kbs")):
+        n.nav(title)
+        n.see("Strict mode")
+        overflow = narrow.evaluate("(() => { const m = document.querySelector('[data-testid=stMainBlockContainer]');"
+                                   " return m.scrollWidth - m.clientWidth; })()")
+        assert overflow <= 1, f"{title} scrolls sideways by {overflow}px at 420px"
+        n.shot(name)
+    print(f"\n{n.n} screenshots in {artifacts}")
