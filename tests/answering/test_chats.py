@@ -75,6 +75,12 @@ def test_chats_are_private_to_their_owner(engine):
         with pytest.raises(NotFound):
             call()
     assert len(engine.chat_messages(alice, chat.id)) == 2
+    # alice is the installation's first account, an admin: chats stay private even to admins.
+    assert alice.is_admin and not bob.is_admin
+    bobs = engine.create_chat(bob, "bob's chat")
+    with pytest.raises(NotFound):
+        engine.chat_messages(alice, bobs.id)
+    assert [c.id for c in engine.list_chats(alice)] == [chat.id]
     assert [c.id for c in engine.list_chats(alice, "住宿费")] == [chat.id]
 
 
