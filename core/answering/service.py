@@ -94,7 +94,8 @@ def ask(engine: "Engine", actor: Actor, question: str, *, kbs: list[str] | None 
     answer = run.finish()
     if chat is not None:
         msg = chats.add_message(
-            engine.parts, chat.id, "assistant", answer.text, mode=mode, hit=answer.hit, llm_called=answer.llm_called,
+            # An error is the visible content of a failed answer (history() leaves it out of prompts).
+            engine.parts, chat.id, "assistant", answer.text or answer.error, mode=mode, hit=answer.hit, llm_called=answer.llm_called,
             citations=citation_dicts(answer), timings=dict(answer.timings_ms), flagged=answer.flagged,
             retrieved=[{k: r[k] for k in ("chunk_id", "file_id", "score", "passed")} for r in answer.retrieved],
             notices=list(answer.notices), error=answer.error,
@@ -201,11 +202,12 @@ def _normal(scope: _Scope, run: AnswerRun, refs: References, earlier: list[ChatM
     a, r = scope.settings.answering, scope.settings.retrieval
     question = run.answer.question
     items: list[ContextItem] = list(scope.url_items)
-    retrieved = False
+    retrieved = gated = False
     if not a.file_context:
         run.emit("notice", "file context is off: nothing is injected" + (" (the model may use tools)" if a.builtin_tools else ""))
     elif (reason := skip_reason(question)) and not refs.any:
         run.emit("notice", f"retrieval skipped: {reason}", skipped=reason)
+        gated = True
     else:
         items += scope.retrieve(run, refs.query, r.rag_max_results, r.rag_min_similarity, whole_documents=True)
         retrieved = True
@@ -222,7 +224,7 @@ def _normal(scope: _Scope, run: AnswerRun, refs: References, earlier: list[ChatM
             _extractive(run, model, refs.query, number(items), None)
         else:
             run.answer.from_kb = False
-            run.answer.text = _say("nothing" if retrieved else "hello", question)
+            run.answer.text = _say("hello" if gated else "nothing", question)
         return
     if not items:
         run.answer.from_kb = False

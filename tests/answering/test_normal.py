@@ -134,7 +134,7 @@ def test_provider_down_is_a_clear_error_recorded_in_the_chat(engine):
     assert answer.error and f"127.0.0.1:{port}" in answer.error and "Traceback" not in answer.error
     assert [e.kind for e in events][-2:] == ["error", "done"]
     stored = engine.chat_messages(ADMIN, chat.id)[-1]
-    assert stored.role == "assistant" and stored.error == answer.error
+    assert stored.role == "assistant" and stored.error == answer.error and stored.content == answer.error
 
 
 def test_provider_refusal_is_a_clear_error(engine, server):
