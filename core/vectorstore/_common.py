@@ -10,8 +10,9 @@ from core.types import ScoredPoint, SparseVector, VectorPoint
 
 # Reciprocal rank fusion: score = sum over channels of 1 / (RRF_K + rank), rank 0-based.
 # 2 is Qdrant's default (the server engine relies on it). Measured against the textbook 60,
-# MiniLM + our BM25, prefetch 50, nDCG@10: xquad-zh-chunks 0.781 vs 0.637 (a weak dense channel
-# drags less when each channel's top hits dominate), xquad-en-chunks 0.897 vs 0.895.
+# MiniLM + our BM25, prefetch 50, nDCG@10: xquad-zh-chunks 0.783 vs 0.635 (a weak dense channel
+# drags less when each channel's top hits dominate), xquad-en-chunks 0.900 vs 0.897
+# (benchmarks/rrf_k_eval.py).
 RRF_K = 2
 
 # Safe as a directory name on every filesystem and as a Qdrant collection name.
