@@ -24,6 +24,7 @@ from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
 from core.ingest.service import recover_interrupted
 from core.types import Actor
+from core.vectorstore.base import is_ours
 
 
 @dataclass
@@ -56,6 +57,8 @@ def run_doctor(parts: EngineParts, actor: Actor, repair: bool = False) -> Doctor
         report.interrupted_files = sorted(busy)  # reported; a live process may still own them
 
     for name in parts.store.list_collections():
+        if not is_ours(name):
+            continue  # a shared Qdrant server's other collections are not ours to judge
         if name not in serving:
             report.orphan_collections.append(name)
             if repair:

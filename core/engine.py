@@ -260,7 +260,8 @@ class Engine:
     def search_targets(self, actor: Actor, kbs: list[str] | None = None) -> list[search_mod.SearchTarget]:
         with self.db.read() as s:
             chosen = [resolve_kb(s, actor, ref) for ref in kbs] if kbs else knowledge.list_kbs(self.parts, actor)
-        return [search_mod.SearchTarget(kb.collection, kb.embedder_id, kb.name, kb.id) for kb in chosen if kb.collection]
+        return [search_mod.SearchTarget(kb.collection, kb.embedder_id, kb.name, kb.id, kb.sparse_encoder)
+                for kb in chosen if kb.collection]
 
     def search(self, actor: Actor, query: str, kbs: list[str] | None = None, *, mode: str | None = None,
                top_k: int | None = None, min_score: float | None = None, file_ids: tuple[str, ...] = ()) -> search_mod.SearchResult:
@@ -317,7 +318,7 @@ class Engine:
         chats.delete_chat(self.parts, actor, chat_id)
 
     def attach_to_chat(self, actor: Actor, chat_id: str, uploads: list[Upload]) -> list[IngestResult]:
-        """Index files into the chat's own collection (``chat_<id>``; reindex never touches it)."""
+        """Index files into the chat's own collection (``ragdesk_chat_<id>``; reindex never touches it)."""
         from core.answering.attach import attach_uploads
 
         return attach_uploads(self, actor, chat_id, uploads)

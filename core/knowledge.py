@@ -10,6 +10,7 @@ from core.errors import AlreadyExists, InvalidInput, NotFound
 from core.ingest.parts import EngineParts
 from core.ingest.service import remove_file_everywhere
 from core.types import Actor
+from core.vectorstore.base import kb_collection_prefix
 
 VISIBILITIES = ("private", "shared", "public")
 
@@ -111,7 +112,7 @@ def delete_kb(parts: EngineParts, actor: Actor, ref: str) -> None:
         kb = resolve_kb(s, actor, ref, write=True)
         files = s.exec(select(FileRecord).where(FileRecord.kb_id == kb.id)).all()
     for name in parts.store.list_collections():
-        if name.startswith(f"kb_{kb.id}_"):  # the serving index and any unfinished reindex
+        if name.startswith(kb_collection_prefix(kb.id)):  # the serving index and any unfinished reindex
             parts.store.drop_collection(name)
     for rec in files:
         rec.collection = ""  # its collection is gone already

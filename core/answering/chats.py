@@ -1,5 +1,5 @@
 """Chats and their messages. A chat belongs to its owner alone (admins included: chats are
-private). Files attached to a chat live in the chat's own collection ``chat_<id>``: reindex
+private). Files attached to a chat live in the chat's own collection (``ragdesk_chat_<id>``): reindex
 never touches them, and deleting the chat removes them and their vectors.
 """
 
@@ -13,12 +13,13 @@ from core.ingest.parts import EngineParts
 from core.ingest.service import remove_file_everywhere
 from core.llm.base import ChatMessage
 from core.types import Actor
+from core.vectorstore.base import chat_collection as collection_for_chat
 
 TITLE_CHARS = 80
 
 
 def chat_collection(chat_id: str) -> str:
-    return f"chat_{chat_id}"
+    return collection_for_chat(chat_id)
 
 
 def create_chat(parts: EngineParts, actor: Actor, title: str = "") -> Chat:

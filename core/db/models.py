@@ -41,6 +41,7 @@ class KnowledgeBase(SQLModel, table=True):
     collection_version: int = 0
     embedder_id: str = ""
     dimension: int = 0
+    sparse_encoder: str = ""  # BM25 tokeniser version: a new one changes term ids, so it needs a reindex
     chunking: dict = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)

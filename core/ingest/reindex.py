@@ -21,6 +21,7 @@ from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
 from core.ingest.service import kb_collection_name
 from core.parsers.base import ParseContext
+from core.retrieval import bm25
 from core.types import Actor
 
 _CATCH_UP_ROUNDS = 20
@@ -122,6 +123,7 @@ def _switch(parts, kb_id: str, new: str, version: int, embedder, settings, done:
         old = kb.collection
         kb.collection, kb.collection_version = new, version
         kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
+        kb.sparse_encoder = bm25.TOKENIZER_ID
         kb.chunking = settings.chunking.model_dump()
         kb.updated_at = utcnow()
         s.add(kb)

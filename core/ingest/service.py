@@ -23,7 +23,9 @@ from core.ingest.jobs import JobTracker, abandoned
 from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
 from core.parsers.base import ParseContext
+from core.retrieval import bm25
 from core.types import Actor
+from core.vectorstore.base import kb_collection
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +62,7 @@ FileProgress = Callable[[str, int, int, str], None]  # (file name, done, total, 
 
 
 def kb_collection_name(kb_id: str, version: int) -> str:
-    return f"kb_{kb_id}_v{version}"
+    return kb_collection(kb_id, version)
 
 
 def ensure_kb_index(parts: EngineParts, kb_id: str) -> KnowledgeBase:
@@ -69,6 +71,8 @@ def ensure_kb_index(parts: EngineParts, kb_id: str) -> KnowledgeBase:
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if kb.collection:
+            if kb.sparse_encoder and kb.sparse_encoder != bm25.TOKENIZER_ID:
+                raise ReindexNeeded(f"knowledge base '{kb.name}' was indexed with an older keyword tokeniser: reindex it")
             if kb.embedder_id != embedder.id:
                 raise ReindexNeeded(
                     f"knowledge base '{kb.name}' was built with {kb.embedder_id} but the current embedder is "
@@ -78,6 +82,7 @@ def ensure_kb_index(parts: EngineParts, kb_id: str) -> KnowledgeBase:
         kb.collection_version = 1
         kb.collection = kb_collection_name(kb.id, 1)
         kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
+        kb.sparse_encoder = bm25.TOKENIZER_ID
         kb.chunking = parts.settings().chunking.model_dump()
         kb.updated_at = utcnow()
         s.add(kb)

@@ -36,6 +36,7 @@ class SearchTarget:
     embedder_id: str
     label: str  # knowledge base or chat name, for messages
     kb_id: str | None = None
+    sparse_encoder: str = ""
 
 
 @dataclass
@@ -79,6 +80,8 @@ class SearchResult:
 
 def check_embedder(targets: list[SearchTarget], embedder: Embedder) -> None:
     for t in targets:
+        if t.sparse_encoder and t.sparse_encoder != bm25.TOKENIZER_ID:
+            raise ReindexNeeded(f"'{t.label}' was indexed with an older keyword tokeniser: reindex it")
         if t.embedder_id and t.embedder_id != embedder.id:
             raise ReindexNeeded(
                 f"'{t.label}' was indexed with {t.embedder_id} but the current embedder is {embedder.id}: "
