@@ -1,7 +1,8 @@
-"""References typed into a message: ``#knowledge-base``, ``#file-name``, ``#https://…``.
+"""References typed into a message: ``#knowledge-base``, ``#file-name``, ``#https://…``, and
+YouTube links (with or without the ``#``).
 
 A ``#name`` that names a readable knowledge base narrows the search to it; one that names a
-readable file narrows it to that file; a ``#https://…`` URL (a YouTube link gives its
+readable file narrows it to that file; a ``#https://…`` URL or a YouTube link (its
 transcript) is fetched, parsed and added to the chat's own collection. Anything else after a
 ``#`` is left alone (it is just text). The references are removed from the search query.
 """
@@ -18,7 +19,10 @@ from core.types import Actor
 if TYPE_CHECKING:
     from core.engine import Engine
 
-_REF = re.compile(r"(?<![\w#])#(\S+)")
+_TOKEN = r"[^\s，。！？、；：（）【】「」《》]+"  # a reference ends at a space or CJK punctuation
+_REF = re.compile(r"(?<![\w#])#(%s)" % _TOKEN)
+# A YouTube link counts as a reference even without the "#" (its transcript is the content).
+_BARE_VIDEO = re.compile(r"(?<![#\w])https?://(?:www\.|m\.)?(?:youtube\.com|youtu\.be)/%s" % _TOKEN, re.IGNORECASE)
 _TRAILING = "，。！？,.!?;；:：)）]】"
 
 
@@ -35,7 +39,8 @@ class References:
 
 
 def parse_references(engine: "Engine", actor: Actor, message: str) -> References:
-    if "#" not in message:
+    videos = _bare_videos(message)
+    if "#" not in message and not videos:
         return References(query=message)
     kbs = {kb.name.lower(): kb.id for kb in engine.list_kbs(actor)}
     files: dict[str, str] | None = None
@@ -57,10 +62,25 @@ def parse_references(engine: "Engine", actor: Actor, message: str) -> References
             else:
                 continue
         spans.append((m.start(), end))
+    for m, url in videos:
+        refs.urls.append(url)
+        spans.append((m.start(), m.start() + len(url)))
+    spans.sort()
     for start, end in reversed(spans):
         refs.query = refs.query[:start] + refs.query[end:]
     refs.query = re.sub(r"\s+", " ", refs.query).strip() or message
     return refs
+
+
+def _bare_videos(message: str) -> list[tuple[re.Match, str]]:
+    from core.parsers.youtube import youtube_video_id  # lazy: the transcript client is heavy
+
+    found = []
+    for m in _BARE_VIDEO.finditer(message):
+        url = m.group(0).rstrip(_TRAILING)
+        if youtube_video_id(url) is not None:
+            found.append((m, url))
+    return found
 
 
 def _file_names(engine: "Engine", actor: Actor) -> dict[str, str]:

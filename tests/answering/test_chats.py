@@ -14,6 +14,7 @@ from core.db.models import Chat, FileRecord, Job, Message
 from core.errors import NotFound
 from core.ingest.service import Upload
 from core.types import SYSTEM_ACTOR as ADMIN
+from core.vectorstore.base import chat_collection
 from tests.answering.conftest import configure, use_openai
 from tests.fakes import text
 
@@ -89,7 +90,7 @@ def test_chat_files_are_searched_then_deleted_with_their_vectors(engine, server)
     chat = engine.create_chat(ADMIN, "files")
     [result] = engine.attach_to_chat(ADMIN, chat.id, [Upload("canteen.md", "# 食堂\n\n员工食堂每天中午十一点半开放。".encode())])
     assert result.status == "indexed"
-    collection = f"chat_{chat.id}"
+    collection = chat_collection(chat.id)
     assert engine.store.count(collection) > 0
     server.add(text("十一点半 [1]"))
     answer = engine.ask(ADMIN, "员工食堂每天几点开放？", chat_id=chat.id)
@@ -112,7 +113,7 @@ def test_url_reference_is_fetched_into_the_chat_collection(engine):
     with web_page(PAGE) as url:
         answer = engine.ask(ADMIN, f"#{url} 员工食堂几点开放？")
     assert "十一点半" in answer.text and answer.citations[0].source_name == url
-    assert engine.store.count(f"chat_{answer.chat_id}") > 0
+    assert engine.store.count(chat_collection(answer.chat_id)) > 0
     # The page stays with the chat: a follow-up finds it without the reference.
     again = engine.ask(ADMIN, "员工食堂晚餐时间是几点？", chat_id=answer.chat_id)
     assert "十七点半" in again.text
@@ -145,3 +146,18 @@ def test_full_document_mode_injects_the_whole_text(engine, server):
     small = engine.ask(ADMIN, "一线城市住宿费每晚不超过多少？", temporary=True)
     assert any("trimmed" in n for n in small.notices)
     assert len(server.chat_bodies()[1]["messages"][-1]["content"]) < len(user) / 2
+
+
+def test_references_are_parsed_and_removed_from_the_query(engine):
+    from core.answering.references import parse_references
+
+    kb = engine.get_kb(ADMIN, "policy")
+    video = "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
+    refs = parse_references(engine, ADMIN, f"#policy #handbook 看看 {video}，还有 #https://example.com/a.html 和 #话题 呢")
+    assert refs.kbs == [kb.id]
+    assert len(refs.file_ids) == 1 and engine.get_file(ADMIN, refs.file_ids[0]).name == "handbook.md"
+    assert refs.urls == ["https://example.com/a.html", video]
+    assert refs.query == "看看 ，还有 和 #话题 呢"
+    plain = parse_references(engine, ADMIN, "see https://youtu.be/dQw4w9WgXcQ.")
+    assert plain.urls == ["https://youtu.be/dQw4w9WgXcQ"] and plain.query == "see ."
+    assert parse_references(engine, ADMIN, "no references at all").urls == []
