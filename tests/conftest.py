@@ -27,3 +27,24 @@ def data_dir(tmp_path: Path) -> Path:
     d = tmp_path / "ragdesk-data"
     d.mkdir()
     return d
+
+
+@pytest.fixture
+def postgres_url():
+    """A fresh schema on the PostgreSQL server CI starts (RAGDESK_TEST_POSTGRES_URL), dropped afterwards."""
+    base = os.environ.get("RAGDESK_TEST_POSTGRES_URL")
+    if not base:
+        pytest.skip("set RAGDESK_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL server and sets it)")
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(base)
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    sep = "&" if "?" in base else "?"
+    yield f"{base}{sep}options=-csearch_path%3D{schema}"
+    with admin.begin() as conn:
+        conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+    admin.dispose()

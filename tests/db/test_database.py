@@ -12,32 +12,13 @@ from sqlmodel import select
 from core.db.database import Database, redact_url, sqlite_url
 from core.db.models import KnowledgeBase
 
-POSTGRES_URL = os.environ.get("RAGDESK_TEST_POSTGRES_URL")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def db_url(request, tmp_path):
     if request.param == "sqlite":
-        yield sqlite_url(tmp_path / "t.db")
-        return
-    if not POSTGRES_URL:
-        pytest.skip("set RAGDESK_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL server and sets it)")
-    # a fresh schema per test keeps runs independent on one server
-    import uuid
-
-    from sqlalchemy import create_engine
-
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRES_URL)
-    with admin.begin() as conn:
-        conn.execute(text(f"CREATE SCHEMA {schema}"))
-    admin.dispose()
-    sep = "&" if "?" in POSTGRES_URL else "?"
-    yield f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
-    admin = create_engine(POSTGRES_URL)
-    with admin.begin() as conn:
-        conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-    admin.dispose()
+        return sqlite_url(tmp_path / "t.db")
+    return request.getfixturevalue("postgres_url")
 
 
 def test_round_trip_and_rollback(db_url):
