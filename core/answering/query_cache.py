@@ -11,12 +11,12 @@ import numpy as np
 from core.embeddings.base import Embedder
 
 _SIZE = 256
-_cache: "OrderedDict[tuple[str, str], np.ndarray]" = OrderedDict()
+_cache: "OrderedDict[tuple[str, int, str], np.ndarray]" = OrderedDict()
 _lock = threading.Lock()
 
 
 class CachedQueries:
-    """An embedder whose ``embed_query`` remembers recent queries (by embedder id and text)."""
+    """An embedder whose ``embed_query`` remembers recent queries (by embedder id, dimension, text)."""
 
     def __init__(self, inner: Embedder):
         self.inner = inner
@@ -24,7 +24,7 @@ class CachedQueries:
         self.dimension = inner.dimension
 
     def embed_query(self, text: str) -> np.ndarray:
-        key = (self.id, text)
+        key = (self.id, self.dimension, text)
         with _lock:
             hit = _cache.get(key)
             if hit is not None:
