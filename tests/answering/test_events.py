@@ -52,3 +52,18 @@ def test_a_strict_tool_call_searches_with_the_strict_threshold(engine, server):
     second_tool = [m for m in bodies[2]["messages"] if m["role"] == "tool"][-1]
     assert second_tool["content"] == "error: tool 'search_chats' is not available"
     assert [c.n for c in answer.citations] == [1]
+
+
+def test_tool_loop_over_ollama(engine, server):
+    from tests.answering.conftest import use_ollama
+
+    use_ollama(engine, server)
+    configure(engine, answering={"builtin_tools": True, "file_context": False})
+    server.add(tool_call("view_knowledge_file", {"file": "travel.md"}), text("第四条：提前三天申请。[1]"))
+    answer = engine.ask(ADMIN, "出差乘坐飞机要提前几天申请？", temporary=True)
+    first, second = server.chat_bodies()
+    assert {t["function"]["name"] for t in first["tools"]} == {"query_knowledge_bases", "view_knowledge_file", "search_chats"}
+    tool = second["messages"][-1]
+    assert tool["role"] == "tool" and tool["tool_name"] == "view_knowledge_file"
+    assert tool["content"].startswith("[1] travel.md\n") and "第四条" in tool["content"]
+    assert [(c.n, c.source_name) for c in answer.citations] == [(1, "travel.md")] and not answer.error
