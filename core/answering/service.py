@@ -127,7 +127,11 @@ class _Scope:
             from core.parsers.base import ParseContext
             from core.parsers.url import fetch_url
 
-            doc = fetch_url(url, ParseContext(settings=self.settings.parsing))
+            try:
+                doc = fetch_url(url, ParseContext(settings=self.settings.parsing))
+            except CoreError as exc:  # this reference fails alone; the question is still answered
+                run.notice(f"could not use {url}: {exc.message}")
+                return
             self.url_items.append(ContextItem(text=doc.text, source=url, score=1.0, kind="document"))
             return
         result = attach_url(self.engine, self.actor, self.chat_id, url)

@@ -161,3 +161,11 @@ def test_references_are_parsed_and_removed_from_the_query(engine):
     plain = parse_references(engine, ADMIN, "see https://youtu.be/dQw4w9WgXcQ.")
     assert plain.urls == ["https://youtu.be/dQw4w9WgXcQ"] and plain.query == "see ."
     assert parse_references(engine, ADMIN, "no references at all").urls == []
+
+
+def test_an_unreachable_url_reference_is_a_notice_not_a_failure(engine):
+    # Private addresses are refused unless the admin allows them: the fetch fails, the answer does not.
+    for temporary in (True, False):
+        answer = engine.ask(ADMIN, "#http://127.0.0.1:9/page.html 一线城市住宿费每晚不超过多少？", temporary=temporary)
+        assert not answer.error and "六百元" in answer.text
+        assert any(n.startswith("could not use http://127.0.0.1:9/page.html") for n in answer.notices)
