@@ -15,8 +15,8 @@ _CITE = re.compile(r"\[(\d{1,3})\]")
 
 
 class AnswerRun:
-    def __init__(self, question: str, mode: str, on_event: EventSink | None):
-        self.t0 = time.perf_counter()
+    def __init__(self, question: str, mode: str, on_event: EventSink | None, started: float | None = None):
+        self.t0 = time.perf_counter() if started is None else started
         self.answer = Answer(question=question, text="", mode=mode, hit=False, llm_called=False)  # type: ignore[arg-type]
         self.on_event = on_event
         self.injected: list[ContextItem] = []

@@ -12,6 +12,7 @@ the low-similarity action when nothing passes the threshold.
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from core.answering import chats
@@ -62,6 +63,7 @@ def resolve_mode(mode: str | None, settings: Settings) -> str:
 
 def ask(engine: "Engine", actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
         mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event: EventSink | None = None) -> Answer:
+    started = time.perf_counter()  # timings count from here, chat storage included
     settings = engine.settings()  # read per message: a saved switch applies at once
     mode = resolve_mode(mode, settings)
     question = (question or "").strip()
@@ -76,7 +78,7 @@ def ask(engine: "Engine", actor: Actor, question: str, *, kbs: list[str] | None 
     if chat is not None:
         chats.add_message(engine.parts, chat.id, "user", question, mode=mode)
 
-    run = AnswerRun(question, mode, on_event)
+    run = AnswerRun(question, mode, on_event, started=started)
     run.answer.chat_id = chat.id if chat else None
     scope = _Scope(engine, actor, settings, kbs or None, chat.id if chat else None, tuple(file_ids))
     try:
