@@ -29,7 +29,7 @@ def _plain(obj: Any) -> dict:
 
 def citation_label(c: dict) -> str:
     where = c.get("location") or ""
-    heading = " › ".join(c.get("heading_path") or [])
+    heading = (c.get("heading_path") or [""])[-1]  # the nearest heading; the path's top is usually the title
     return " · ".join(x for x in (f"[{c.get('n', '?')}] {c.get('source_name', '')}", where, heading) if x)
 
 

@@ -11,13 +11,11 @@ from dashboard import jobs_panel
 from dashboard.i18n import t
 from dashboard.page import fmt_size
 
-STATUS_ICONS = {"indexed": "✅", "processing": "⏳", "pending": "⏳", "failed": "❌", "cancelled": "⛔"}
-
 
 def upload_form(engine: Engine, actor: Actor, kb) -> None:
     with st.form(f"upload_{kb.id}", clear_on_submit=True):
         files = st.file_uploader(t("kbs.upload"), accept_multiple_files=True, key=f"uploader_{kb.id}",
-                                 help=t("kbs.upload_help"))
+                                 help=t("kbs.upload_help"), max_upload_size=engine.settings().parsing.max_upload_mb)
         if st.form_submit_button(t("kbs.upload_start"), type="primary", icon=":material/upload:"):
             if not files:
                 st.warning(t("kbs.upload_none"))
@@ -34,7 +32,7 @@ def file_table(engine: Engine, actor: Actor, kb) -> list:
         st.info(t("kbs.no_files"))
         return []
     st.dataframe([{
-        t("col.status"): f"{STATUS_ICONS.get(f.status, '')} {t('status.' + f.status)}",
+        t("col.status"): t("status." + f.status),
         t("col.file"): f.name,
         t("col.size"): fmt_size(f.size),
         t("col.chunks"): f.chunk_count,

@@ -22,10 +22,9 @@ with guard():
         st.info(t("kbs.none_yet"))
         st.stop()
     stats = engine.kb_stats(actor, kb.id)
-    m1, m2, m3 = st.columns(3)
-    m1.metric(t("kbs.files"), stats["files"])
-    m2.metric(t("kbs.chunks"), stats["chunks"])
-    m3.metric(t("kbs.vectors"), stats["vectors"])
+    with st.container(horizontal=True, gap="large"):  # stays one row on a phone
+        for label, key in (("kbs.files", "files"), ("kbs.chunks", "chunks"), ("kbs.vectors", "vectors")):
+            st.metric(t(label), stats[key], width="content")
     if kb.description:
         st.caption(kb.description)
     writable = can_write(actor, kb)

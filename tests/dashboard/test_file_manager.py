@@ -4,6 +4,7 @@ storage audit for admins only."""
 from __future__ import annotations
 
 from core.ingest.service import Upload
+from core.vectorstore.base import kb_collection
 from tests.dashboard.conftest import button, goto, new_app, sign_up, texts
 
 DOC_A = "# 报销\n\n第一条 差旅费用须在出差结束后十五日内报销。\n\n第二条 发票须真实有效。"
@@ -46,17 +47,18 @@ def test_lists_filters_and_bulk_deletes_with_vectors(engine):
 def test_storage_audit_finds_and_repairs_an_orphan_for_admins_only(engine):
     at = sign_up(new_app(), "alice")
     actor, kb = _setup(engine, at)
-    engine.store.create_collection("kb_orphan_v1", 64)  # what an interrupted reindex leaves behind
+    orphan = kb_collection("orphan", 1)
+    engine.store.create_collection(orphan, 64)  # what an interrupted reindex leaves behind
     goto(at, "files")
     button(at, "Run audit").click()
     at.run()
     assert "Found disagreements" in texts(at)
     audit = next(d.value for d in at.dataframe if "Check" in d.value.columns)
-    assert audit.loc[audit["Check"] == "Orphan collections", "Items"].item() == "kb_orphan_v1"
+    assert audit.loc[audit["Check"] == "Orphan collections", "Items"].item() == orphan
     button(at, "Repair").click()
     at.run()
     assert "Repaired." in texts(at)
-    assert "kb_orphan_v1" not in engine.store.list_collections()
+    assert orphan not in engine.store.list_collections()
     assert engine.doctor(actor).healthy
     bob = goto(sign_up(new_app(), "bob"), "files")
     assert not any(b.label == "Run audit" for b in bob.button)

@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import shared_path
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(1500)]
 
 NO_HIT = "知识库中暂未收录相关内容，我无法凭已有信息作答。"
 ON_TOPIC = "当事人在什么情况下可以向人民检察院申请监督？"
@@ -31,12 +31,23 @@ class Driver:
             "Math.max(...[...document.querySelectorAll('[data-testid=stMain], [data-testid=stAppViewContainer]')]"
             ".map(e => e.scrollHeight), document.body.scrollHeight)")
         self.page.set_viewport_size({"width": size["width"], "height": min(max(height, size["height"]), 6000)})
+        # tables load behind a skeleton and draw on a canvas: wait until each visible one has drawn
+        self.page.wait_for_function(
+            "() => ![...document.querySelectorAll('[data-testid=stSkeleton]')].some(e => e.offsetWidth > 0) &&"
+            " [...document.querySelectorAll('[data-testid=stDataFrame]')].filter(t => t.offsetWidth > 0)"
+            ".every(t => [...t.querySelectorAll('canvas')].some(c => c.height > 0))", timeout=30_000)
         self.page.screenshot(path=str(self.folder / f"{self.n:02d}-{name}.png"))
         self.page.set_viewport_size(size)
 
     def see(self, text: str, timeout: int = 60_000):
-        loc = self.page.get_by_text(text, exact=False).first
-        self.expect(loc).to_be_visible(timeout=timeout)
+        """Wait for text; an error message on the page instead fails at once, with its text."""
+        return self.wait_for(self.page.get_by_text(text, exact=False).first, timeout)
+
+    def wait_for(self, loc, timeout: int = 60_000):
+        error = self.page.get_by_test_id("stAlertContentError").first
+        self.expect(loc.or_(error).first).to_be_visible(timeout=timeout)
+        if error.is_visible() and not loc.is_visible():
+            raise AssertionError(f"the page shows an error: {error.inner_text()}")
         return loc
 
     def idle(self, timeout: int = 60_000) -> None:
@@ -129,7 +140,7 @@ def test_full_flow_in_chromium(server, browser, artifacts):
 
     d.nav("Chat")
     d.ask(ON_TOPIC)
-    d.expect(page.get_by_test_id("stChatMessage").filter(has=page.get_by_text("[1]")).first).to_be_visible(timeout=LONG)
+    d.wait_for(page.get_by_test_id("stChatMessage").filter(has=page.get_by_text("[1]")).first, timeout=LONG)
     d.idle(timeout=LONG)
     d.see("[1] " + policy.name)  # a citation expander naming the source
     d.shot("chat-cited-answer")
@@ -165,8 +176,25 @@ def test_full_flow_in_chromium(server, browser, artifacts):
     for title, name in (("Strict A/B compare", "narrow-ab"), ("Knowledge Bases", "narrow-kbs")):
         n.nav(title)
         n.see("Strict mode")
+        if title == "Strict A/B compare":  # the two columns stack on a phone
+            n.fill("Question", ON_TOPIC)
+            n.click("Compare")
+            n.see("Retrieved chunks", timeout=LONG)
+            n.idle(timeout=LONG)
+            normal = narrow.get_by_role("heading", name="Normal", exact=True).bounding_box()
+            strict = narrow.get_by_role("heading", name="Strict", exact=True).bounding_box()
+            assert strict["y"] > normal["y"] + normal["height"], "columns should stack on a narrow window"
         overflow = narrow.evaluate("(() => { const m = document.querySelector('[data-testid=stMainBlockContainer]');"
                                    " return m.scrollWidth - m.clientWidth; })()")
         assert overflow <= 1, f"{title} scrolls sideways by {overflow}px at 420px"
         n.shot(name)
+    # The user's language: Chinese UI text renders (and the badge follows it).
+    narrow.get_by_test_id("stExpandSidebarButton").click()
+    narrow.get_by_test_id("stSidebar").get_by_role("combobox", name="Language").click()
+    narrow.get_by_role("option", name="中文").click()
+    n.see("严格模式")
+    n.expect(narrow.get_by_role("heading", name="知识库").first).to_be_visible()
+    narrow.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+    n.expect(narrow.get_by_test_id("stSidebarNav").get_by_role("link", name="知识库")).not_to_be_in_viewport()
+    n.shot("narrow-kbs-chinese")
     print(f"\n{n.n} screenshots in {artifacts}")
