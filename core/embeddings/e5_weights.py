@@ -160,14 +160,15 @@ def _parse(path: Path, data: np.ndarray) -> E5Weights:
         (name_len,) = cur.take("H")
         name = cur.raw(name_len).decode("ascii")
         (dtype, elements, offset, nbytes) = cur.take("BIQQ")
-        tensors[name] = _tensor_view(path, data, name, dtype, elements, offset, nbytes, hidden)
+        in_width = ffn if name.endswith(".fo.w") else hidden  # only the FFN output matrix reads the wide side
+        tensors[name] = _tensor_view(path, data, name, dtype, elements, offset, nbytes, in_width)
         offsets[name] = offset
     _check_shapes(path, config, tensors)
     return E5Weights(path, version, config, tokenizer, tensors, offsets)
 
 
 def _tensor_view(path: Path, data: np.ndarray, name: str, dtype: int, elements: int,
-                 offset: int, nbytes: int, hidden: int) -> np.ndarray:
+                 offset: int, nbytes: int, in_width: int) -> np.ndarray:
     if dtype == DTYPE_F32:
         if nbytes != elements * 4:
             raise E5WeightsUnreadable(f"{path.name}: tensor {name} has a wrong byte size.")
@@ -177,8 +178,7 @@ def _tensor_view(path: Path, data: np.ndarray, name: str, dtype: int, elements: 
         if elements % BLOCK or nbytes != blocks * Q4_BLOCK.itemsize:
             raise E5WeightsUnreadable(f"{path.name}: tensor {name} has a wrong byte size.")
         flat = np.frombuffer(data, dtype=Q4_BLOCK, count=blocks, offset=offset)
-        # rows of the matrix are its output units; the input width decides blocks per row
-        in_width = 4 * hidden if name.endswith("fo.w") else hidden
+        # rows of the matrix are its output units, each in_width / 32 blocks long
         return flat.reshape(-1, in_width // BLOCK)
     raise E5WeightsUnreadable(f"{path.name}: tensor {name} has unknown dtype {dtype}.")
 
