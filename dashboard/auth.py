@@ -79,6 +79,11 @@ def _language_picker() -> None:
 
 def sign_in_screen(engine: Engine) -> None:
     """The screen shown to visitors: sign in, create an account, or single sign-on."""
+    with st.container(horizontal=True, horizontal_alignment="center"), st.container(width=560):
+        _sign_in_forms(engine)  # a form-sized column, centred on wide screens; full width on a phone
+
+
+def _sign_in_forms(engine: Engine) -> None:
     st.title("ragdesk")
     _language_picker()
     first = engine.user_count() == 0

@@ -168,6 +168,7 @@ def test_full_flow_in_chromium(server, browser, artifacts):
     n.n = d.n
     narrow.goto(server)
     n.see("Sign in")
+    n.shot("narrow-sign-in")
     n.fill("User name", "admin")
     n.fill("Password", "correct horse 1")
     n.click("Sign in")
