@@ -10,6 +10,7 @@ from dashboard.errors import guard
 from dashboard.i18n import t
 from dashboard.page import page_context
 from dashboard.settings_form import section_form, template_preview
+from dashboard.users_panel import users_panel
 
 engine, actor = page_context()
 st.title(t("nav.settings"))
@@ -35,7 +36,9 @@ if st.session_state.get("reindex_offer"):
 SECTIONS = [("strict", m.StrictModeSettings), ("llm", m.LLMSettings), ("answering", m.AnsweringSettings),
             ("retrieval", m.RetrievalSettings), ("retrieval.reranker", m.RerankerSettings),
             ("chunking", m.ChunkingSettings), ("embedding", m.EmbeddingSettings), ("parsing", m.ParsingSettings)]
-tabs = st.tabs([t(f"settings.section.{path}") for path, _ in SECTIONS])
+tabs = st.tabs([t(f"settings.section.{path}") for path, _ in SECTIONS] + [t("settings.section.users")])
+with tabs[-1], guard():
+    users_panel(engine, actor)
 for tab, (path, model) in zip(tabs, SECTIONS):
     with tab, guard():
         st.caption(t(f"settings.about.{path}"))

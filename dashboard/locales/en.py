@@ -123,4 +123,7 @@ STRINGS: dict[str, str] = {
     "ab.running_batch": "Comparing {n} question(s)…", "ab.hits": "Hits", "ab.refusals": "Refusals",
     "ab.model_calls": "Model calls", "ab.mean_ms": "Mean latency (ms)",
     "ab.download_csv": "Download CSV", "ab.download_jsonl": "Download JSONL",
+    # users
+    "users.help": "Admins manage settings, every knowledge base and the storage audit. The last admin can't be demoted.",
+    "users.role": "Role", "users.role_changed": "{name} is now {role}.", "settings.section.users": "Users & roles",
 }

@@ -112,4 +112,6 @@ STRINGS: dict[str, str] = {
     "ab.running_batch": "正在对比 {n} 个问题……", "ab.hits": "命中", "ab.refusals": "拒答",
     "ab.model_calls": "模型调用", "ab.mean_ms": "平均耗时（毫秒）",
     "ab.download_csv": "下载 CSV", "ab.download_jsonl": "下载 JSONL",
+    "users.help": "管理员可以修改设置、管理所有知识库并运行存储审计。最后一位管理员不能被降级。",
+    "users.role": "角色", "users.role_changed": "{name} 现在是{role}。", "settings.section.users": "用户与角色",
 }

@@ -77,3 +77,17 @@ def test_language_switch_renders_chinese(engine):
     assert engine.user(at.session_state["user_id"]).language == "zh"
     assert "普通模式" in "\n".join(str(m.value) for m in at.markdown)
     assert any(b.label == "退出登录" for b in at.button)
+
+
+def test_admin_promotes_a_user_who_then_reaches_settings(engine):
+    admin = goto(sign_up(new_app(), "alice"), "settings")
+    bob = goto(sign_up(new_app(), "bob"), "settings")
+    assert "This page is for administrators" in texts(bob)
+    admin.run()
+    bob_id = bob.session_state["user_id"]
+    admin.selectbox(key=f"role_{bob_id}").select("admin")
+    admin.run()
+    assert engine.user(bob_id).role == "admin"
+    bob.run()
+    assert "This page is for administrators" not in texts(bob)
+    assert "**bob** · admin" in _sidebar(bob)
