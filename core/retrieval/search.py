@@ -18,7 +18,7 @@ from core.db.models import FileRecord
 from core.embeddings.base import Embedder
 from core.errors import ReindexNeeded
 from core.retrieval import bm25
-from core.retrieval.calibration import calibrate_bm25, dense_band
+from core.retrieval.calibration import calibrate_bm25, calibrate_dense, margin_for, query_baseline
 from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.rerank import Reranker
 from core.settings.model import RetrievalSettings
@@ -76,6 +76,7 @@ class SearchResult:
     below_threshold: list[SearchHit] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
+    baseline: float = 0.0  # the query's cosine with generic off-topic text (see calibration.py)
 
 
 def check_embedder(targets: list[SearchTarget], embedder: Embedder) -> None:
@@ -114,10 +115,12 @@ def search(
 
     t0 = time.perf_counter()
     dense_q = [float(x) for x in embedder.embed_query(query)] if mode != "bm25" else []
+    baseline = query_baseline(embedder, dense_q) if dense_q else 0.0
     sparse_q = bm25.encode_query(query)
     n_terms = len(sparse_q.indices)
     t1 = time.perf_counter()
     result.timings_ms["embed_query"] = (t1 - t0) * 1000
+    result.baseline = baseline
 
     n = cfg.candidates
     candidates: dict[str, SearchHit] = {}
@@ -135,9 +138,9 @@ def search(
     result.timings_ms["recall"] = (t2 - t1) * 1000
 
     hits = _only_indexed(db, list(candidates.values()))
-    band = dense_band(embedder.id)
+    margin = margin_for(embedder.id)
     for h in hits:
-        d = band.calibrate(h.dense) if h.dense is not None else 0.0
+        d = calibrate_dense(h.dense, baseline, margin) if h.dense is not None else 0.0
         b = calibrate_bm25(h.bm25 or 0.0, n_terms)
         if mode == "dense":
             h.score = d

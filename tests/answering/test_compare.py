@@ -15,10 +15,11 @@ from tests.fakes.embedding_server import fake_embedding_server
 def test_compare_answers_in_both_modes_embeds_the_question_once_and_stores_nothing(data_dir, monkeypatch):
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.delenv("QDRANT_URL", raising=False)
-    with fake_embedding_server(dimension=16) as emb, Engine(RuntimeConfig.from_env(data_dir)) as engine:
+    with fake_embedding_server(dimension=64) as emb, Engine(RuntimeConfig.from_env(data_dir)) as engine:
         engine.save_settings(ADMIN, {"embedding": {"provider": "openai", "base_url": emb.openai_url, "model": "fake-embed"}})
         engine.create_kb(ADMIN, "policy")
         engine.ingest(ADMIN, "policy", [md("travel.md", POLICY_MD)])
+        engine.search(ADMIN, "warm-up", ["policy"])  # the calibration anchors are embedded once per process
         before = emb.embed_count
         question = "出差乘坐飞机须提前几天申请？"
         result = engine.compare(ADMIN, question)

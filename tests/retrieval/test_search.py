@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from core.errors import ReindexNeeded
-from core.retrieval.calibration import DenseBand, calibrate_bm25, dense_band
+from core.retrieval.calibration import calibrate_bm25, calibrate_dense, margin_for
 from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.search import SearchHit
 from core.types import SYSTEM_ACTOR
@@ -126,13 +126,18 @@ def test_rerank_mode_without_reranker_says_so(engine, kb):
     assert result.hits and any("no reranker" in n for n in result.notices)
 
 
-def test_calibration_maps_model_bands_to_the_same_scale():
-    e5 = dense_band("local/multilingual-e5-small")
-    minilm = dense_band("local/all-minilm-l6-v2")
-    assert e5.calibrate(e5.relevant) == pytest.approx(1.0) and minilm.calibrate(minilm.relevant) == pytest.approx(1.0)
-    assert e5.calibrate(e5.unrelated) == 0.0 and minilm.calibrate(minilm.unrelated) == 0.0
-    assert DenseBand(0.2, 0.6).calibrate(0.4) == pytest.approx(0.5)
+def test_calibration_scores_dense_against_the_query_baseline():
+    assert calibrate_dense(0.90, baseline=0.85, margin=0.10) == pytest.approx(0.5)
+    assert calibrate_dense(0.80, baseline=0.85, margin=0.10) == 0.0
+    assert calibrate_dense(0.99, baseline=0.50, margin=0.10) == 1.0
+    assert margin_for("local/all-minilm-l6-v2") > margin_for("local/multilingual-e5-small")
     assert calibrate_bm25(0, 3) == 0.0 and calibrate_bm25(100, 1) > calibrate_bm25(1, 1)
+
+
+def test_a_greeting_scores_near_zero_while_a_real_question_scores_high(engine, kb):
+    greeting = engine.search(A, "hello, thank you", ["kb"], mode="dense", min_score=0)
+    question = engine.search(A, "remote work days per week manager approval", ["kb"], mode="dense", min_score=0)
+    assert question.hits[0].score > 0.5 > greeting.hits[0].score
 
 
 def test_dedupe_keeps_the_best_ranked_copy():
