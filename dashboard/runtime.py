@@ -22,7 +22,8 @@ def _close(engine: Engine) -> None:
 
 @st.cache_resource(show_spinner=False, on_release=_close)
 def _open_engine(data_dir: str) -> Engine:
-    return Engine.open(data_dir or None, store_wait_seconds=STORE_WAIT_SECONDS)
+    # serve_handoff: CLI commands run here while the dashboard holds the store (see core/handoff.py)
+    return Engine.open(data_dir or None, store_wait_seconds=STORE_WAIT_SECONDS, serve_handoff=True)
 
 
 def get_engine() -> Engine:
