@@ -9,6 +9,7 @@ view). Nothing is rebuilt per query and no collection is loaded into Python.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -18,7 +19,7 @@ from core.db.models import FileRecord
 from core.embeddings.base import Embedder
 from core.errors import ReindexNeeded
 from core.retrieval import bm25
-from core.retrieval.calibration import calibrate_bm25, calibrate_dense, margin_for, query_baseline
+from core.retrieval.calibration import ENGLISH_ONLY, calibrate_bm25, calibrate_dense, margin_for, query_baseline
 from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.rerank import Reranker
 from core.settings.model import RetrievalSettings
@@ -26,6 +27,7 @@ from core.types import ScoredPoint, SearchFilter
 from core.vectorstore.base import VectorStore
 
 MODES = ("dense", "bm25", "hybrid", "hybrid+rerank")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,10 @@ def search(
 
     hits = _only_indexed(db, list(candidates.values()))
     margin = margin_for(embedder.id)
+    dense_w, bm25_w = cfg.dense_weight, cfg.bm25_weight
+    if embedder.id in ENGLISH_ONLY and _CJK.search(query) and mode.startswith("hybrid"):
+        dense_w = 0.0
+        result.notices.append(f"{embedder.id} understands English only: this query was ranked by keywords")
     for h in hits:
         d = calibrate_dense(h.dense, baseline, margin) if h.dense is not None else 0.0
         b = calibrate_bm25(h.bm25 or 0.0, n_terms)
@@ -147,7 +153,7 @@ def search(
         elif mode == "bm25":
             h.score = b
         else:
-            h.score = (cfg.dense_weight * d + cfg.bm25_weight * b) / (cfg.dense_weight + cfg.bm25_weight)
+            h.score = (dense_w * d + bm25_w * b) / (dense_w + bm25_w)
     hits.sort(key=lambda h: h.score, reverse=True)
     if mode == "hybrid+rerank" and reranker is not None and hits:
         head = hits[: cfg.reranker.top_n]

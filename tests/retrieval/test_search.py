@@ -146,3 +146,16 @@ def test_dedupe_keeps_the_best_ranked_copy():
 
     kept = drop_near_duplicates([hit(0, "alpha beta gamma delta"), hit(1, "alpha beta gamma delta "), hit(2, "something else")], 0.9)
     assert [h.chunk_id for h in kept] == ["0", "2"]
+
+
+@pytest.mark.slow
+def test_an_english_only_model_leaves_chinese_queries_to_keywords(engine):
+    """MiniLM's vectors are noise for Chinese: hybrid must not let them reorder keyword hits."""
+    engine.save_settings(A, {"embedding": {"model": "all-minilm-l6-v2"}})
+    engine.create_kb(A, "zh")
+    engine.ingest(A, "zh", [md("差旅.md", POLICY_MD)])
+    result = engine.search(A, "一线城市住宿费每晚不超过多少", ["zh"], mode="hybrid", min_score=0)
+    assert "六百元" in result.hits[0].text
+    assert any("English only" in n for n in result.notices)
+    english = engine.search(A, "hotel", ["zh"], mode="hybrid", min_score=0)
+    assert not english.notices
