@@ -1,6 +1,7 @@
 """Adding and removing files: one result per file, nothing half-indexed, no orphan vectors.
 
-Order of work for one file, chosen so a crash at any point can be cleaned up:
+Order of work for one file, chosen so a crash at any point can be cleaned up (the steps
+live in core/ingest/batch.py, which batches embedding across files):
 1. a file row in state "processing" naming its collection is committed first;
 2. parse, chunk, embed and upsert (points carry the file id);
 3. the row becomes "indexed" in one commit — only then does search return it.
@@ -18,10 +19,9 @@ from sqlmodel import select
 
 from core.access import check_file, resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.errors import Cancelled, CoreError, ReindexNeeded
+from core.errors import CoreError, ReindexNeeded
 from core.ingest.jobs import JobTracker, abandoned
 from core.ingest.parts import EngineParts
-from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.types import Actor
@@ -94,103 +94,32 @@ def ensure_kb_index(parts: EngineParts, kb_id: str) -> KnowledgeBase:
 def ingest(parts: EngineParts, actor: Actor, kb_ref: str, uploads: list[Upload],
            progress: FileProgress | None = None) -> list[IngestResult]:
     """Index uploads into a knowledge base, one result per upload; a bad file fails alone."""
+    from core.ingest.batch import ingest_many
+
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
     kb = ensure_kb_index(parts, kb.id)
-    results = []
-    for upload in uploads:
-        on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
-        results.append(ingest_one(parts, actor, upload, kb_id=kb.id, collection=kb.collection, progress=on_progress))
-    return results
+    return ingest_many(parts, actor, uploads, collection=kb.collection, kb_id=kb.id, progress=progress)
 
 
 def ingest_one(parts: EngineParts, actor: Actor, upload: Upload, *, collection: str,
                kb_id: str | None = None, chat_id: str | None = None,
                progress: Callable[[int, int, str], None] | None = None) -> IngestResult:
-    settings = parts.settings()
-    fetched = None
-    if upload.url:
-        try:
-            fetched = _fetch(upload.url, settings)
-        except CoreError as exc:
-            return _failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id)
-        # what is kept of a URL is its extracted text: reindex and full-document mode read that
-        upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
-    sha = parts.blobs.put(upload.data)
-    with parts.db.write() as s:
-        owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
-        existing = s.exec(select(FileRecord).where(owner, FileRecord.sha256 == sha)).all()
-        for old in existing:
-            if old.status in ("indexed", "processing", "pending"):
-                return IngestResult(upload.name, "duplicate", file_id=old.id, chunks=old.chunk_count,
-                                    error=f"already present as '{old.name}'")
-            s.delete(old)  # a failed or cancelled earlier attempt: try again from scratch
-        record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
-                            kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
-        s.add(record)
-    tracker = JobTracker.start(parts.db, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
-                               message=f"parsing {upload.name}")
+    from core.ingest.batch import ingest_many
 
-    def report(done: int, total: int, message: str) -> None:
-        tracker.progress(done, total, message)
-        if progress:
-            progress(done, total, message)
-
-    def check_cancel_during_parse(done: int, total: int, message: str) -> None:
-        report(done, total, message)
-        if tracker.should_cancel():
-            raise Cancelled("cancelled by request")
-
-    target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
-    try:
-        doc = fetched or parts.parse(upload.data, upload.name,
-                                     ParseContext(settings=settings.parsing, progress=check_cancel_during_parse))
-        embedder = parts.embedder()
-        chunks = make_chunks(doc, settings.chunking, embedder)
-        parts.blobs.put_parsed(record.id, doc)
-        embed_and_store(chunks, target, embedder, parts.store, batch_size=settings.embedding.batch_size,
-                        progress=report, should_cancel=tracker.should_cancel)
-    except CoreError as exc:
-        state = "cancelled" if isinstance(exc, Cancelled) else "failed"
-        _abandon_file(parts, record.id, collection, state, exc.message)
-        tracker.finish(state, error=exc.message)
-        return IngestResult(upload.name, state, file_id=record.id, error=exc.message, job_id=tracker.job_id)
-    except Exception as exc:  # a parser or library bug: this file fails alone, with its reason logged
-        log.exception("unexpected error while ingesting %s", upload.name)
-        message = f"unexpected error while processing this file ({type(exc).__name__}: {exc})"
-        _abandon_file(parts, record.id, collection, "failed", message)
-        tracker.finish("failed", error=message)
-        return IngestResult(upload.name, "failed", file_id=record.id, error=message, job_id=tracker.job_id)
-
-    message = "the knowledge base was reindexed or deleted while this file was processing; upload it again"
-    with parts.db.write() as s:
-        # Checked in the same transaction that makes the file searchable, so a reindex switch
-        # can't slip in between.
-        kb = s.get(KnowledgeBase, kb_id) if kb_id else None
-        moved = kb_id is not None and (kb is None or kb.collection != collection)
-        rec = s.get(FileRecord, record.id)
-        if not moved:
-            rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
-            rec.mime = doc.mime
-            rec.meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
-            rec.updated_at = utcnow()
-            s.add(rec)
-    if moved:
-        _abandon_file(parts, record.id, collection, "failed", message)
-        tracker.finish("failed", error=message)
-        return IngestResult(upload.name, "failed", file_id=record.id, error=message, job_id=tracker.job_id)
-    tracker.finish("done", message=f"{len(chunks)} chunks")
-    return IngestResult(upload.name, "indexed", file_id=record.id, chunks=len(chunks), job_id=tracker.job_id,
-                        warnings=list(doc.warnings))
+    per_file = (lambda _name, d, t, m: progress(d, t, m)) if progress else None
+    [result] = ingest_many(parts, actor, [upload], collection=collection, kb_id=kb_id, chat_id=chat_id,
+                           progress=per_file)
+    return result
 
 
-def _fetch(url: str, settings):
+def fetch_url_doc(url: str, settings):
     from core.parsers.url import fetch_url  # lazy: pulls the HTTP and HTML stacks
 
     return fetch_url(url, ParseContext(settings=settings.parsing))
 
 
-def _failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error: str, *,
+def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error: str, *,
                          kb_id: str | None, chat_id: str | None) -> IngestResult:
     """A URL that could not be fetched: listed as failed with its reason, nothing stored."""
     with parts.db.write() as s:
@@ -200,7 +129,7 @@ def _failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error
     return IngestResult(upload.name, "failed", file_id=record.id, error=error)
 
 
-def _abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str) -> None:
+def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str) -> None:
     if parts.store.collection_exists(collection):
         parts.store.delete_file(collection, file_id)
     parts.blobs.delete_parsed(file_id)
@@ -253,7 +182,7 @@ def recover_interrupted(parts: EngineParts) -> list[str]:
         job = jobs.get(rec.id)
         if job is not None and not abandoned(job):
             continue  # still being worked on by a live process
-        _abandon_file(parts, rec.id, rec.collection, "failed", "interrupted: the process stopped while indexing; upload again")
+        abandon_file(parts, rec.id, rec.collection, "failed", "interrupted: the process stopped while indexing; upload again")
         if job is not None:
             JobTracker(parts.db, job.id).finish("failed", error="interrupted")
         cleaned.append(rec.id)

@@ -1,0 +1,194 @@
+"""Ingest many files with embedding batched across them.
+
+A knowledge base of many small documents (FAQ entries, tickets, slides exported one per file)
+would otherwise send one tiny embedding request and one vector-store write per file; the
+embedder's batching is where its throughput comes from. So files are prepared one by one
+(record, parse, chunk — a bad file fails alone here), then the chunks of a group of files are
+embedded and stored in full batches, then each file is committed on its own. Cancel is per
+file and checked between batches; an embedding failure fails the files of its group that are
+not yet committed, never the files before them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Callable
+
+from sqlmodel import select
+
+from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.errors import Cancelled, CoreError, EmbeddingError
+from core.ingest.jobs import JobTracker
+from core.ingest.parts import EngineParts
+from core.ingest.pipeline import FileTarget, chunk_payload, make_chunks, point_id
+from core.ingest.service import IngestResult, Upload, abandon_file, failed_before_start, fetch_url_doc
+from core.parsers.base import ParseContext
+from core.retrieval import bm25
+from core.types import Actor, Chunk, ParsedDoc, VectorPoint
+
+log = logging.getLogger(__name__)
+
+GROUP_CHUNKS = 256  # chunks embedded per group: bounded memory, steady progress
+GROUP_FILES = 64
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class _Prepared:
+    upload: Upload
+    record_id: str
+    tracker: JobTracker
+    target: FileTarget
+    doc: ParsedDoc
+    chunks: list[Chunk]
+    progress: Progress | None
+    embedded: int = 0
+    failed: IngestResult | None = None
+
+    def report(self, done: int, total: int, message: str) -> None:
+        self.tracker.progress(done, total, message)
+        if self.progress:
+            self.progress(done, total, message)
+
+    def fail(self, parts: EngineParts, state: str, message: str) -> None:
+        abandon_file(parts, self.record_id, self.target.collection, state, message)
+        self.tracker.finish(state, error=message)
+        self.failed = IngestResult(self.upload.name, state, file_id=self.record_id, error=message,
+                                   job_id=self.tracker.job_id)
+
+
+def ingest_many(parts: EngineParts, actor: Actor, uploads: list[Upload], *, collection: str,
+                kb_id: str | None = None, chat_id: str | None = None,
+                progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
+    results: list[IngestResult | None] = [None] * len(uploads)
+    group: list[tuple[int, _Prepared]] = []
+    for i, upload in enumerate(uploads):
+        on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
+        prepared = _prepare(parts, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id, progress=on_progress)
+        if isinstance(prepared, IngestResult):
+            results[i] = prepared
+            continue
+        group.append((i, prepared))
+        if sum(len(p.chunks) for _, p in group) >= GROUP_CHUNKS or len(group) >= GROUP_FILES:
+            _flush(parts, group, results)
+            group = []
+    if group:
+        _flush(parts, group, results)
+    return [r for r in results if r is not None]
+
+
+def _flush(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list) -> None:
+    _embed_group(parts, [p for _, p in group])
+    for i, prepared in group:
+        results[i] = prepared.failed or _commit(parts, prepared)
+
+
+def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: str, kb_id: str | None,
+             chat_id: str | None, progress: Progress | None) -> _Prepared | IngestResult:
+    """Record, parse and chunk one file. Anything wrong fails this file alone."""
+    settings = parts.settings()
+    fetched = None
+    if upload.url:
+        try:
+            fetched = fetch_url_doc(upload.url, settings)
+        except CoreError as exc:
+            return failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id)
+        # what is kept of a URL is its extracted text: reindex and full-document mode read that
+        upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
+    sha = parts.blobs.put(upload.data)
+    with parts.db.write() as s:
+        owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
+        for old in s.exec(select(FileRecord).where(owner, FileRecord.sha256 == sha)).all():
+            if old.status in ("indexed", "processing", "pending"):
+                return IngestResult(upload.name, "duplicate", file_id=old.id, chunks=old.chunk_count,
+                                    error=f"already present as '{old.name}'")
+            s.delete(old)  # a failed or cancelled earlier attempt: try again from scratch
+        record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
+                            kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
+        s.add(record)
+    tracker = JobTracker.start(parts.db, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
+                               message=f"parsing {upload.name}")
+    target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
+    prepared = _Prepared(upload, record.id, tracker, target, doc=None, chunks=[], progress=progress)  # type: ignore[arg-type]
+
+    def parse_progress(done: int, total: int, message: str) -> None:
+        prepared.report(done, total, message)
+        if tracker.should_cancel():
+            raise Cancelled("cancelled by request")
+
+    try:
+        prepared.doc = fetched or parts.parse(upload.data, upload.name,
+                                              ParseContext(settings=settings.parsing, progress=parse_progress))
+        prepared.chunks = make_chunks(prepared.doc, settings.chunking, parts.embedder())
+        parts.blobs.put_parsed(record.id, prepared.doc)
+    except CoreError as exc:
+        prepared.fail(parts, "cancelled" if isinstance(exc, Cancelled) else "failed", exc.message)
+    except Exception as exc:  # a parser or library bug: this file fails alone, with its reason logged
+        log.exception("unexpected error while ingesting %s", upload.name)
+        prepared.fail(parts, "failed", f"unexpected error while processing this file ({type(exc).__name__}: {exc})")
+    return prepared.failed or prepared
+
+
+def _embed_group(parts: EngineParts, group: list[_Prepared]) -> None:
+    settings = parts.settings()
+    embedder = parts.embedder()
+    batch_size = settings.embedding.batch_size
+    queue = [(p, c) for p in group for c in p.chunks]
+    for p in group:
+        p.report(0, len(p.chunks), "embedding")
+    while queue:
+        for p in group:
+            if p.failed is None and p.tracker.should_cancel():
+                p.fail(parts, "cancelled", "cancelled by request")
+        queue = [(p, c) for p, c in queue if p.failed is None]
+        batch, queue = queue[:batch_size], queue[batch_size:]
+        if not batch:
+            break
+        try:
+            vectors = embedder.embed_documents([c.text for _, c in batch])
+            if len(vectors) != len(batch):
+                raise EmbeddingError(f"the embedder returned {len(vectors)} vectors for {len(batch)} texts")
+            by_collection: dict[str, list[VectorPoint]] = {}
+            for (p, c), vec in zip(batch, vectors):
+                by_collection.setdefault(p.target.collection, []).append(VectorPoint(
+                    id=point_id(p.target.file_id, c.index), dense=[float(x) for x in vec],
+                    sparse=bm25.encode_document(c.text), payload=chunk_payload(c, p.target)))
+            for name, points in by_collection.items():
+                parts.store.upsert(name, points)
+        except Exception as exc:  # the whole batch is lost: every unfinished file of the group fails
+            message = exc.message if isinstance(exc, CoreError) else f"unexpected error while embedding ({type(exc).__name__}: {exc})"
+            if not isinstance(exc, CoreError):
+                log.exception("unexpected error while embedding a batch")
+            for p in group:
+                if p.failed is None:
+                    p.fail(parts, "failed", message)
+            return
+        for p, _ in batch:
+            p.embedded += 1
+        for p in {id(p): p for p, _ in batch}.values():
+            p.report(p.embedded, len(p.chunks), "embedding")
+
+
+def _commit(parts: EngineParts, p: _Prepared) -> IngestResult:
+    """Make one fully embedded file searchable."""
+    kb_id, collection = p.target.kb_id, p.target.collection
+    with parts.db.write() as s:
+        # Checked in the same transaction that makes the file searchable, so a reindex switch
+        # can't slip in between.
+        kb = s.get(KnowledgeBase, kb_id) if kb_id else None
+        moved = kb_id is not None and (kb is None or kb.collection != collection)
+        if not moved:
+            rec = s.get(FileRecord, p.record_id)
+            rec.status, rec.chunk_count, rec.char_count = "indexed", len(p.chunks), len(p.doc.text)
+            rec.mime = p.doc.mime
+            rec.meta = {k: v for k, v in p.doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
+            rec.updated_at = utcnow()
+            s.add(rec)
+    if moved:
+        p.fail(parts, "failed", "the knowledge base was reindexed or deleted while this file was processing; upload it again")
+        return p.failed
+    p.tracker.finish("done", message=f"{len(p.chunks)} chunks")
+    return IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.chunks), job_id=p.tracker.job_id,
+                        warnings=list(p.doc.warnings))

@@ -1,0 +1,55 @@
+"""Embedding is batched across files; failures and cancels stay per file or per group."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.config import RuntimeConfig
+from core.engine import Engine
+from core.ingest.service import Upload
+from core.types import SYSTEM_ACTOR
+from tests.fakes.embedding_server import fake_embedding_server, http_error
+
+A = SYSTEM_ACTOR
+
+
+@pytest.fixture
+def api_engine(data_dir, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    with fake_embedding_server(dimension=64) as srv, Engine(RuntimeConfig.from_env(data_dir)) as engine:
+        engine.save_settings(A, {"embedding": {"provider": "openai", "base_url": srv.openai_url, "model": "fake-embed",
+                                               "batch_size": 4}})
+        engine.create_kb(A, "kb")
+        yield engine, srv
+
+
+def _small_files(n: int) -> list[Upload]:
+    return [Upload(f"faq{i}.md", f"问题{i}：报销第{i}类费用需要提供什么材料？答：发票原件{i}份。".encode()) for i in range(n)]
+
+
+def test_small_files_share_embedding_batches(api_engine):
+    engine, srv = api_engine
+    engine.embedder().dimension  # the client learns the dimension once, before counting
+    before = srv.embed_count
+    results = engine.ingest(A, "kb", _small_files(10))
+    assert [r.status for r in results] == ["indexed"] * 10 and sum(r.chunks for r in results) == 10
+    assert srv.embed_count - before == 3  # ceil(10 / 4), not 10 requests
+    assert srv.batch_sizes()[-3:] == [4, 4, 2]
+    kb = engine.get_kb(A, "kb")
+    assert engine.store.count(kb.collection) == 10
+
+
+def test_an_embedding_outage_fails_the_group_cleanly_and_keeps_earlier_files(api_engine):
+    engine, srv = api_engine
+    [first] = engine.ingest(A, "kb", _small_files(1))
+    srv.fail_next(http_error(503))
+    results = engine.ingest(A, "kb", _small_files(6)[1:] + [Upload("broken.pdf", b"%PDF-1.4 nope")])
+    by_name = {r.name: r for r in results}
+    assert by_name["broken.pdf"].status == "failed" and "503" not in by_name["broken.pdf"].error  # its own reason
+    batched = [r for r in results if r.name != "broken.pdf"]
+    assert all(r.status == "failed" and "503" in r.error for r in batched)
+    kb = engine.get_kb(A, "kb")
+    assert engine.store.count(kb.collection) == first.chunks  # nothing half-indexed, the first file kept
+    assert engine.doctor(A).healthy
+    again = engine.ingest(A, "kb", _small_files(6)[1:])  # retry after the outage
+    assert all(r.status == "indexed" for r in again)
