@@ -6,7 +6,7 @@ score per query term of relevant chunks, the calibrated hybrid score of relevant
 how many in-scope and off-topic (chit-chat, weather, recipes) questions pass strict mode's 0.5
 and normal mode's 0.30.
 
-    .venv/bin/python benchmarks/calibrate_scores.py [all-minilm-l6-v2|multilingual-e5-small ...]
+    .venv/bin/python benchmarks/calibrate_scores.py [--sets xquad-zh-chunks,...] [all-minilm-l6-v2|multilingual-e5-small ...]
 """
 
 from __future__ import annotations
@@ -77,5 +77,10 @@ def measure(model: str) -> None:
 
 
 if __name__ == "__main__":
-    for m in sys.argv[1:] or ["multilingual-e5-small", "all-minilm-l6-v2"]:
+    args = sys.argv[1:]
+    if "--sets" in args:
+        i = args.index("--sets")
+        SETS[:] = args[i + 1].split(",")
+        del args[i:i + 2]
+    for m in args or ["multilingual-e5-small", "all-minilm-l6-v2"]:
         measure(m)
