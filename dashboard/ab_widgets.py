@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-
 import pandas as pd
 import streamlit as st
 
-from core.errors import InvalidInput
+from core.answering.questions import parse_questions as parse_batch
 from dashboard.chat_widgets import render_citations, render_meta, total_ms
 from dashboard.i18n import t
 from dashboard.page import fmt_score
@@ -43,37 +39,7 @@ def answer_column(title: str, answer) -> None:
 
 
 def parse_questions(name: str, data: bytes) -> list[str]:
-    """Questions from a CSV (a 'question' column, else the first column) or JSONL file
-    (objects with 'question', or plain strings), or plain text (one per line)."""
-    text = data.decode("utf-8-sig", errors="strict")
-    lower = name.lower()
-    if lower.endswith((".jsonl", ".ndjson", ".json")):
-        out = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"{name}, line {n}: not valid JSON ({exc.msg})") from None
-            q = item.get("question") if isinstance(item, dict) else item
-            if not isinstance(q, str):
-                raise InvalidInput(f"{name}, line {n}: expected a string or an object with \"question\"")
-            out.append(q)
-    elif lower.endswith(".csv"):
-        rows = list(csv.reader(io.StringIO(text)))
-        if not rows:
-            return []
-        header = [h.strip().lower() for h in rows[0]]
-        col = header.index("question") if "question" in header else 0
-        body = rows[1:] if "question" in header else rows
-        out = [r[col] for r in body if len(r) > col]
-    else:
-        out = text.splitlines()
-    questions = [q.strip() for q in out if q and q.strip()]
-    if len(questions) > MAX_BATCH:
-        raise InvalidInput(f"at most {MAX_BATCH} questions per batch ({len(questions)} given)")
-    return questions
+    return parse_batch(name, data, limit=MAX_BATCH)
 
 
 def batch_frame(comparisons: list) -> pd.DataFrame:

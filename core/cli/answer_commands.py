@@ -6,17 +6,14 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
-import json
 from dataclasses import asdict
 from pathlib import Path
 
 from core.cli.main import emit
 from core.errors import InvalidInput
 from core.types import SYSTEM_ACTOR
+from core.answering.questions import parse_questions
 
-MAX_BATCH = 500
 
 
 def _answer_payload(answer) -> dict:
@@ -47,38 +44,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def read_questions(path: Path) -> list[str]:
-    """Questions from CSV (a 'question' column, else the first), JSONL (strings or objects
-    with "question") or plain text (one per line)."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read {path}: {exc}") from None
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        out = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"{path.name}, line {n}: not valid JSON ({exc.msg})") from None
-            q = item.get("question") if isinstance(item, dict) else item
-            if not isinstance(q, str):
-                raise InvalidInput(f'{path.name}, line {n}: expected a string or an object with "question"')
-            out.append(q)
-    elif suffix == ".csv":
-        rows = list(csv.reader(io.StringIO(text)))
-        header = [h.strip().lower() for h in rows[0]] if rows else []
-        col = header.index("question") if "question" in header else 0
-        out = [r[col] for r in (rows[1:] if "question" in header else rows) if len(r) > col]
-    else:
-        out = text.splitlines()
-    questions = [q.strip() for q in out if q and q.strip()]
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+    questions = parse_questions(path.name, data)
     if not questions:
         raise InvalidInput(f"no questions in {path}")
-    if len(questions) > MAX_BATCH:
-        raise InvalidInput(f"at most {MAX_BATCH} questions per batch ({len(questions)} given)")
     return questions
 
 
