@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.ingest.pipeline import point_id
 from core.retrieval import bm25
-from core.types import SYSTEM_ACTOR, SparseVector, VectorPoint
+from core.types import SYSTEM_ACTOR, VectorPoint
 from core.vectorstore.base import kb_collection
 from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, md
 
