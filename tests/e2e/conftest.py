@@ -40,10 +40,13 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 
 
 
 @pytest.fixture(scope="module")
-def artifacts(tmp_path_factory) -> Path:
+def artifacts(tmp_path_factory, request) -> Path:
     folder = Path(os.environ.get("RAGDESK_E2E_ARTIFACTS") or tmp_path_factory.mktemp("e2e-screenshots"))
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"\nscreenshots: {folder}")
+    # through the terminal reporter: a plain print is swallowed by pytest's output capture
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"e2e screenshots: {folder}")
     return folder
 
 
