@@ -52,6 +52,7 @@ class EvalReport:
     ingest_seconds: float
     scores: list[ModeScores]
     chunking: dict
+    skipped: int = 0  # corpus documents that could not be ingested (empty, unparsable)
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -133,17 +134,19 @@ def evaluate(folder: Path, *, embedder: str = "multilingual-e5-small", modes: li
             results = engine.ingest(SYSTEM_ACTOR, "eval", uploads)
             ingest_seconds = time.perf_counter() - t0
             failed = [r for r in results if not r.ok]
-            if failed:
-                raise InvalidInput(f"{len(failed)} corpus documents failed to ingest, e.g. {failed[0].name}: {failed[0].error}")
-            doc_of_file = {r.file_id: r.name[:-3] for r in results}
-            chunks = sum(r.chunks for r in results)
+            if len(failed) == len(results):
+                raise InvalidInput(f"no corpus document could be ingested, e.g. {failed[0].name}: {failed[0].error}")
+            for r in failed[:3]:
+                say(f"skipped {r.name}: {r.error}")  # e.g. an empty abstract: it can't be retrieved anyway
+            doc_of_file = {r.file_id: r.name[:-3] for r in results if r.ok}
+            chunks = sum(r.chunks for r in results if r.ok)
             settings = engine.settings()
             scores = [
                 _score_mode(engine, data, doc_of_file, mode, settings, max_queries, say) for mode in modes
             ]
             return EvalReport(dataset=Path(folder).name, embedder=engine.embedder().id, documents=len(data.corpus),
                               chunks=chunks, ingest_seconds=ingest_seconds, scores=scores,
-                              chunking=settings.chunking.model_dump())
+                              chunking=settings.chunking.model_dump(), skipped=len(failed))
 
 
 def _score_mode(engine, data: Dataset, doc_of_file: dict[str, str], mode: str, settings, max_queries, say) -> ModeScores:

@@ -28,7 +28,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     def human(d: dict) -> str:
         head = (f"{d['dataset']}: {d['documents']} documents → {d['chunks']} chunks with {d['embedder']} "
-                f"(ingest {d['ingest_seconds']:.1f} s)\n"
+                f"(ingest {d['ingest_seconds']:.1f} s{', ' + str(d['skipped']) + ' skipped' if d['skipped'] else ''})\n"
                 f"{'mode':<14} {'nDCG@10':>8} {'R@5':>6} {'R@10':>6} {'MRR@10':>7} {'ans.hit':>8} {'p50 ms':>7} {'p95 ms':>7}")
         rows = [f"{s['mode']:<14} {s['ndcg10']:>8.3f} {s['recall5']:>6.3f} {s['recall10']:>6.3f} {s['mrr10']:>7.3f} "
                 f"{'' if s['answer_hit'] is None else format(s['answer_hit'], '.3f'):>8} {s['latency_p50_ms']:>7.1f} {s['latency_p95_ms']:>7.1f}"

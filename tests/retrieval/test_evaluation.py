@@ -80,3 +80,10 @@ def test_bm25_channel_reaches_the_anchor_on_xquad_zh_chunks():
     """rank-bm25 scored 0.879 nDCG@10 here; our engine-side BM25 with Chinese tokenisation must not be worse."""
     report = evaluate(shared_path("retrieval", "xquad-zh-chunks"), embedder="hash-64", modes=["bm25"], max_queries=300)
     assert report.scores[0].ndcg10 >= 0.85
+
+
+def test_an_empty_corpus_document_is_skipped_not_fatal(tiny_beir):
+    with (tiny_beir / "corpus.jsonl").open("a") as fh:
+        fh.write(json.dumps({"_id": "empty", "title": "", "text": ""}) + "\n")
+    report = evaluate(tiny_beir, embedder="hash-64", modes=["bm25"])
+    assert report.skipped == 1 and report.documents == 5 and report.scores[0].ndcg10 == pytest.approx(1.0)
