@@ -64,31 +64,33 @@ def ingest_many(parts: EngineParts, actor: Actor, uploads: list[Upload], *, coll
                 progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
     results: list[IngestResult | None] = [None] * len(uploads)
     group: list[tuple[int, _Prepared]] = []
+    # One settings snapshot for the whole batch: its files are chunked and embedded alike.
+    settings, embedder = parts.settings(), parts.embedder()
     for i, upload in enumerate(uploads):
         on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
-        prepared = _prepare(parts, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id, progress=on_progress)
+        prepared = _prepare(parts, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,
+                            progress=on_progress, settings=settings, embedder=embedder)
         if isinstance(prepared, IngestResult):
             results[i] = prepared
             continue
         group.append((i, prepared))
         if sum(len(p.chunks) for _, p in group) >= GROUP_CHUNKS or len(group) >= GROUP_FILES:
-            _flush(parts, group, results)
+            _flush(parts, group, results, settings, embedder)
             group = []
     if group:
-        _flush(parts, group, results)
+        _flush(parts, group, results, settings, embedder)
     return [r for r in results if r is not None]
 
 
-def _flush(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list) -> None:
-    _embed_group(parts, [p for _, p in group])
+def _flush(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list, settings, embedder) -> None:
+    _embed_group(parts, [p for _, p in group], embedder, settings.embedding.batch_size)
     for i, prepared in group:
         results[i] = prepared.failed or _commit(parts, prepared)
 
 
 def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: str, kb_id: str | None,
-             chat_id: str | None, progress: Progress | None) -> _Prepared | IngestResult:
+             chat_id: str | None, progress: Progress | None, settings, embedder) -> _Prepared | IngestResult:
     """Record, parse and chunk one file. Anything wrong fails this file alone."""
-    settings = parts.settings()
     fetched = None
     if upload.url:
         try:
@@ -108,8 +110,8 @@ def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: st
         record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
                             kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
         s.add(record)
-    tracker = JobTracker.start(parts.db, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
-                               message=f"parsing {upload.name}")
+        tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
+                                      message=f"parsing {upload.name}")
     target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
     prepared = _Prepared(upload, record.id, tracker, target, doc=None, chunks=[], progress=progress)  # type: ignore[arg-type]
 
@@ -121,7 +123,7 @@ def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: st
     try:
         prepared.doc = fetched or parts.parse(upload.data, upload.name,
                                               ParseContext(settings=settings.parsing, progress=parse_progress))
-        prepared.chunks = make_chunks(prepared.doc, settings.chunking, parts.embedder())
+        prepared.chunks = make_chunks(prepared.doc, settings.chunking, embedder)
         parts.blobs.put_parsed(record.id, prepared.doc)
     except CoreError as exc:
         prepared.fail(parts, "cancelled" if isinstance(exc, Cancelled) else "failed", exc.message)
@@ -131,10 +133,7 @@ def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: st
     return prepared.failed or prepared
 
 
-def _embed_group(parts: EngineParts, group: list[_Prepared]) -> None:
-    settings = parts.settings()
-    embedder = parts.embedder()
-    batch_size = settings.embedding.batch_size
+def _embed_group(parts: EngineParts, group: list[_Prepared], embedder, batch_size: int) -> None:
     queue = [(p, c) for p in group for c in p.chunks]
     for p in group:
         p.report(0, len(p.chunks), "embedding")
@@ -186,9 +185,9 @@ def _commit(parts: EngineParts, p: _Prepared) -> IngestResult:
             rec.meta = {k: v for k, v in p.doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
             rec.updated_at = utcnow()
             s.add(rec)
+            p.tracker.finish_in(s, "done", message=f"{len(p.chunks)} chunks", total=len(p.chunks))
     if moved:
         p.fail(parts, "failed", "the knowledge base was reindexed or deleted while this file was processing; upload it again")
         return p.failed
-    p.tracker.finish("done", message=f"{len(p.chunks)} chunks")
     return IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.chunks), job_id=p.tracker.job_id,
                         warnings=list(p.doc.warnings))

@@ -41,21 +41,28 @@ class JobTracker:
         self.db = db
         self.job_id = job_id
         self._cancel_event = cancel_event or _LOCAL_CANCEL_EVENTS.setdefault(job_id, threading.Event())
-        self._last_write = 0.0
-        self._last_cancel_check = 0.0
+        # Work that finishes within one interval writes no progress rows at all (many small
+        # files): the job's start and finish rows say everything there is to say.
+        self._last_write = self._last_cancel_check = time.monotonic()
         self._cancelled = False
 
     @classmethod
     def start(cls, db: Database, *, kind: str, actor: Actor, kb_id: str | None, file_id: str | None, message: str) -> "JobTracker":
         with db.write() as s:
-            job = Job(kind=kind, owner_id=actor.user_id, kb_id=kb_id, file_id=file_id, state="running",
-                      message=message, pid=os.getpid(), host=HOST)
-            s.add(job)
+            return cls.start_in(db, s, kind=kind, actor=actor, kb_id=kb_id, file_id=file_id, message=message)
+
+    @classmethod
+    def start_in(cls, db: Database, session, *, kind: str, actor: Actor, kb_id: str | None, file_id: str | None,
+                 message: str) -> "JobTracker":
+        """The job row in the caller's transaction (one commit for a file row and its job)."""
+        job = Job(kind=kind, owner_id=actor.user_id, kb_id=kb_id, file_id=file_id, state="running",
+                  message=message, pid=os.getpid(), host=HOST)
+        session.add(job)
         return cls(db, job.id)
 
     def progress(self, done: int, total: int, message: str) -> None:
         now = time.monotonic()
-        if now - self._last_write < _PROGRESS_INTERVAL and done < total:
+        if now - self._last_write < _PROGRESS_INTERVAL:
             return
         self._last_write = now
         with self.db.write() as s:
@@ -76,18 +83,24 @@ class JobTracker:
                 self._cancelled = bool(job and job.cancel_requested)
         return self._cancelled
 
-    def finish(self, state: str, message: str = "", error: str = "") -> None:
-        _LOCAL_CANCEL_EVENTS.pop(self.job_id, None)
+    def finish(self, state: str, message: str = "", error: str = "", *, total: int | None = None) -> None:
         with self.db.write() as s:
-            job = s.get(Job, self.job_id)
-            if job is not None:
-                job.state, job.error = state, error
-                if message:
-                    job.message = message
-                if state == "done":
-                    job.progress_done = job.progress_total
-                job.updated_at = utcnow()
-                s.add(job)
+            self.finish_in(s, state, message, error, total=total)
+
+    def finish_in(self, session, state: str, message: str = "", error: str = "", *, total: int | None = None) -> None:
+        """Close the job in the caller's transaction."""
+        _LOCAL_CANCEL_EVENTS.pop(self.job_id, None)
+        job = session.get(Job, self.job_id)
+        if job is not None:
+            job.state, job.error = state, error
+            if message:
+                job.message = message
+            if total is not None:
+                job.progress_total = total
+            if state == "done":
+                job.progress_done = job.progress_total
+            job.updated_at = utcnow()
+            session.add(job)
 
 
 def request_cancel(db: Database, actor: Actor, job_id: str) -> Job:
