@@ -7,24 +7,21 @@ ocr_docx_images).
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from dataclasses import dataclass, field
 
 import docx as python_docx
-from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
-from core.errors import ParseError, UnsupportedFormat
+from core.errors import UnsupportedFormat
 from core.parsers.base import ParseContext
 from core.parsers.docx_lists import ListRenderer, list_position
 from core.parsers.docx_tables import render_table
 from core.parsers.docx_text import paragraph_text, text_boxes
 from core.parsers.office_ocr import ocr_embedded_image
-from core.parsers.zipguard import check_office_zip
+from core.parsers.zipguard import open_office
 from core.types import DocPart, ParsedDoc
 
 MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -106,18 +103,7 @@ class DocxParser:
     name = "docx"
 
     def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
-        check_office_zip(data, "Word", ctx)
-        try:
-            document = python_docx.Document(io.BytesIO(data))
-        except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
-            raise ParseError(
-                "not a valid Word file (the archive has no readable Word document inside)",
-                detail=f"{type(exc).__name__}: {exc}",
-            ) from exc
-        except Exception as exc:  # lxml raises its own family on broken XML
-            if type(exc).__module__.startswith("lxml"):
-                raise ParseError("corrupt Word file (its XML cannot be read)", detail=str(exc)) from exc
-            raise
+        document = open_office(data, "Word", ctx, python_docx.Document, "Word document")
         numbering = None
         try:
             numbering = document.part.numbering_part.element

@@ -7,20 +7,17 @@ OCR of pictures (ParsingSettings.ocr_pptx_images) and the speaker notes ("Notes:
 
 from __future__ import annotations
 
-import io
-import zipfile
 
 import pptx as python_pptx
 from lxml import etree
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
-from pptx.exc import PackageNotFoundError
 from pptx.shapes.picture import Picture
 
-from core.errors import ParseError, UnsupportedFormat
+from core.errors import UnsupportedFormat
 from core.parsers.base import ParseContext
 from core.parsers.office_ocr import ocr_embedded_image
 from core.parsers.office_table import markdown_table
-from core.parsers.zipguard import check_office_zip
+from core.parsers.zipguard import open_office
 from core.types import DocPart, ParsedDoc
 
 MIME = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
@@ -154,18 +151,7 @@ class PptxParser:
     name = "pptx"
 
     def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
-        check_office_zip(data, "PowerPoint", ctx)
-        try:
-            presentation = python_pptx.Presentation(io.BytesIO(data))
-        except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
-            raise ParseError(
-                "not a valid PowerPoint file (the archive has no readable presentation inside)",
-                detail=f"{type(exc).__name__}: {exc}",
-            ) from exc
-        except Exception as exc:  # lxml raises its own family on broken XML
-            if type(exc).__module__.startswith("lxml"):
-                raise ParseError("corrupt PowerPoint file (its XML cannot be read)", detail=str(exc)) from exc
-            raise
+        presentation = open_office(data, "PowerPoint", ctx, python_pptx.Presentation, "presentation")
         walker = _SlideWalker(ctx)
         parts: list[DocPart] = []
         slides = list(presentation.slides)

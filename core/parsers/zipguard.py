@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from typing import Callable, TypeVar
 
 from core.errors import ParseError
 from core.parsers.base import ParseContext
@@ -43,3 +44,26 @@ def check_office_zip(data: bytes, kind: str, ctx: ParseContext) -> zipfile.ZipFi
             f"{ctx.settings.zip_max_uncompressed_mb} MB (possible zip bomb)"
         )
     return archive
+
+
+_Doc = TypeVar("_Doc")
+
+
+def open_office(data: bytes, kind: str, ctx: ParseContext, opener: Callable[[io.BytesIO], _Doc], what: str) -> _Doc:
+    """Check the zip, then open it with python-docx/python-pptx, turning their errors into ParseError.
+
+    ``kind`` is "Word" or "PowerPoint"; ``what`` names the part that must be inside ("Word document").
+    """
+    from docx.opc.exceptions import PackageNotFoundError as DocxPackageNotFound
+    from pptx.exc import PackageNotFoundError as PptxPackageNotFound
+
+    check_office_zip(data, kind, ctx)
+    try:
+        return opener(io.BytesIO(data))
+    except (DocxPackageNotFound, PptxPackageNotFound, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise ParseError(f"not a valid {kind} file (the archive has no readable {what} inside)",
+                         detail=f"{type(exc).__name__}: {exc}") from exc
+    except Exception as exc:  # lxml raises its own family on broken XML
+        if type(exc).__module__.startswith("lxml"):
+            raise ParseError(f"corrupt {kind} file (its XML cannot be read)", detail=str(exc)) from exc
+        raise
