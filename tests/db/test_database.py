@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -11,6 +13,7 @@ from sqlmodel import select
 from core.db.database import Database, redact_url, sqlite_url
 from core.db.models import KnowledgeBase
 
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -40,27 +43,31 @@ def test_sqlite_runs_in_wal_mode(tmp_path):
     db.dispose()
 
 
-def _increment_many(url: str, n: int, owner: str) -> None:
-    db = Database(url)
-    for _ in range(n):
-        with db.write() as s:  # read-then-write: the pattern that locks under deferred BEGIN
-            kb = s.exec(select(KnowledgeBase).where(KnowledgeBase.name == "counter")).one()
-            kb.description = str(int(kb.description) + 1)
-            s.add(kb)
-    db.dispose()
+_INCREMENT = """
+import sys
+from sqlmodel import select
+from core.db.database import Database
+from core.db.models import KnowledgeBase
+db = Database(sys.argv[1])
+for _ in range(int(sys.argv[2])):
+    with db.write() as s:  # read-then-write: the pattern that locks under a deferred BEGIN
+        kb = s.exec(select(KnowledgeBase).where(KnowledgeBase.name == "counter")).one()
+        kb.description = str(int(kb.description) + 1)
+        s.add(kb)
+db.dispose()
+"""
 
 
 def test_two_writer_processes_never_hit_database_is_locked(db_url):
     db = Database(db_url)
     with db.write() as s:
         s.add(KnowledgeBase(name="counter", owner_id="u", description="0"))
-    ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=_increment_many, args=(db_url, 60, f"p{i}")) for i in range(2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-    assert [p.exitcode for p in procs] == [0, 0]
+    # Real processes started afresh (not multiprocessing: it re-runs the parent's __main__,
+    # which other tests in this session may have pointed at the Streamlit app).
+    procs = [subprocess.Popen([sys.executable, "-c", _INCREMENT, db_url, "60"], cwd=REPO,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    errors = [p.communicate(timeout=180)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errors
     with db.read() as s:
         kb = s.exec(select(KnowledgeBase).where(KnowledgeBase.name == "counter")).one()
     assert kb.description == "120"  # no lost update, no lock error
