@@ -13,12 +13,14 @@ codebase, run by the same user). Progress callbacks do not cross: the CLI shows 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import pickle
 import socket
 import socketserver
 import struct
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -37,8 +39,18 @@ _HEADER = struct.Struct("!Q")
 _MAX_MESSAGE = 256 * 1024 * 1024
 
 
+_MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to 107 bytes on Linux
+
+
 def socket_path(data_dir: Path) -> Path:
-    return Path(data_dir) / SOCKET_NAME
+    """The socket in the data folder — or, when that path is too long for a Unix socket, a short
+    one in the user's runtime or temp folder named after the data folder (the same in every process)."""
+    path = Path(data_dir).resolve() / SOCKET_NAME
+    if len(os.fsencode(str(path))) <= _MAX_SOCKET_PATH:
+        return path
+    digest = hashlib.sha256(os.fsencode(str(path))).hexdigest()[:16]
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    return Path(runtime) / f"ragdesk-{digest}.sock"
 
 
 def _send(sock: socket.socket, obj: Any) -> None:

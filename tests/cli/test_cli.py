@@ -130,3 +130,18 @@ def test_zh_policy_flow(data_dir):
     assert md and md[0]["status"] == "indexed" and md[0]["chunks"] > 5
     hits = as_json(run_cli(data_dir, "--json", "search", "--kb", "法规", "--min-score", "0", "人民检察院 行政诉讼 监督"))["hits"]
     assert hits and "检察" in hits[0]["text"]
+
+
+def test_a_data_folder_too_deep_for_a_unix_socket_still_gets_a_hand_off(tmp_path):
+    from core.handoff import socket_path
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    path = socket_path(deep)
+    assert len(str(path)) <= 100 and path == socket_path(deep)  # short, and the same for every process
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+
+    with Engine(RuntimeConfig(data_dir=deep, database_url=f"sqlite:///{deep / 'x.db'}"), serve_handoff=True):
+        assert path.exists()
+    assert not path.exists()
