@@ -3,9 +3,7 @@ collection, references (#kb, #file, #URL), full-document mode."""
 
 from __future__ import annotations
 
-import threading
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from sqlmodel import func, select
@@ -17,6 +15,7 @@ from core.types import SYSTEM_ACTOR as ADMIN
 from core.vectorstore.base import chat_collection
 from tests.answering.conftest import configure, use_openai
 from tests.fakes import text
+from tests.parsers.http_fixtures import local_server
 
 PAGE = "<html><head><title>食堂</title></head><body><article><h1>员工食堂规定</h1><p>员工食堂每天中午十一点半开放，晚餐时间为十七点半至十九点。</p></article></body></html>"
 
@@ -31,25 +30,9 @@ def counts(engine) -> dict:
 
 @contextmanager
 def web_page(body: str):
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            data = body.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *a):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/canteen.html"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with local_server() as srv:
+        srv.serve("/canteen.html", body.encode(), "text/html; charset=utf-8")
+        yield srv.url("/canteen.html")
 
 
 def test_temporary_chat_leaves_no_rows_and_no_vectors(engine):

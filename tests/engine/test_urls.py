@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import threading
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from core.ingest.service import Upload
 from core.types import SYSTEM_ACTOR
+from tests.parsers.http_fixtures import local_server
 
 A = SYSTEM_ACTOR
 PAGE = """<html><head><meta charset="utf-8"><title>报销指南</title></head><body>
@@ -19,27 +18,9 @@ PAGE = """<html><head><meta charset="utf-8"><title>报销指南</title></head><b
 
 @contextmanager
 def page_server():
-    hits = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-        def do_GET(self):
-            hits.append(self.path)
-            data = PAGE.encode("utf-8")
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/guide.html", hits
-    finally:
-        server.shutdown()
+    with local_server() as srv:
+        srv.serve("/guide.html", PAGE.encode("utf-8"), "text/html; charset=utf-8")
+        yield srv.url("/guide.html"), srv.hits
 
 
 def test_private_address_is_refused_by_default_and_listed_as_failed(engine):
