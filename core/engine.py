@@ -107,8 +107,8 @@ class Engine:
     def embedder(self) -> Embedder:
         return make_embedder(self.settings().embedding)
 
-    def reranker(self) -> Reranker | None:
-        cfg = self.settings().retrieval.reranker
+    def reranker(self, settings: Settings | None = None) -> Reranker | None:
+        cfg = (settings or self.settings()).retrieval.reranker
         key = tuple(cfg.model_dump().values())
         with self._reranker_lock:
             if key != self._reranker_key:
@@ -267,12 +267,13 @@ class Engine:
                top_k: int | None = None, min_score: float | None = None, file_ids: tuple[str, ...] = ()) -> search_mod.SearchResult:
         if mode is not None and mode not in search_mod.MODES:
             raise InvalidInput(f"mode must be one of {', '.join(search_mod.MODES)}")
-        cfg = self.settings().retrieval
+        settings = self.settings()  # one snapshot per query: each read is a database round trip
+        cfg = settings.retrieval
         for file_id in file_ids:
             self.get_file(actor, file_id)
         return search_mod.search(
-            store=self.store, db=self.db, embedder=self.embedder(),
-            reranker=self.reranker() if (mode or cfg.mode) == "hybrid+rerank" else None,
+            store=self.store, db=self.db, embedder=make_embedder(settings.embedding),
+            reranker=self.reranker(settings) if (mode or cfg.mode) == "hybrid+rerank" else None,
             cfg=cfg, targets=self.search_targets(actor, kbs), query=query, mode=mode, top_k=top_k,
             min_score=min_score, file_ids=tuple(file_ids),
         )
