@@ -147,6 +147,45 @@ class ParsingSettings(_Section):
     youtube_languages: list[str] = Field(default_factory=lambda: ["zh-Hans", "zh", "zh-Hant", "en"])
 
 
+class GoogleDriveSettings(_Section):
+    enabled: bool = Field(False, description="Offer the Google Drive page: connect, browse, import, sync.")
+    client_id: str = Field("", description="OAuth 2.0 client ID (Google Cloud console → Credentials). Env: GOOGLE_DRIVE_CLIENT_ID.")
+    client_secret: str = Field("", description="OAuth 2.0 client secret (stored encrypted, never shown back).")
+    api_key: str = Field("", description="API key for the Google Picker (optional). Env: GOOGLE_DRIVE_API_KEY.")
+    redirect_uri: str = Field("", description="Where Google sends the user back: this app's Google Drive page URL. Env: GOOGLE_REDIRECT_URI.")
+    api_base_url: str = Field("https://www.googleapis.com", description="Drive API root (change only for a proxy or a test server).")
+    oauth_auth_url: str = Field("https://accounts.google.com/o/oauth2/auth", description="OAuth consent screen URL.")
+    oauth_token_url: str = Field("https://oauth2.googleapis.com/token", description="OAuth token endpoint.")
+    revoke_url: str = Field("https://oauth2.googleapis.com/revoke", description="OAuth token revocation endpoint.")
+    sync_interval_minutes: int = Field(0, ge=0, le=10_080, description="Sync watched sources every N minutes (0 = manual only).")
+
+
+class WebSearchSettings(_Section):
+    enable_web_search: bool = Field(False, description="Offer the chat's Web search switch (never used in strict mode).")
+    web_search_engine: Literal["searxng", "tavily", "brave", "google_pse", "serper", "external", "duckduckgo"] = Field(
+        "searxng", description="Which search engine answers web searches.")
+    web_search_result_count: int = Field(3, ge=1, le=50)
+    web_search_domain_filter_list: list[str] = Field(default_factory=list, description="Keep only results on these hosts (or their subdomains); empty = all.")
+    web_search_concurrent_requests: int = Field(10, ge=1, le=64)
+    enable_web_loader_ssl_verification: bool = True
+    web_search_trust_env: bool = Field(False, description="Use the HTTP(S)_PROXY environment variables for web search requests.")
+    bypass_web_search_web_loader: bool = Field(False, description="Use the engine's snippets instead of loading each page.")
+    bypass_web_search_embedding_and_retrieval: bool = Field(False, description="Inject the loaded pages whole (within the context budget) instead of retrieving chunks.")
+    web_search_collection_ttl_hours: float = Field(24.0, gt=0, le=24 * 365, description="Web-search collections older than this are removed by the doctor.")
+    searxng_query_url: str = ""
+    tavily_api_key: str = ""
+    tavily_base_url: str = "https://api.tavily.com"
+    brave_search_api_key: str = ""
+    brave_base_url: str = "https://api.search.brave.com"
+    google_pse_api_key: str = ""
+    google_pse_engine_id: str = ""
+    google_pse_base_url: str = "https://www.googleapis.com"
+    serper_api_key: str = ""
+    serper_base_url: str = "https://google.serper.dev"
+    external_web_search_url: str = ""
+    external_web_search_api_key: str = ""
+
+
 class Settings(_Section):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
@@ -155,7 +194,14 @@ class Settings(_Section):
     answering: AnsweringSettings = Field(default_factory=AnsweringSettings)
     strict: StrictModeSettings = Field(default_factory=StrictModeSettings)
     parsing: ParsingSettings = Field(default_factory=ParsingSettings)
+    gdrive: GoogleDriveSettings = Field(default_factory=GoogleDriveSettings)
+    web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
 
 
 # Fields whose value must never be shown back or logged.
-SECRET_FIELDS = {("embedding", "api_key"), ("llm", "api_key"), ("retrieval.reranker", "api_key")}
+SECRET_FIELDS = {
+    ("embedding", "api_key"), ("llm", "api_key"), ("retrieval.reranker", "api_key"),
+    ("gdrive", "client_secret"), ("gdrive", "api_key"),
+    ("web_search", "tavily_api_key"), ("web_search", "brave_search_api_key"), ("web_search", "google_pse_api_key"),
+    ("web_search", "serper_api_key"), ("web_search", "external_web_search_api_key"),
+}

@@ -37,23 +37,64 @@ def format_validation_error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+# The environment names of the product brief and of the reference implementation, so their users'
+# deployments carry over. A RAGDESK_SECTION__FIELD variable for the same field wins.
+ENV_ALIASES: dict[str, tuple[str, str]] = {
+    "GOOGLE_DRIVE_CLIENT_ID": ("gdrive", "client_id"),
+    "GOOGLE_DRIVE_CLIENT_SECRET": ("gdrive", "client_secret"),
+    "GOOGLE_DRIVE_API_KEY": ("gdrive", "api_key"),
+    "GOOGLE_REDIRECT_URI": ("gdrive", "redirect_uri"),
+    "ENABLE_GOOGLE_DRIVE_INTEGRATION": ("gdrive", "enabled"),
+    "ENABLE_WEB_SEARCH": ("web_search", "enable_web_search"),
+    "ENABLE_RAG_WEB_SEARCH": ("web_search", "enable_web_search"),
+    "WEB_SEARCH_ENGINE": ("web_search", "web_search_engine"),
+    "RAG_WEB_SEARCH_ENGINE": ("web_search", "web_search_engine"),
+    "WEB_SEARCH_RESULT_COUNT": ("web_search", "web_search_result_count"),
+    "WEB_SEARCH_CONCURRENT_REQUESTS": ("web_search", "web_search_concurrent_requests"),
+    "WEB_SEARCH_DOMAIN_FILTER_LIST": ("web_search", "web_search_domain_filter_list"),
+    "WEB_SEARCH_TRUST_ENV": ("web_search", "web_search_trust_env"),
+    "ENABLE_WEB_LOADER_SSL_VERIFICATION": ("web_search", "enable_web_loader_ssl_verification"),
+    "BYPASS_WEB_SEARCH_WEB_LOADER": ("web_search", "bypass_web_search_web_loader"),
+    "BYPASS_WEB_SEARCH_EMBEDDING_AND_RETRIEVAL": ("web_search", "bypass_web_search_embedding_and_retrieval"),
+    "SEARXNG_QUERY_URL": ("web_search", "searxng_query_url"),
+    "TAVILY_API_KEY": ("web_search", "tavily_api_key"),
+    "BRAVE_SEARCH_API_KEY": ("web_search", "brave_search_api_key"),
+    "GOOGLE_PSE_API_KEY": ("web_search", "google_pse_api_key"),
+    "GOOGLE_PSE_ENGINE_ID": ("web_search", "google_pse_engine_id"),
+    "SERPER_API_KEY": ("web_search", "serper_api_key"),
+    "EXTERNAL_WEB_SEARCH_URL": ("web_search", "external_web_search_url"),
+    "EXTERNAL_WEB_SEARCH_API_KEY": ("web_search", "external_web_search_api_key"),
+}
+
+
+def _env_value(raw: str) -> Any:
+    if raw[:1] in "[{":
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError:
+            return raw
+    return raw
+
+
 def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
-    """Nested {section: {field: raw value}} from RAGDESK_SECTION__FIELD variables."""
+    """Nested {section: {field: raw value}} from RAGDESK_SECTION__FIELD variables (and the aliases)."""
     environ = os.environ if environ is None else environ
     sections = set(Settings.model_fields)
     out: dict[str, dict[str, Any]] = {}
+    for key, (section, field) in ENV_ALIASES.items():
+        raw = environ.get(key)
+        if raw:
+            value = _env_value(raw)
+            if field.endswith("_list") and isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            out.setdefault(section, {})[field] = value
     for key, raw in environ.items():
         if not key.startswith(ENV_PREFIX) or "__" not in key:
             continue
         section, _, field = key[len(ENV_PREFIX):].lower().partition("__")
         if section not in sections:
             continue
-        value: Any = raw
-        if raw[:1] in "[{":
-            try:
-                value = json.loads(raw)
-            except json.JSONDecodeError:
-                value = raw
+        value = _env_value(raw)
         node = out.setdefault(section, {})
         *parents, leaf = field.split("__")
         for p in parents:
