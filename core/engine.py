@@ -23,7 +23,7 @@ from core.db.database import Database
 from core.db.models import FileRecord, Job, KnowledgeBase, User
 from core.embeddings.base import Embedder
 from core.embeddings.factory import make_embedder
-from core.errors import InvalidInput
+from core.errors import InvalidInput, StoreError
 from core.ingest import jobs as jobs_mod
 from core.ingest import reindex as reindex_mod
 from core.ingest import service as ingest_mod
@@ -68,7 +68,10 @@ class Engine:
         if serve_handoff and not config.qdrant_url:
             from core.handoff import HandoffServer
 
-            self._handoff = HandoffServer(self, config.data_dir)
+            try:
+                self._handoff = HandoffServer(self, config.data_dir)
+            except StoreError as exc:  # the dashboard still starts; the CLI then waits for the store
+                log.warning("CLI hand-off not available: %s", exc.message)
 
     @classmethod
     def open(cls, data_dir: str | Path | None = None, *, store_wait_seconds: float = 0.0,

@@ -20,13 +20,13 @@ def engine_for(args: argparse.Namespace) -> Iterator["Engine"]:  # noqa: F821
     hand-off that runs the command inside the dashboard's process."""
     from core.config import RuntimeConfig
     from core.engine import Engine
-    from core.handoff import RemoteEngine, socket_path
+    from core.handoff import RemoteEngine, find_socket
 
     config = RuntimeConfig.from_env(args.data_dir)
     try:
         engine = Engine(config)
     except StoreBusy as exc:
-        if socket_path(config.data_dir).exists():
+        if find_socket(config.data_dir) is not None:
             print("note: the running dashboard holds the store; this command runs there (hand-off)", file=sys.stderr)
             yield RemoteEngine(config.data_dir)
             return
