@@ -34,7 +34,8 @@ from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
 from core.settings.model import Settings
-from core.settings.store import SettingsStore, masked
+from core.secrets import SecretBox, create_private_file, make_private_dir
+from core.settings.store import SettingsStore, mask_secret_fields, masked
 from core.types import Actor, ParsedDoc
 from core.vectorstore.factory import open_store
 
@@ -50,12 +51,16 @@ def _parse(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
 class Engine:
     def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0, serve_handoff: bool = False):
         self.config = config
-        config.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private_dir(config.data_dir)
+        if config.database_url.startswith("sqlite:///"):
+            create_private_file(Path(config.database_url[len("sqlite:///"):]))
+        # Other modules keep their secrets with this box too (engine.secret_box.encrypt / decrypt).
+        self.secret_box = SecretBox.for_data_dir(config.data_dir)
         self.db = Database(config.database_url)
-        self.settings_store = SettingsStore(self.db)
+        self.settings_store = SettingsStore(self.db, box=self.secret_box)
         self.store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key, wait_seconds=store_wait_seconds)
         self.blobs = BlobStore(config.blobs_dir, config.parsed_dir)
-        self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, settings=self.settings,
+        self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, settings=self._settings,
                                  embedder=self.embedder, parse=_parse)
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragdesk-job")
         self._reranker_lock = threading.Lock()
@@ -93,25 +98,30 @@ class Engine:
         self.close()
 
     # ------------------------------------------------------------ settings & models
-    def settings(self) -> Settings:
-        """The settings in force now (a change saved by any process applies on the next call)."""
+    def _settings(self) -> Settings:
+        """The settings in force, secrets included: only for building providers inside core."""
         return self.settings_store.current()
 
+    def settings(self) -> Settings:
+        """The settings in force now, secrets masked (a change saved by any process applies on the next call)."""
+        return Settings.model_validate(masked(self._settings()))
+
     def settings_masked(self) -> dict:
-        return masked(self.settings())
+        return masked(self._settings())
 
     def settings_overridden(self) -> dict:
-        return self.settings_store.overridden()
+        """Settings set by the environment (locked in the UI), secrets masked."""
+        return mask_secret_fields(self.settings_store.overridden())
 
     def save_settings(self, actor: Actor, patch: dict) -> Settings:
         require_admin(actor, "change settings")
         return self.settings_store.save(patch, saved_by=actor.name or actor.user_id)
 
     def embedder(self) -> Embedder:
-        return make_embedder(self.settings().embedding)
+        return make_embedder(self._settings().embedding)
 
     def reranker(self, settings: Settings | None = None) -> Reranker | None:
-        cfg = (settings or self.settings()).retrieval.reranker
+        cfg = (settings or self._settings()).retrieval.reranker
         key = tuple(cfg.model_dump().values())
         with self._reranker_lock:
             if key != self._reranker_key:
@@ -270,7 +280,7 @@ class Engine:
                top_k: int | None = None, min_score: float | None = None, file_ids: tuple[str, ...] = ()) -> search_mod.SearchResult:
         if mode is not None and mode not in search_mod.MODES:
             raise InvalidInput(f"mode must be one of {', '.join(search_mod.MODES)}")
-        settings = self.settings()  # one snapshot per query: each read is a database round trip
+        settings = self._settings()  # one snapshot per query: each read is a database round trip
         cfg = settings.retrieval
         for file_id in file_ids:
             self.get_file(actor, file_id)
@@ -332,7 +342,7 @@ class Engine:
         from core.llm.factory import make_chat_model
 
         require_admin(actor, "test the language model connection")
-        return make_chat_model(self.settings().llm).check()
+        return make_chat_model(self._settings().llm).check()
 
     def context_warning(self) -> str | None:
         """Ollama's context length still at its 2048 default while context is injected."""

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
 import re
 import threading
+import traceback
+import weakref
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -58,13 +61,39 @@ def write_private(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-class SecretBox:
-    """Encrypts and decrypts stored secrets; remembers what it decrypted so ``scrub`` can hide it."""
+def make_private_dir(path: Path) -> None:
+    """Create ``path`` 0700 (a folder of ours that is wider is tightened)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = path.stat()
+    if info.st_uid == os.getuid() and info.st_mode & 0o077:
+        os.chmod(path, 0o700)
 
-    def __init__(self, key: bytes, old_keys: tuple[bytes, ...] = ()):
-        self._fernet = MultiFernet([Fernet(key), *(Fernet(k) for k in old_keys)])
+
+def create_private_file(path: Path) -> None:
+    """Make sure ``path`` exists and is 0600 (SQLite creates its -wal and -shm files alike)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    if path.stat().st_mode & 0o077:
+        os.chmod(path, 0o600)
+
+
+class SecretBox:
+    """Encrypts and decrypts stored secrets; remembers what it decrypted so ``scrub`` can hide it.
+
+    The key file may hold several keys, one per line: the first encrypts, all decrypt (so a
+    rotation interrupted half-way loses nothing). When a value does not decrypt, a box whose key
+    came from the file reads the file again once (another process may have rotated it)."""
+
+    def __init__(self, key: bytes, old_keys: tuple[bytes, ...] = (), key_file: Path | None = None):
+        self._set_keys(key, old_keys)
+        self._key_file = key_file
         self._seen: set[str] = set()
         self._lock = threading.Lock()
+        _register(self)
+
+    def _set_keys(self, key: bytes, old_keys: tuple[bytes, ...]) -> None:
+        self._keys = (key, *old_keys)
+        self._fernet = MultiFernet([Fernet(k) for k in self._keys])
 
     @classmethod
     def for_data_dir(cls, data_dir: Path, environ: dict | None = None) -> "SecretBox":
@@ -74,10 +103,12 @@ class SecretBox:
         path = Path(data_dir) / KEY_FILE
         if not path.exists():
             write_private(path, Fernet.generate_key())
-        key = path.read_bytes().strip()
-        if path.stat().st_mode & 0o077:
-            os.chmod(path, 0o600)
-        return cls(_fernet_key(key.decode()))
+        key, *old = read_key_file(path)
+        return cls(key, tuple(old), key_file=path)
+
+    @property
+    def from_file(self) -> Path | None:
+        return self._key_file
 
     def encrypt(self, value: str) -> str:
         if not value or value.startswith(PREFIX):
@@ -90,16 +121,34 @@ class SecretBox:
             if stored:
                 self._remember(stored)
             return stored  # written before secrets were encrypted: read as is, encrypted on next save
+        token = stored[len(PREFIX):].encode()
         try:
-            value = self._fernet.decrypt(stored[len(PREFIX):].encode()).decode()
+            value = self._fernet.decrypt(token).decode()
         except InvalidToken:
-            raise SecretError("a stored secret cannot be decrypted: RAGDESK_SECRET_KEY or data/secret.key "
-                              "is not the key it was saved with") from None
+            if self._key_file is None or not self._reload():
+                raise SecretError("a stored secret cannot be decrypted: RAGDESK_SECRET_KEY or data/secret.key "
+                                  "is not the key it was saved with") from None
+            return self.decrypt(stored)
         self._remember(value)
         return value
 
+    def _reload(self) -> bool:
+        """Read the key file again; True when it holds keys this box did not have."""
+        try:
+            keys = read_key_file(self._key_file)
+        except OSError:
+            return False
+        if tuple(keys) == self._keys:
+            return False
+        self._set_keys(keys[0], tuple(keys[1:]))
+        return True
+
     def is_encrypted(self, stored: str) -> bool:
         return bool(stored) and stored.startswith(PREFIX)
+
+    def remember(self, value: str) -> None:
+        """Hide ``value`` from every scrubbed text from now on (e.g. a secret set by the environment)."""
+        self._remember(value)
 
     def _remember(self, value: str) -> None:
         if len(value) >= 4:
@@ -108,6 +157,68 @@ class SecretBox:
 
     def scrub(self, text: str) -> str:
         return scrub(text, self._seen)
+
+    def known(self) -> set[str]:
+        with self._lock:
+            return set(self._seen)
+
+
+def read_key_file(path: Path) -> list[bytes]:
+    """The keys in a key file, current first; tightens the file to 0600 if it was wider."""
+    lines = [ln.strip() for ln in path.read_text().splitlines() if ln.strip()]
+    if not lines:
+        raise SecretError(f"{path} holds no key")
+    if path.stat().st_mode & 0o077:
+        os.chmod(path, 0o600)
+    return [_fernet_key(ln) for ln in lines]
+
+
+def write_key_file(path: Path, keys: list[bytes]) -> None:
+    write_private(path, b"\n".join(keys) + b"\n")
+
+
+# Every live box, so log records are scrubbed of every secret any engine in this process knows.
+_BOXES: "weakref.WeakSet[SecretBox]" = weakref.WeakSet()
+_factory_installed = False
+_install_lock = threading.Lock()
+
+
+def _register(box: SecretBox) -> None:
+    _BOXES.add(box)
+    install_log_scrubbing()
+
+
+def known_secrets() -> set[str]:
+    out: set[str] = set()
+    for box in list(_BOXES):
+        out |= box.known()
+    return out
+
+
+def install_log_scrubbing() -> None:
+    """Scrub every log record of this process as it is made: message, arguments and traceback."""
+    global _factory_installed
+    with _install_lock:
+        if _factory_installed:
+            return
+        previous = logging.getLogRecordFactory()
+
+        def factory(*args, **kwargs) -> logging.LogRecord:
+            record = previous(*args, **kwargs)
+            secrets = known_secrets()
+            try:
+                text = record.getMessage()
+            except (TypeError, ValueError):
+                return record  # a malformed record: logging reports it itself
+            clean = scrub(text, secrets)
+            if clean != text or record.args:
+                record.msg, record.args = clean, ()
+            if record.exc_info and not record.exc_text:
+                record.exc_text = scrub("".join(traceback.format_exception(*record.exc_info)).rstrip(), secrets)
+            return record
+
+        logging.setLogRecordFactory(factory)
+        _factory_installed = True
 
 
 _TOKENISH = re.compile(r"(?i)(bearer\s+|api[_-]?key[=:]\s*|token[=:]\s*|key=)([A-Za-z0-9._~+/\-]{8,})")

@@ -27,6 +27,7 @@ from core.answering.retrieve import full_document_items, retrieve
 from core.answering.run import AnswerRun, EventSink, citation, citation_dicts
 from core.answering.tools import ALL_TOOLS, STRICT_TOOLS, ToolBox
 from core.answering.types import Answer
+from core.error_report import shown_error
 from core.errors import CoreError, InvalidInput
 from core.llm.base import ChatMessage, ChatModel
 from core.llm.extractive import ExtractiveAnswerer
@@ -64,7 +65,7 @@ def resolve_mode(mode: str | None, settings: Settings) -> str:
 def ask(engine: "Engine", actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
         mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event: EventSink | None = None) -> Answer:
     started = time.perf_counter()  # timings count from here, chat storage included
-    settings = engine.settings()  # read per message: a saved switch applies at once
+    settings = engine._settings()  # read per message: a saved switch applies at once (secrets: the model is built here)
     mode = resolve_mode(mode, settings)
     question = (question or "").strip()
     if not question:
@@ -88,11 +89,8 @@ def ask(engine: "Engine", actor: Actor, question: str, *, kbs: list[str] | None 
             _strict(scope, run, refs)
         else:
             _normal(scope, run, refs, earlier)
-    except CoreError as exc:  # a provider down or refusing, an embedding API down...: shown, never a traceback
-        run.fail(exc.message)
-    except Exception as exc:  # a library bug: the chat shows a clear line, the log keeps the traceback
-        log.exception("unexpected error while answering")
-        run.fail(f"unexpected error while answering ({type(exc).__name__}: {exc})")
+    except Exception as exc:  # a provider down, a library bug: a plain sentence and an error id; the log has the rest
+        run.fail(shown_error(exc, actor, "answering"))
     answer = run.finish()
     if chat is not None:
         msg = chats.add_message(

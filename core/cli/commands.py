@@ -11,6 +11,7 @@ from typing import Iterator
 
 from core.cli.main import emit
 from core.errors import InvalidInput, StoreBusy
+from core.settings.store import mask_secret_fields
 from core.types import SYSTEM_ACTOR
 
 
@@ -176,7 +177,10 @@ def cmd_settings(args: argparse.Namespace) -> int:
                 node = node.setdefault(part, {})
             node[leaf] = value
             engine.save_settings(SYSTEM_ACTOR, patch)
-            emit(args, {"saved": args.key, "value": value}, lambda d: f"saved {d['saved']} = {d['value']!r}")
+            shown = mask_secret_fields(patch)  # a key typed on the command line is never printed back
+            for part in args.key.split("."):
+                shown = shown[part]
+            emit(args, {"saved": args.key, "value": shown}, lambda d: f"saved {d['saved']} = {d['value']!r}")
     return 0
 
 

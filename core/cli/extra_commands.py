@@ -39,7 +39,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_secrets(args: argparse.Namespace) -> int:
+    from core.config import RuntimeConfig
+    from core.secret_rotation import rotate
+
+    report = rotate(RuntimeConfig.from_env(args.data_dir))
+    emit(args, asdict(report), lambda r: (
+        f"re-encrypted {r['settings_versions']} settings version(s) and {r['other_values']} other value(s) "
+        f"under a new key ({r['key_source']})" + (f"; {r['next_step']}" if r["next_step"] else "")))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    se = sub.add_parser("secrets", help="manage the key that encrypts stored secrets")
+    se.set_defaults(handler=cmd_secrets)
+    ses = se.add_subparsers(dest="secrets_command", required=True)
+    ses.add_parser("rotate", help="re-encrypt every stored secret under a new key (and rotate the key file)")
+
     ev = sub.add_parser("eval", help="score retrieval on a BEIR-layout folder (corpus/queries/qrels)")
     ev.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl, qrels.tsv (answers.jsonl optional)")
     ev.add_argument("--embedder", default="multilingual-e5-small",

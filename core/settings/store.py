@@ -11,6 +11,7 @@ saved values and are reported by ``overridden()`` so the UI can show them as loc
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import threading
@@ -22,6 +23,7 @@ from sqlmodel import select
 from core.db import models
 from core.db.database import Database
 from core.errors import InvalidSettings
+from core.secrets import SecretBox
 from core.settings.model import SECRET_FIELDS, Settings
 
 ENV_PREFIX = "RAGDESK_"
@@ -132,10 +134,60 @@ def masked(settings: Settings) -> dict:
     return data
 
 
+def mask_secret_fields(data: dict) -> dict:
+    """A copy of a nested (partial) settings dict with every secret present replaced by the mask."""
+    out = copy.deepcopy(data)
+    for node, field in _secret_nodes(out):
+        node[field] = SECRET_MASK
+    return out
+
+
+def _secret_nodes(data: dict):
+    """(node, field) for every secret field present in a nested settings dict."""
+    for section, field in SECRET_FIELDS:
+        node: Any = data
+        for part in section.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and isinstance(node.get(field), str) and node[field]:
+            yield node, field
+
+
+def encrypt_secrets(data: dict, box: SecretBox) -> dict:
+    """A copy of saved settings with every secret field encrypted (what goes into the row)."""
+    out = copy.deepcopy(data)
+    for node, field in _secret_nodes(out):
+        node[field] = box.encrypt(node[field])
+    return out
+
+
+def decrypt_secrets(data: dict, box: SecretBox) -> dict:
+    out = copy.deepcopy(data)
+    for node, field in _secret_nodes(out):
+        node[field] = box.decrypt(node[field])
+    return out
+
+
+def reencrypt_rows(db: Database, old: SecretBox, new: SecretBox) -> int:
+    """Every saved settings version re-encrypted from ``old``'s keys to ``new``'s (rotation)."""
+    count = 0
+    with db.write() as s:
+        for row in s.exec(select(models.SettingsVersion)):
+            fresh = encrypt_secrets(decrypt_secrets(dict(row.data), old), new)
+            if fresh != row.data:
+                row.data = fresh
+                s.add(row)
+                count += 1
+    return count
+
+
 class SettingsStore:
-    def __init__(self, db: Database, environ: Mapping[str, str] | None = None):
+    """``box``: encrypts secret fields in the stored rows and decrypts them on load (None: stored
+    as given — only for tools that never read a secret)."""
+
+    def __init__(self, db: Database, environ: Mapping[str, str] | None = None, box: SecretBox | None = None):
         self._db = db
         self._environ = environ
+        self._box = box
         self._lock = threading.Lock()
         self._version = -1
         self._saved: dict = {}
@@ -157,7 +209,13 @@ class SettingsStore:
             with self._db.read() as s:
                 row = s.get(models.SettingsVersion, version) if version else None
             saved = dict(row.data) if row else {}
-            self._current = validate(_deep_merge(saved, self.overridden()))
+            if self._box is not None:
+                saved = decrypt_secrets(saved, self._box)
+            overrides = self.overridden()
+            if self._box is not None:
+                for node, field in _secret_nodes(overrides):
+                    self._box.remember(node[field])  # set by the environment: never shown in a log either
+            self._current = validate(_deep_merge(saved, overrides))
             self._saved, self._version = saved, version
             return self._current
 
@@ -174,10 +232,14 @@ class SettingsStore:
         with self._db.write() as s:
             row = s.exec(select(models.SettingsVersion).order_by(models.SettingsVersion.version.desc()).limit(1)).first()
             saved = dict(row.data) if row else {}
+            if self._box is not None:
+                saved = decrypt_secrets(saved, self._box)
             merged = _deep_merge(saved, patch)
             validate(_deep_merge(merged, self.overridden()))  # what will be in force must be valid
             # keep only what the admin set: a later release's better defaults still apply
             clean = validate(merged).model_dump(exclude_unset=True)
+            if self._box is not None:
+                clean = encrypt_secrets(clean, self._box)
             s.add(models.SettingsVersion(version=(row.version if row else 0) + 1, data=clean, saved_by=saved_by))
         return self.current()
 

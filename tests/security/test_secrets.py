@@ -1,0 +1,135 @@
+"""Threat: someone who reads the data folder (a backup, a wider-than-meant file mode), the CLI's
+output, the logs or a chat learns an API key. Each test saves a key and looks for it."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from core.config import RuntimeConfig
+from core.db.database import Database
+from core.secret_rotation import rotate
+from core.db.models import SettingsVersion
+from core.secrets import SecretBox, SecretError, read_key_file
+from core.settings.store import SECRET_MASK
+from core.types import SYSTEM_ACTOR, Actor
+from tests.cli.test_cli import run_cli
+from tests.engine.conftest import HANDBOOK_MD, make_engine, md
+from tests.fakes import fake_llm_server, http_error
+
+KEY = "sk-LEAKCANARY-4f1c9e77b2"
+PLAIN = Actor(user_id="u-plain", role="user", name="plain")
+
+
+@pytest.fixture
+def engine(data_dir, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    monkeypatch.delenv("RAGDESK_SECRET_KEY", raising=False)
+    e = make_engine(data_dir)
+    yield e
+    e.close()
+
+
+def _files_holding(folder: Path, needle: bytes) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_a_saved_key_is_nowhere_in_the_data_folder(engine, data_dir):
+    engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": KEY}, "web_search": {"tavily_api_key": KEY + "-t"}})
+    engine.create_kb(SYSTEM_ACTOR, "kb")
+    engine.ingest(SYSTEM_ACTOR, "kb", [md("h.md", HANDBOOK_MD)])
+    assert engine._settings().llm.api_key == KEY  # it is really saved (and decrypts)
+    assert _files_holding(data_dir, KEY.encode()) == []  # sqlite db, its WAL, blobs, parsed text, store
+    with Database(engine.config.database_url).read() as s:
+        rows = [json.dumps(r.data) for r in s.exec(select(SettingsVersion))]
+    assert any("enc:v1:" in r for r in rows) and not any(KEY in r for r in rows)
+
+
+def test_the_data_folder_is_private(engine, data_dir):
+    engine.create_kb(SYSTEM_ACTOR, "kb")
+    engine.ingest(SYSTEM_ACTOR, "kb", [md("h.md", HANDBOOK_MD)])
+    assert stat.S_IMODE(os.stat(data_dir).st_mode) == 0o700
+    private = [data_dir / "ragdesk.db", data_dir / "secret.key", *(data_dir / "files").rglob("*"),
+               *(data_dir / "parsed").rglob("*")]
+    files = [p for p in private if p.is_file()]
+    assert len(files) >= 4
+    assert {p.name: stat.S_IMODE(os.stat(p).st_mode) for p in files} == {p.name: 0o600 for p in files}
+
+
+def test_secrets_leave_the_engine_masked(engine, monkeypatch):
+    engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": KEY}})
+    assert engine.settings().llm.api_key == SECRET_MASK
+    assert engine.settings_masked()["llm"]["api_key"] == SECRET_MASK
+    monkeypatch.setenv("RAGDESK_EMBEDDING__API_KEY", "env-secret-123456")
+    assert engine.settings_overridden()["embedding"]["api_key"] == SECRET_MASK
+
+
+def test_the_cli_never_prints_a_key(tmp_path):
+    data = tmp_path / "data"
+    for args in (("settings", "set", "llm.api_key", KEY), ("--json", "settings", "set", "llm.api_key", KEY),
+                 ("settings", "set", "llm", json.dumps({"api_key": KEY})), ("settings", "get"),
+                 ("--json", "settings", "get", "llm"), ("settings", "get", "llm.api_key")):
+        out = run_cli(data, *args)
+        assert KEY not in out.stdout + out.stderr, args
+    assert run_cli(data, "settings", "get", "llm.api_key").stdout.strip() == SECRET_MASK
+
+
+def test_logs_are_scrubbed_of_known_secrets(engine, caplog):
+    engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": KEY}})
+    engine._settings()
+    with caplog.at_level(logging.INFO):
+        logging.getLogger("some.library").info("calling with key %s", KEY)
+        try:
+            raise RuntimeError(f"server said: bad key {KEY}")
+        except RuntimeError:
+            logging.getLogger("some.library").exception("failed")
+    text = caplog.text + "".join(r.exc_text or "" for r in caplog.records)
+    assert "calling with key" in text and KEY not in text
+
+
+def test_a_provider_error_with_the_key_never_reaches_the_chat(engine, caplog):
+    engine.create_kb(PLAIN, "mine")
+    engine.ingest(PLAIN, "mine", [md("h.md", HANDBOOK_MD)])
+    with fake_llm_server() as srv:
+        engine.save_settings(SYSTEM_ACTOR, {"llm": {"provider": "openai", "base_url": srv.openai_url,
+                                                     "api_key": KEY, "model": "fake-model"}})
+        srv.add(http_error(400, f"key {KEY} is not valid for this project; internal trace id 7781"))
+        with caplog.at_level(logging.ERROR):
+            answer = engine.ask(PLAIN, "How many remote days per week?", kbs=["mine"])
+    assert answer.error and "error id" in answer.error
+    stored = engine.chat_messages(PLAIN, answer.chat_id)
+    shown = json.dumps([m.model_dump(mode="json") for m in stored], ensure_ascii=False)
+    assert KEY not in shown and "trace id" not in shown  # a plain sentence, not the server's words
+    error_id = answer.error.rsplit("error id ", 1)[1].strip(" ().")
+    assert error_id in caplog.text and KEY not in caplog.text
+
+
+def test_rotation_re_encrypts_everything_under_a_new_key(engine, data_dir, monkeypatch):
+    engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": KEY}})
+    engine.save_settings(SYSTEM_ACTOR, {"llm": {"temperature": 0.5}})
+    old_keys = read_key_file(data_dir / "secret.key")
+    report = rotate(RuntimeConfig.from_env(data_dir), environ={})
+    assert report.settings_versions == 2
+    new_keys = read_key_file(data_dir / "secret.key")
+    assert len(new_keys) == 1 and new_keys[0] not in old_keys
+    assert stat.S_IMODE(os.stat(data_dir / "secret.key").st_mode) == 0o600
+    assert engine._settings().llm.api_key == KEY  # a running engine reloads the rotated key file
+    with Database(engine.config.database_url).read() as s:
+        stored = [r.data["llm"]["api_key"] for r in s.exec(select(SettingsVersion)) if "api_key" in r.data.get("llm", {})]
+    old_box = SecretBox(old_keys[0])
+    for value in stored:
+        with pytest.raises(SecretError):
+            old_box.decrypt(value)
+    assert SecretBox.for_data_dir(data_dir, environ={}).decrypt(stored[0]) == KEY
+
+
+def test_rotation_with_an_environment_key_needs_the_new_one(data_dir):
+    with pytest.raises(SecretError, match="RAGDESK_NEW_SECRET_KEY"):
+        rotate(RuntimeConfig.from_env(data_dir), environ={"RAGDESK_SECRET_KEY": "old passphrase"})
