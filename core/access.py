@@ -9,10 +9,13 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from sqlmodel import Session, or_, select
 
 from core.db.models import FileRecord, KBShare, KnowledgeBase
 from core.errors import NotFound, PermissionDenied
+from core.names import printable
 from core.types import Actor
 
 
@@ -50,9 +53,10 @@ def resolve_kb(session: Session, actor: Actor, ref: str, *, write: bool = False)
     """
     kb = session.get(KnowledgeBase, ref)
     if kb is None or not can_read_kb(session, actor, kb):
-        matches = [k for k in readable_kbs(session, actor) if k.name == ref]
+        name = unicodedata.normalize("NFC", ref.strip())  # names are stored NFC (core/names.py)
+        matches = [k for k in readable_kbs(session, actor) if k.name == name]
         if not matches:
-            raise NotFound(f"knowledge base '{ref}' not found")
+            raise NotFound(f"knowledge base '{printable(ref)}' not found")
         if len(matches) > 1:
             own = [k for k in matches if k.owner_id == actor.user_id]
             if len(own) != 1:

@@ -25,11 +25,13 @@ from core.embeddings.base import Embedder
 from core.embeddings.factory import make_embedder
 from core.errors import InvalidInput, StoreError
 from core.ingest import jobs as jobs_mod
+from core.ingest import paths as paths_mod
 from core.ingest import reindex as reindex_mod
 from core.ingest import service as ingest_mod
 from core.ingest.blobs import BlobStore
 from core.ingest.parts import EngineParts
 from core.ingest.service import IngestResult, Upload
+from core.limits import check_question, check_search
 from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
@@ -203,16 +205,10 @@ class Engine:
 
     def ingest_paths(self, actor: Actor, kb: str, paths: list[Path | str],
                      progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
-        uploads, unreadable = [], []
-        urls = [str(p) for p in paths if str(p).startswith(("http://", "https://"))]
-        uploads.extend(Upload.from_url(u) for u in urls)
-        paths = [p for p in paths if str(p) not in urls]
-        for path in _expand(paths):
-            try:
-                uploads.append(Upload(path.name, path.read_bytes()))
-            except OSError as exc:
-                unreadable.append(IngestResult(str(path), "failed", error=f"cannot read file: {exc.strerror}"))
-        return unreadable + (self.ingest(actor, kb, uploads, progress) if uploads else [])
+        """Files, folders and URLs named on the server (the CLI): admins only — it reads the server's disk."""
+        require_admin(actor, "ingest files from the server's disk")
+        return paths_mod.ingest_paths(lambda uploads: self.ingest(actor, kb, uploads, progress), paths,
+                                      self._settings().parsing.max_upload_mb)
 
     def submit_ingest(self, actor: Actor, kb: str, uploads: list[Upload]) -> Future:
         """Ingest in the background; progress and cancel go through ``jobs()`` / ``cancel_job()``."""
@@ -281,6 +277,7 @@ class Engine:
         if mode is not None and mode not in search_mod.MODES:
             raise InvalidInput(f"mode must be one of {', '.join(search_mod.MODES)}")
         settings = self._settings()  # one snapshot per query: each read is a database round trip
+        check_search(query, top_k, min_score, settings)
         cfg = settings.retrieval
         for file_id in file_ids:
             self.get_file(actor, file_id)
@@ -297,17 +294,21 @@ class Engine:
         """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen."""
         from core.answering.service import ask
 
+        check_question(question, self._settings())
         return ask(self, actor, question, kbs=kbs, chat_id=chat_id, mode=mode, temporary=temporary,
                    file_ids=tuple(file_ids), on_event=on_event)
 
     def compare(self, actor: Actor, question: str, kbs: list[str] | None = None):
         from core.answering.compare import compare
 
+        check_question(question, self._settings())
         return compare(self, actor, question, kbs)
 
     def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None):
         from core.answering.compare import compare_batch
 
+        for question in questions:
+            check_question(question, self._settings())
         return compare_batch(self, actor, questions, kbs)
 
     def list_chats(self, actor: Actor, query: str = ""):
@@ -350,14 +351,3 @@ class Engine:
 
         s = self.settings()
         return needs_context_warning(s.llm.context_length, s.answering.file_context) if s.llm.provider == "ollama" else None
-
-
-def _expand(paths: list[Path]) -> list[Path]:
-    """Files as given, folders expanded to the files inside them (sorted, hidden ones skipped)."""
-    out = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)))
-        else:
-            out.append(p)
-    return out

@@ -9,6 +9,7 @@ from core.db.models import FileRecord, KBShare, KnowledgeBase, User, utcnow
 from core.errors import AlreadyExists, InvalidInput, NotFound
 from core.ingest.parts import EngineParts
 from core.ingest.service import remove_file_everywhere
+from core.names import clean_name
 from core.types import Actor
 from core.vectorstore.base import kb_collection_prefix
 
@@ -16,12 +17,7 @@ VISIBILITIES = ("private", "shared", "public")
 
 
 def _check_name(name: str) -> str:
-    name = (name or "").strip()
-    if not name:
-        raise InvalidInput("a knowledge base needs a name")
-    if len(name) > 120:
-        raise InvalidInput("a knowledge base name is at most 120 characters")
-    return name
+    return clean_name(name, "knowledge base", max_chars=120)  # NFC; control and bidi characters refused
 
 
 def create_kb(parts: EngineParts, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
@@ -63,12 +59,14 @@ def update_kb(parts: EngineParts, actor: Actor, ref: str, *, name: str | None = 
               visibility: str | None = None, full_document: bool | None = None) -> KnowledgeBase:
     with parts.db.write() as s:
         kb = resolve_kb(s, actor, ref, write=True)
-        if name is not None and _check_name(name) != kb.name:
+        if name is not None:
+            name = _check_name(name)
+        if name is not None and name != kb.name:
             clash = s.exec(select(KnowledgeBase).where(KnowledgeBase.owner_id == kb.owner_id,
-                                                       KnowledgeBase.name == name.strip())).first()
+                                                       KnowledgeBase.name == name)).first()
             if clash:
-                raise AlreadyExists(f"a knowledge base named '{name.strip()}' already exists")
-            kb.name = name.strip()
+                raise AlreadyExists(f"a knowledge base named '{name}' already exists")
+            kb.name = name
         if description is not None:
             kb.description = description
         if visibility is not None:

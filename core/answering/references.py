@@ -92,3 +92,9 @@ def _file_names(engine: "Engine", actor: Actor) -> dict[str, str]:
         names.setdefault(f.name.lower(), f.id)
         names.setdefault(PurePosixPath(f.name).stem.lower(), f.id)
     return names
+
+
+def count_url_references(message: str) -> int:
+    """How many URLs a message would make the engine fetch (``#https://…`` and bare YouTube links)."""
+    tokens = [m.group(1) for m in _REF.finditer(message)]
+    return sum(1 for t in tokens if t.lower().startswith(("http://", "https://"))) + len(_bare_videos(message))

@@ -18,11 +18,12 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.errors import Cancelled, CoreError, EmbeddingError
+from core.errors import Cancelled, CoreError, EmbeddingError, InvalidInput
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, chunk_payload, make_chunks, point_id
 from core.ingest.service import IngestResult, Upload, abandon_file, failed_before_start, fetch_url_doc
+from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.types import Actor, Chunk, ParsedDoc, VectorPoint
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 
 GROUP_CHUNKS = 256  # chunks embedded per group: bounded memory, steady progress
 GROUP_FILES = 64
+_MB = 1024 * 1024
 
 Progress = Callable[[int, int, str], None]
 
@@ -91,6 +93,11 @@ def _flush(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list
 def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: str, kb_id: str | None,
              chat_id: str | None, progress: Progress | None, settings, embedder) -> _Prepared | IngestResult:
     """Record, parse and chunk one file. Anything wrong fails this file alone."""
+    checked = _check_upload(upload, settings.parsing)
+    if isinstance(checked, str):
+        shown = upload if upload.url else Upload(file_display_name(upload.name))
+        return failed_before_start(parts, actor, shown, checked, kb_id=kb_id, chat_id=chat_id)
+    upload = checked
     fetched = None
     if upload.url:
         try:
@@ -124,6 +131,10 @@ def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: st
         prepared.doc = fetched or parts.parse(upload.data, upload.name,
                                               ParseContext(settings=settings.parsing, progress=parse_progress))
         prepared.chunks = make_chunks(prepared.doc, settings.chunking, embedder)
+        cap = settings.parsing.max_chunks_per_file
+        if len(prepared.chunks) > cap:
+            raise InvalidInput(f"'{upload.name}' makes {len(prepared.chunks)} chunks, more than the limit of {cap} per file "
+                               "(setting parsing.max_chunks_per_file): split the file, use larger chunks, or raise the limit")
         parts.blobs.put_parsed(record.id, prepared.doc)
     except CoreError as exc:
         prepared.fail(parts, "cancelled" if isinstance(exc, Cancelled) else "failed", exc.message)
@@ -131,6 +142,21 @@ def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: st
         log.exception("unexpected error while ingesting %s", upload.name)
         prepared.fail(parts, "failed", f"unexpected error while processing this file ({type(exc).__name__}: {exc})")
     return prepared.failed or prepared
+
+
+def _check_upload(upload: Upload, parsing) -> Upload | str:
+    """The upload with its name normalised, or why it is refused before anything is stored."""
+    if upload.url:
+        return upload
+    try:
+        name = clean_name(upload.name, "file", max_chars=255)
+    except InvalidInput as exc:
+        return exc.message
+    limit = parsing.max_upload_mb * _MB
+    if len(upload.data) > limit:
+        return (f"'{name}' is {len(upload.data) / _MB:.1f} MB, more than the upload limit of {parsing.max_upload_mb} MB "
+                "(setting parsing.max_upload_mb)")
+    return Upload(name, upload.data, upload.url)
 
 
 def _embed_group(parts: EngineParts, group: list[_Prepared], embedder, batch_size: int) -> None:

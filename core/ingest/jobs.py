@@ -139,3 +139,19 @@ def abandoned(job: Job) -> bool:
 
 
 ProgressFn = Callable[[int, int, str], None]
+
+
+INTERRUPTED = "interrupted: the process running it stopped; run it again"
+
+
+def mark_abandoned(db: Database) -> list[str]:
+    """Close every queued or running job whose process on this machine is gone (run at start-up,
+    and by the doctor's repair): it is marked failed as interrupted, so nothing waits on it."""
+    closed = []
+    with db.write() as s:
+        for job in s.exec(select(Job).where(Job.state.in_(["queued", "running"]))).all():
+            if abandoned(job):
+                job.state, job.error, job.updated_at = "failed", INTERRUPTED, utcnow()
+                s.add(job)
+                closed.append(job.id)
+    return closed

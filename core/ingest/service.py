@@ -20,7 +20,7 @@ from sqlmodel import select
 from core.access import check_file, resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import CoreError, ReindexNeeded
-from core.ingest.jobs import JobTracker, abandoned
+from core.ingest.jobs import JobTracker, abandoned, mark_abandoned
 from core.ingest.parts import EngineParts
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
@@ -130,14 +130,29 @@ def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error:
 
 
 def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str) -> None:
+    """Mark a file failed or cancelled: its points, parsed text and original go (no retry reads them)."""
     if parts.store.collection_exists(collection):
         parts.store.delete_file(collection, file_id)
     parts.blobs.delete_parsed(file_id)
+    sha = ""
     with parts.db.write() as s:
         rec = s.get(FileRecord, file_id)
         if rec is not None:
             rec.status, rec.error, rec.chunk_count, rec.updated_at = state, error, 0, utcnow()
+            sha = rec.sha256
             s.add(rec)
+    drop_unused_original(parts, sha)
+
+
+def drop_unused_original(parts: EngineParts, sha: str) -> None:
+    """Delete an uploaded original that no live file (indexed or in progress) uses any more."""
+    if not sha:
+        return
+    with parts.db.read() as s:
+        used = s.exec(select(FileRecord.id).where(FileRecord.sha256 == sha,
+                                                  FileRecord.status.in_(["indexed", "processing", "pending"]))).first()
+    if used is None:
+        parts.blobs.delete_blob(sha)
 
 
 def delete_files(parts: EngineParts, actor: Actor, file_ids: list[str]) -> list[IngestResult]:
@@ -186,4 +201,5 @@ def recover_interrupted(parts: EngineParts) -> list[str]:
         if job is not None:
             JobTracker(parts.db, job.id).finish("failed", error="interrupted")
         cleaned.append(rec.id)
+    mark_abandoned(parts.db)  # jobs without a file (a reindex) too
     return cleaned

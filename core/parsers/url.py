@@ -20,7 +20,7 @@ import requests
 from core.errors import FetchError, FileTooLarge
 from core.parsers.base import ParseContext
 from core.parsers.html import parse_html
-from core.parsers.url_guard import check_url
+from core.parsers.url_guard import AllowList, check_url
 from core.parsers.url_transport import GuardedTransport
 from core.parsers.youtube import fetch_transcript, youtube_video_id
 from core.types import ParsedDoc
@@ -95,14 +95,15 @@ def _download(url: str, ctx: ParseContext, transport: httpx.BaseTransport | None
     timeout = settings.url_timeout_seconds
     deadline = time.monotonic() + 3 * timeout  # per-phase timeouts alone allow a slow drip forever
     limit = settings.url_max_mb * _MB
-    own_transport = transport or GuardedTransport(settings.url_allow_private)
+    allow = AllowList.of(settings)
+    own_transport = transport or GuardedTransport(allow)
     headers = {"User-Agent": "ragdesk/0.1 (knowledge-base ingestion)", "Accept": "*/*"}
     with httpx.Client(transport=own_transport, timeout=httpx.Timeout(timeout), follow_redirects=False,
                       trust_env=False, headers=headers) as client:
         current = url
         for hop in range(MAX_REDIRECTS + 1):
             # re-checked on every hop; the guarded transport checks again at connect time
-            check_url(current, settings.url_allow_private)
+            check_url(current, allow)
             try:
                 with client.stream("GET", current) as response:
                     if response.is_redirect and "location" in response.headers:

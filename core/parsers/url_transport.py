@@ -13,7 +13,7 @@ from typing import Iterator
 import httpcore
 import httpx
 
-from core.parsers.url_guard import GuardedBackend
+from core.parsers.url_guard import AllowList, GuardedBackend
 
 _EXCEPTIONS: list[tuple[type[Exception], type[httpx.TransportError]]] = [
     (httpcore.ConnectTimeout, httpx.ConnectTimeout),
@@ -57,12 +57,12 @@ class _Body(httpx.SyncByteStream):
 
 
 class GuardedTransport(httpx.BaseTransport):
-    def __init__(self, allow_private: bool, ssl_context: ssl.SSLContext | None = None) -> None:
+    def __init__(self, allow: AllowList | bool, ssl_context: ssl.SSLContext | None = None) -> None:
         # ssl_context: e.g. one that also trusts an internal CA; certificates are always
         # checked against the URL's host name, never against the pinned IP address
         self._pool = httpcore.ConnectionPool(
             ssl_context=ssl_context or httpx.create_ssl_context(),
-            network_backend=GuardedBackend(allow_private),
+            network_backend=GuardedBackend(allow),
             retries=0,
         )
 

@@ -12,7 +12,6 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 import requests
-from requests.adapters import HTTPAdapter
 from youtube_transcript_api import YouTubeTranscriptApi
 from youtube_transcript_api._errors import (
     CouldNotRetrieveTranscript,
@@ -55,25 +54,13 @@ def youtube_video_id(url: str) -> str | None:
     return None
 
 
-class _TimeoutAdapter(HTTPAdapter):
-    """The library calls requests without a timeout; this adapter supplies ours."""
+def transcript_session(ctx: ParseContext) -> requests.Session:
+    """Every request the transcript library makes goes through the SSRF guard, with our timeout."""
+    from core.parsers.url_guard import AllowList
+    from core.parsers.url_requests import guarded_session
 
-    def __init__(self, timeout: float) -> None:
-        super().__init__()
-        self._timeout = timeout
-
-    def send(self, request, **kwargs):
-        if kwargs.get("timeout") is None:
-            kwargs["timeout"] = self._timeout
-        return super().send(request, **kwargs)
-
-
-def _default_session(ctx: ParseContext) -> requests.Session:
-    session = requests.Session()
-    adapter = _TimeoutAdapter(ctx.settings.url_timeout_seconds)
-    session.mount("https://", adapter)
-    session.mount("http://", adapter)
-    return session
+    parsing = ctx.settings
+    return guarded_session(AllowList.of(parsing), parsing.url_timeout_seconds, parsing.url_max_mb * 1024 * 1024)
 
 
 def _windows(snippets, window: float) -> list[DocPart]:
@@ -102,7 +89,7 @@ def fetch_transcript(url: str, ctx: ParseContext, *, http_client: requests.Sessi
         raise InvalidInput(f"not a YouTube video URL: {url!r}")
     languages = list(ctx.settings.youtube_languages)
     wanted = ", ".join(languages)
-    api = YouTubeTranscriptApi(http_client=http_client or _default_session(ctx))
+    api = YouTubeTranscriptApi(http_client=http_client or transcript_session(ctx))
     try:
         transcript = api.list(video_id).find_transcript(languages)
         fetched = transcript.fetch()

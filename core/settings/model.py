@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Section(BaseModel):
@@ -115,6 +115,8 @@ class AnsweringSettings(_Section):
         "general_knowledge", description="Normal mode, nothing above the threshold: answer from general knowledge with a marker, or flag for a human."
     )
     not_from_kb_marker: str = "Not from the knowledge base."
+    max_question_chars: int = Field(8000, ge=100, le=1_000_000, description="Longest question (or search query) accepted.")
+    max_url_mentions: int = Field(5, ge=0, le=100, description="Most URLs (#https://… or YouTube links) fetched for one message.")
 
     @model_validator(mode="after")
     def _template(self) -> "AnsweringSettings":
@@ -132,7 +134,8 @@ class StrictModeSettings(_Section):
 
 
 class ParsingSettings(_Section):
-    max_upload_mb: int = Field(100, ge=1, le=10_000)
+    max_upload_mb: int = Field(100, ge=1, le=10_000, description="Largest file accepted, checked before it is read or stored.")
+    max_chunks_per_file: int = Field(5000, ge=1, le=1_000_000, description="A file that makes more chunks is refused (embedding cost).")
     ocr_enabled: bool = True
     ocr_dpi: int = Field(300, ge=72, le=600)
     ocr_page_timeout_seconds: float = Field(60.0, gt=0, le=3600)
@@ -143,8 +146,20 @@ class ParsingSettings(_Section):
     zip_max_members: int = Field(10_000, ge=1)
     url_timeout_seconds: float = Field(20.0, gt=0, le=600)
     url_max_mb: int = Field(20, ge=1, le=1000)
-    url_allow_private: bool = Field(False, description="Admin only: allow fetching loopback/private/link-local addresses.")
+    url_allow_hosts: list[str] = Field(default_factory=list, description=(
+        "Hosts or networks (CIDR) a URL fetch may reach although they are private, e.g. 127.0.0.1, 10.1.0.0/16, "
+        "wiki.internal. Link-local and cloud metadata addresses stay closed whatever this says."))
+    url_allow_private: bool = Field(False, description="Deprecated: opens every private address (use url_allow_hosts).")
     youtube_languages: list[str] = Field(default_factory=lambda: ["zh-Hans", "zh", "zh-Hant", "en"])
+
+    @field_validator("url_allow_hosts")
+    @classmethod
+    def _allow_hosts(cls, entries: list[str]) -> list[str]:
+        from core.parsers.url_guard import parse_allow_entry  # raises ValueError with the admin's message
+
+        for entry in entries:
+            parse_allow_entry(entry)
+        return [e.strip() for e in entries]
 
 
 class GoogleDriveSettings(_Section):

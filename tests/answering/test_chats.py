@@ -36,7 +36,7 @@ def web_page(body: str):
 
 
 def test_temporary_chat_leaves_no_rows_and_no_vectors(engine):
-    configure(engine, parsing={"url_allow_private": True})
+    configure(engine, parsing={"url_allow_hosts": ["127.0.0.1"]})
     before = counts(engine)
     with web_page(PAGE) as url:
         answer = engine.ask(ADMIN, f"#{url} 员工食堂几点开放？", temporary=True)
@@ -92,7 +92,7 @@ def test_chat_files_are_searched_then_deleted_with_their_vectors(engine, server)
 
 
 def test_url_reference_is_fetched_into_the_chat_collection(engine):
-    configure(engine, parsing={"url_allow_private": True})
+    configure(engine, parsing={"url_allow_hosts": ["127.0.0.1"]})
     with web_page(PAGE) as url:
         answer = engine.ask(ADMIN, f"#{url} 员工食堂几点开放？")
     assert "十一点半" in answer.text and answer.citations[0].source_name == url

@@ -35,7 +35,7 @@ def test_private_address_is_refused_by_default_and_listed_as_failed(engine):
 
 
 def test_allowed_page_is_fetched_cleaned_and_searchable(engine):
-    engine.save_settings(A, {"parsing": {"url_allow_private": True}})
+    engine.save_settings(A, {"parsing": {"url_allow_hosts": ["127.0.0.1"]}})
     engine.create_kb(A, "web")
     with page_server() as (url, hits):
         [result] = engine.ingest_paths(A, "web", [url])

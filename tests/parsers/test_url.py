@@ -7,7 +7,7 @@ import pytest
 from core.errors import BlockedAddress, FetchError, FileTooLarge
 from core.parsers.base import ParseContext
 from core.parsers.url import HttpStatusError, fetch_url
-from core.parsers.url_guard import blocked_reason, check_url
+from core.parsers.url_guard import AllowList, blocked_reason, check_url
 from core.parsers.url_transport import GuardedTransport
 from core.settings.model import ParsingSettings
 from tests.parsers.http_fixtures import local_server, tiny_pdf
@@ -18,6 +18,9 @@ PAGE = (
     "<html><head><title>部署说明</title></head><body><article><h1>部署说明</h1>"
     "<p>这是通过网址抓取的中文网页内容，服务器在响应头里声明了字符集。</p></article></body></html>"
 )
+
+
+LOCAL = ["127.0.0.1"]  # what an admin opens to fetch from the local test server
 
 
 def _ctx(**overrides) -> ParseContext:
@@ -40,13 +43,20 @@ def server():
     ],
 )
 def test_internal_addresses_are_blocked_by_the_decision_function(url):
-    with pytest.raises(BlockedAddress, match="url_allow_private"):
-        check_url(url, allow_private=False)
-    assert check_url(url, allow_private=True)  # the admin switch lets the same URL through
+    closed = any(h in url for h in ("169.254.", "fe80::", "a9fe:a9fe"))  # link-local / metadata
+    with pytest.raises(BlockedAddress, match="never fetched" if closed else "url_allow_hosts"):
+        check_url(url, AllowList())
+    if closed:  # whatever an admin opens
+        with pytest.raises(BlockedAddress, match="never fetched"):
+            check_url(url, AllowList.parse(["0.0.0.0/1", "128.0.0.0/2", "::/1", "localhost"], all_private=True))
+    else:  # the deprecated switch opens it, and so does opening its network
+        assert check_url(url, True)
+        assert check_url(url, AllowList.parse(["0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/3", "224.0.0.0/3", "::/1",
+                                               "fc00::/7", "ff00::/8", "localhost"]))
 
 
 def test_public_addresses_pass_and_reasons_are_specific():
-    assert check_url(f"https://{PUBLIC_IP}/x", allow_private=False) == [PUBLIC_IP]
+    assert check_url(f"https://{PUBLIC_IP}/x", AllowList()) == [PUBLIC_IP]
     assert blocked_reason(ipaddress.ip_address("8.8.8.8")) is None
     assert blocked_reason(ipaddress.ip_address("169.254.169.254")).startswith("link-local")
     assert "embedded" in blocked_reason(ipaddress.ip_address("::ffff:10.1.2.3"))
@@ -55,7 +65,7 @@ def test_public_addresses_pass_and_reasons_are_specific():
 @pytest.mark.parametrize("url", ["ftp://example.com/a", "file:///etc/passwd", "gopher://x/", "http:///nohost"])
 def test_only_http_and_https_with_a_host(url):
     with pytest.raises(FetchError):
-        check_url(url, allow_private=True)
+        check_url(url, AllowList.parse(LOCAL))
 
 
 def test_local_server_is_refused_by_default_without_a_request(server):
@@ -69,17 +79,17 @@ def test_guarded_transport_checks_at_connect_time(server):
     """The socket-level check stands on its own: even a caller that skipped check_url
     cannot reach a blocked address through the default transport."""
     server.serve("/page", b"ok", "text/plain")
-    with httpx.Client(transport=GuardedTransport(allow_private=False)) as client:
+    with httpx.Client(transport=GuardedTransport(AllowList())) as client:
         with pytest.raises(BlockedAddress):
             client.get(server.url("/page"))
     assert server.hits == []
-    with httpx.Client(transport=GuardedTransport(allow_private=True)) as client:
+    with httpx.Client(transport=GuardedTransport(AllowList.parse(LOCAL))) as client:
         assert client.get(server.url("/page")).text == "ok"
 
 
 def test_html_page_with_charset_in_the_header(server):
     server.serve("/page", PAGE.encode("gbk"), "text/html; charset=GBK")
-    doc = fetch_url(server.url("/page"), _ctx(url_allow_private=True))
+    doc = fetch_url(server.url("/page"), _ctx(url_allow_hosts=LOCAL))
     assert doc.title == "部署说明" and doc.source_name == server.url("/page")
     assert "服务器在响应头里声明了字符集" in doc.text
     assert doc.metadata["encoding"] == "gb18030" and doc.metadata["content_type"] == "text/html"
@@ -88,7 +98,7 @@ def test_html_page_with_charset_in_the_header(server):
 def test_redirects_are_followed_and_recorded(server):
     server.serve("/new", PAGE.encode(), "text/html; charset=utf-8")
     server.redirect("/old", "/new", status=301)
-    doc = fetch_url(server.url("/old"), _ctx(url_allow_private=True))
+    doc = fetch_url(server.url("/old"), _ctx(url_allow_hosts=LOCAL))
     assert doc.metadata["final_url"] == server.url("/new") and "部署说明" in doc.text
     assert server.hits == ["/old", "/new"]
 
@@ -97,7 +107,7 @@ def test_too_many_redirects(server):
     for i in range(7):
         server.redirect(f"/r{i}", f"/r{i + 1}")
     with pytest.raises(FetchError, match="more than 5 times"):
-        fetch_url(server.url("/r0"), _ctx(url_allow_private=True))
+        fetch_url(server.url("/r0"), _ctx(url_allow_hosts=LOCAL))
     assert len(server.hits) == 6
 
 
@@ -122,34 +132,34 @@ def test_redirect_to_another_scheme_is_refused():
 def test_size_cap_while_streaming(server):
     server.stream("/endless", b"x" * 65536, count=40)  # 2.5 MB, no Content-Length
     with pytest.raises(FileTooLarge, match="more than the URL limit of 1 MB"):
-        fetch_url(server.url("/endless"), _ctx(url_allow_private=True, url_max_mb=1))
+        fetch_url(server.url("/endless"), _ctx(url_allow_hosts=LOCAL, url_max_mb=1))
 
 
 def test_size_cap_from_declared_length(server):
     server.stream("/huge", b"x" * 1024, count=1, declared_length=5 * 1024 * 1024)
     with pytest.raises(FileTooLarge, match="5.0 MB"):
-        fetch_url(server.url("/huge"), _ctx(url_allow_private=True, url_max_mb=1))
+        fetch_url(server.url("/huge"), _ctx(url_allow_hosts=LOCAL, url_max_mb=1))
 
 
 def test_http_errors_carry_the_status(server):
     server.serve("/gone", b"gone", "text/plain", status=410)
     with pytest.raises(HttpStatusError, match="HTTP 410") as caught:
-        fetch_url(server.url("/gone"), _ctx(url_allow_private=True))
+        fetch_url(server.url("/gone"), _ctx(url_allow_hosts=LOCAL))
     assert caught.value.status == 410
     with pytest.raises(HttpStatusError) as missing:
-        fetch_url(server.url("/nothing-here"), _ctx(url_allow_private=True))
+        fetch_url(server.url("/nothing-here"), _ctx(url_allow_hosts=LOCAL))
     assert missing.value.status == 404
 
 
 def test_slow_server_times_out(server):
     server.stream("/slow", b"late", count=1, delay=2.0)
     with pytest.raises(FetchError, match="timed out"):
-        fetch_url(server.url("/slow"), _ctx(url_allow_private=True, url_timeout_seconds=0.3))
+        fetch_url(server.url("/slow"), _ctx(url_allow_hosts=LOCAL, url_timeout_seconds=0.3))
 
 
 def test_markdown_is_dispatched_by_content_type(server):
     server.serve("/notes", "# 会议纪要\n\n- 确认上线时间\n".encode(), "text/markdown; charset=utf-8")
-    doc = fetch_url(server.url("/notes"), _ctx(url_allow_private=True))
+    doc = fetch_url(server.url("/notes"), _ctx(url_allow_hosts=LOCAL))
     assert "确认上线时间" in doc.text and doc.metadata["kind"] == "markdown"
     assert doc.source_name == server.url("/notes")
 
@@ -157,7 +167,7 @@ def test_markdown_is_dispatched_by_content_type(server):
 @pytest.mark.skipif(importlib.util.find_spec("core.parsers.pdf") is None, reason="the PDF parser is not in this tree yet")
 def test_pdf_url_goes_to_the_pdf_parser(server):
     server.serve("/download", tiny_pdf("Quarterly revenue grew 12 percent"), "application/pdf")
-    doc = fetch_url(server.url("/download"), _ctx(url_allow_private=True))
+    doc = fetch_url(server.url("/download"), _ctx(url_allow_hosts=LOCAL))
     assert doc.metadata["kind"] == "pdf" and doc.mime == "application/pdf"
     assert "Quarterly revenue grew 12 percent" in doc.text
     assert doc.parts[0].page == 1
@@ -172,7 +182,7 @@ def test_tls_checks_the_url_host_while_the_socket_goes_to_the_checked_address(tm
     server_tls, client_tls = self_signed_localhost(tmp_path)
     with local_server(tls=server_tls) as srv:
         srv.serve("/secure", "加密页面".encode(), "text/plain; charset=utf-8")
-        with httpx.Client(transport=GuardedTransport(allow_private=True, ssl_context=client_tls)) as client:
+        with httpx.Client(transport=GuardedTransport(AllowList.parse(LOCAL), ssl_context=client_tls)) as client:
             assert client.get(srv.url("/secure", host="localhost")).text == "加密页面"
             with pytest.raises(httpx.ConnectError, match="(?i)certificate"):
                 client.get(srv.url("/secure", host="127.0.0.1"))
