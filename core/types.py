@@ -93,6 +93,7 @@ class Chunk:
     slide: int | None = None
     start_seconds: float | None = None
     merged_count: int = 1  # how many split pieces the min-size merge joined into this chunk
+    header_chars: int = 0  # length of the repeated table header that opens ``text`` (0 = none)
 
 
 # ---------------------------------------------------------------- vectors

@@ -24,6 +24,7 @@ class Piece:
     start: int = 0  # offset in the document text where this text begins
     heading_path: tuple[str, ...] = ()
     merged_count: int = 1
+    header_chars: int = 0  # a repeated table header opens ``text`` (see tables.py)
 
 
 def merge_small_pieces(
@@ -36,7 +37,7 @@ def merge_small_pieces(
     current_size = count(current.text)
     for nxt in pieces[1:]:
         if current_size < min_target and nxt.source == current.source:
-            joined = current.text + SEPARATOR + nxt.text
+            joined = _join(current, nxt)
             joined_size = count(joined)
             if joined_size <= max_size:
                 current = replace(current, text=joined, merged_count=current.merged_count + nxt.merged_count)
@@ -46,3 +47,11 @@ def merge_small_pieces(
         current, current_size = nxt, count(nxt.text)
     merged.append(current)
     return merged
+
+
+def _join(current: Piece, nxt: Piece) -> str:
+    """Pieces of one table join as one table: the repeated header and the blank line go."""
+    header = nxt.text[: nxt.header_chars]
+    if header and header in current.text:
+        return current.text + "\n" + nxt.text[nxt.header_chars :]
+    return current.text + SEPARATOR + nxt.text

@@ -1,4 +1,5 @@
-"""The chunking pipeline: clean -> heading glue -> Markdown header split -> size split -> merge."""
+"""The chunking pipeline: clean -> heading glue -> Markdown header split -> size split (tables
+repeat their header) -> merge."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from core.chunking.heading_glue import glue_headings, is_heading_block
 from core.chunking.locate import PART_SEPARATOR, PartLocator
 from core.chunking.markdown_split import Section, split_markdown
 from core.chunking.merge import Piece, merge_small_pieces
-from core.chunking.size_split import split_to_size
+from core.chunking.tables import split_with_headers
 from core.errors import InvalidSettings
 from core.settings.model import ChunkingSettings
 from core.types import Chunk, ParsedDoc
@@ -41,8 +42,9 @@ def chunk_document(doc: ParsedDoc, cfg: ChunkingSettings, count: Callable[[str],
     pieces: list[Piece] = []
     for section in sections:
         body = text[section.start : section.end]
-        for start, end in split_to_size(body, cfg.chunk_size, cfg.chunk_overlap, count, sticky):
-            pieces.append(Piece(body[start:end], doc.source_name, section.start + start, section.heading_path))
+        for start, end, prefix in split_with_headers(body, cfg.chunk_size, cfg.chunk_overlap, count, sticky):
+            pieces.append(Piece(prefix + body[start:end], doc.source_name, section.start + start,
+                                section.heading_path, header_chars=len(prefix)))
     pieces = merge_small_pieces(pieces, cfg.chunk_min_size_target, cfg.chunk_size, count)
 
     parts = locator.parts_at(text, [p.start for p in pieces])
@@ -58,6 +60,7 @@ def chunk_document(doc: ParsedDoc, cfg: ChunkingSettings, count: Callable[[str],
                 slide=part.slide if part else None,
                 start_seconds=part.start_seconds if part else None,
                 merged_count=piece.merged_count,
+                header_chars=piece.header_chars,
             )
         )
     return chunks

@@ -2,7 +2,7 @@
 
 The file name's extension is only a hint. It breaks ties (Markdown or plain text) and makes
 error messages specific; it never overrides what the bytes say, except that a file named
-.docx/.pptx must really be a zip archive (a clear error beats a confusing one later).
+.docx/.pptx/.xlsx must really be a zip archive, and a .csv/.tsv text file is read as a table (a clear error beats a confusing one later).
 """
 
 from __future__ import annotations
@@ -14,17 +14,19 @@ from pathlib import PurePosixPath
 
 from core.errors import ParseError, UnsupportedFormat
 
-KINDS = ("pdf", "docx", "pptx", "image", "html", "markdown", "text")
+KINDS = ("pdf", "docx", "pptx", "xlsx", "csv", "image", "html", "markdown", "text")
 
 # Extensions offered by upload widgets, grouped by the kind they usually hold.
 EXTENSIONS_BY_KIND: dict[str, tuple[str, ...]] = {
     "pdf": ("pdf",),
     "docx": ("docx",),
     "pptx": ("pptx",),
+    "xlsx": ("xlsx", "xlsm"),
+    "csv": ("csv", "tsv"),
     "image": ("png", "jpg", "jpeg", "webp", "bmp", "tif", "tiff", "gif"),
     "html": ("html", "htm", "xhtml"),
     "markdown": ("md", "markdown", "mdx"),
-    "text": ("txt", "text", "csv", "tsv", "log", "rst", "json", "xml", "yaml", "yml"),
+    "text": ("txt", "text", "log", "rst", "json", "xml", "yaml", "yml"),
 }
 SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(e for exts in EXTENSIONS_BY_KIND.values() for e in exts)
 _KIND_OF_EXTENSION = {e: k for k, exts in EXTENSIONS_BY_KIND.items() for e in exts}
@@ -33,13 +35,15 @@ _KIND_LABELS = {
     "pdf": "PDF",
     "docx": "Word (.docx)",
     "pptx": "PowerPoint (.pptx)",
+    "xlsx": "Excel (.xlsx)",
+    "csv": "CSV",
     "image": "image",
     "html": "HTML",
     "markdown": "Markdown",
     "text": "plain text",
 }
 SUPPORTED_DESCRIPTION = (
-    "PDF, Word (.docx), PowerPoint (.pptx), images (PNG, JPEG, WebP, BMP, TIFF, GIF), "
+    "PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), CSV, images (PNG, JPEG, WebP, BMP, TIFF, GIF), "
     "HTML, Markdown and plain text"
 )
 
@@ -73,7 +77,7 @@ def _is_bmp(head: bytes) -> bool:
 
 
 def _zip_kind(data: bytes) -> str | None:
-    """'docx' / 'pptx' from the archive's members, None for another kind of zip."""
+    """'docx' / 'pptx' / 'xlsx' from the archive's members, None for another kind of zip."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = set(archive.namelist())
@@ -83,6 +87,8 @@ def _zip_kind(data: bytes) -> str | None:
         return "docx"
     if "ppt/presentation.xml" in names:
         return "pptx"
+    if "xl/workbook.xml" in names:
+        return "xlsx"
     return None
 
 
@@ -96,7 +102,7 @@ def _looks_like_html(head: bytes, ext: str) -> bool:
         return True
     if lowered.startswith(b"<?xml") and b"<html" in lowered[:1024]:
         return True
-    if ext in EXTENSIONS_BY_KIND["markdown"] or ext in EXTENSIONS_BY_KIND["text"]:
+    if ext in EXTENSIONS_BY_KIND["markdown"] or ext in EXTENSIONS_BY_KIND["text"] or ext in EXTENSIONS_BY_KIND["csv"]:
         return False  # Markdown may embed HTML; only a real document start counts
     if ext in EXTENSIONS_BY_KIND["html"]:
         return True
@@ -163,12 +169,12 @@ def sniff(data: bytes, source_name: str) -> Detection:
     if not data:
         raise ParseError(f"{source_name} is empty (0 bytes)")
 
-    if ext in ("docx", "pptx") and not head.startswith(b"PK"):
-        label = "Word" if ext == "docx" else "PowerPoint"
+    if ext in ("docx", "pptx", "xlsx") and not head.startswith(b"PK"):
+        label = {"docx": "Word", "pptx": "PowerPoint", "xlsx": "Excel"}[ext]
         if head.startswith(b"\xd0\xcf\x11\xe0"):
             raise ParseError(
                 f"not a valid {label} file (not a zip archive): it is an old binary Office file "
-                f"(.doc/.ppt) or a password-protected one; save it as .{ext} without a password"
+                f"(.doc/.ppt/.xls) or a password-protected one; save it as .{ext} without a password"
             )
         raise ParseError(f"not a valid {label} file (not a zip archive)")
 
@@ -179,13 +185,13 @@ def sniff(data: bytes, source_name: str) -> Detection:
         kind = _zip_kind(data)
         if kind is None:
             raise UnsupportedFormat(
-                f"{source_name} is a zip archive but not a Word or PowerPoint document; "
+                f"{source_name} is a zip archive but not a Word, PowerPoint or Excel document; "
                 f"supported: {SUPPORTED_DESCRIPTION}"
             )
     elif head.startswith(b"\xd0\xcf\x11\xe0"):
         raise UnsupportedFormat(
             f"{source_name} is an old binary Office file (.doc/.ppt/.xls) or a password-protected "
-            f"Office file; save it as .docx/.pptx without a password. Supported: {SUPPORTED_DESCRIPTION}"
+            f"Office file; save it as .docx/.pptx/.xlsx without a password. Supported: {SUPPORTED_DESCRIPTION}"
         )
     elif _image_signature(head):
         kind = "image"
@@ -194,6 +200,8 @@ def sniff(data: bytes, source_name: str) -> Detection:
             kind = "html"
         elif ext in EXTENSIONS_BY_KIND["markdown"]:
             kind = "markdown"
+        elif ext in EXTENSIONS_BY_KIND["csv"]:
+            kind = "csv"
         elif ext in EXTENSIONS_BY_KIND["text"]:
             kind = "text"
         else:

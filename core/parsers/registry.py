@@ -43,6 +43,8 @@ _PARSER_MODULES: dict[str, tuple[str, str]] = {
     "text": ("core.parsers.text", "PLAIN_PARSER"),
     "docx": ("core.parsers.docx", "PARSER"),
     "pptx": ("core.parsers.pptx", "PARSER"),
+    "xlsx": ("core.parsers.spreadsheet", "XLSX_PARSER"),
+    "csv": ("core.parsers.spreadsheet", "CSV_PARSER"),
     "html": ("core.parsers.html", "PARSER"),
 }
 
@@ -50,6 +52,8 @@ _MIME_BY_KIND = {
     "pdf": "application/pdf",
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "csv": "text/csv",
     "image": "image/*",
     "html": "text/html",
     "markdown": "text/markdown",

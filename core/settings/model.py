@@ -142,6 +142,8 @@ class ParsingSettings(_Section):
     ocr_docx_images: bool = False
     ocr_pptx_images: bool = False
     docx_headers_footers: bool = False
+    spreadsheet_max_rows: int = Field(5_000, ge=1, le=1_000_000, description="Rows kept per sheet (or CSV file); the rest are dropped with a warning.")
+    spreadsheet_max_columns: int = Field(100, ge=1, le=16_384, description="Columns kept per sheet; the rest are dropped with a warning.")
     zip_max_uncompressed_mb: int = Field(500, ge=1)
     zip_max_members: int = Field(10_000, ge=1)
     url_timeout_seconds: float = Field(20.0, gt=0, le=600)

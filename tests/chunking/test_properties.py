@@ -18,7 +18,7 @@ from core.types import DocPart, ParsedDoc
 BLOCKS = [
     "# 标题", "## Setup guide", "### 第一节 一般规定", "第一章 总则", "第三条", "1. 概述", "1.2 Scope",
     "一、总体要求", "（一）基本原则", "- item one\n- item two", "1. first\n2. second\n3. third",
-    "| a | b |\n|---|---|\n| 1 | 2 |", "```python\n# code, not a heading\nx = 1\n\n\ny = 2\n```",
+    "| a | b |\n|---|---|\n| 1 | 2 |", "| col | 值 |\n| --- | --- |\n| 1 | 一 |\n| 2 | 二 |\n| 3 | 三 |\n| 4 | 四 |", "```python\n# code, not a heading\nx = 1\n\n\ny = 2\n```",
     "人民检察院通过抗诉、检察建议等方式，对行政诉讼实行法律监督。", "Is this a question? Yes! It is.",
     "<p>Some <b>HTML</b> text</p>", "**bold** and [a link](https://x.org) and ![img](a.png)",
     "", "   ", "\n",
@@ -68,7 +68,7 @@ def test_no_text_lost_and_no_chunk_too_big(texts: list[str], cfg: ChunkingSettin
     doc = make_doc(texts)
     chunks = chunk_document(doc, cfg, count=count)
     source = nonspace(cleaned_text(doc))
-    produced = nonspace("".join(c.text for c in chunks))
+    produced = nonspace("".join(c.text[c.header_chars :] for c in chunks))
 
     assert all(count(c.text) <= cfg.chunk_size for c in chunks)
     assert [c.index for c in chunks] == list(range(len(chunks)))
@@ -78,7 +78,7 @@ def test_no_text_lost_and_no_chunk_too_big(texts: list[str], cfg: ChunkingSettin
     else:
         assert is_subsequence(source, produced)
         if chunks:
-            assert source.startswith(nonspace(chunks[0].text)[:20])
+            assert source.startswith(nonspace(chunks[0].text[chunks[0].header_chars :])[:20])
             assert source.endswith(nonspace(chunks[-1].text)[-20:])
 
 
@@ -94,5 +94,5 @@ def test_every_chunk_names_the_page_where_its_text_begins(texts: list[str], cfg:
     ordinal = 0
     for chunk in chunk_document(doc, cfg):
         assert chunk.page == page_of_ordinal[ordinal]
-        ordinal += len(nonspace(chunk.text))
+        ordinal += len(nonspace(chunk.text[chunk.header_chars :]))
     assert ordinal == len(page_of_ordinal)

@@ -47,7 +47,7 @@ def test_detect_kind_from_content(data, name, kind):
     assert detect_kind(data, name) == kind
 
 
-def test_zip_members_decide_word_or_powerpoint():
+def test_zip_members_decide_word_powerpoint_or_excel():
     import io
     import zipfile
 
@@ -59,7 +59,8 @@ def test_zip_members_decide_word_or_powerpoint():
 
     assert detect_kind(zipped("word/document.xml"), "renamed.zip") == "docx"
     assert detect_kind(zipped("ppt/presentation.xml"), "deck.docx") == "pptx"
-    with pytest.raises(UnsupportedFormat, match="zip archive but not a Word or PowerPoint"):
+    assert detect_kind(zipped("xl/workbook.xml"), "book.zip") == "xlsx"
+    with pytest.raises(UnsupportedFormat, match="zip archive but not a Word, PowerPoint or Excel"):
         detect_kind(zipped("data.csv"), "archive.zip")
 
 
@@ -125,7 +126,7 @@ def test_parse_path_and_to_json_round_trip(tmp_path):
 
 
 def test_supported_extensions_cover_every_kind():
-    for ext in ("pdf", "docx", "pptx", "png", "jpg", "webp", "bmp", "tiff", "html", "md", "txt"):
+    for ext in ("pdf", "docx", "pptx", "xlsx", "csv", "png", "jpg", "webp", "bmp", "tiff", "html", "md", "txt"):
         assert ext in SUPPORTED_EXTENSIONS
 
 
