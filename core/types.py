@@ -119,6 +119,9 @@ class SearchFilter:
 
     kb_ids: tuple[str, ...] = ()
     file_ids: tuple[str, ...] = ()
+    # Never return points of these files (files mid-ingest, failed or cancelled): applied inside
+    # the engine, so they cannot take places in the candidate lists.
+    exclude_file_ids: tuple[str, ...] = ()
 
 
 @dataclass

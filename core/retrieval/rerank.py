@@ -1,7 +1,9 @@
 """Optional second-stage rerankers: a local CrossEncoder or an HTTP /rerank API.
 
 No reranker model ships in any installable package, so none is on by default.
-Scores are mapped to [0, 1] (sigmoid for raw logits) so thresholds keep their meaning.
+Scores are mapped to [0, 1] the way the configuration says (``reranker.scores``): logits always
+through a sigmoid, probabilities as they are (a value outside [0, 1] is an error, not a reason to
+rescale). The transform never depends on the batch, so a score means the same in every query.
 """
 
 from __future__ import annotations
@@ -27,34 +29,49 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x > -50 else 0.0
 
 
+def to_unit_scores(raw: list[float], kind: str, source: str) -> list[float]:
+    """A reranker's raw output on the [0, 1] scale the threshold uses, by its configured kind."""
+    if kind == "logits":
+        return [_sigmoid(v) for v in raw]
+    bad = next((v for v in raw if not 0.0 <= v <= 1.0), None)
+    if bad is not None:
+        raise CoreError(f"{source} returned the score {bad:.4g}, outside [0, 1]: set retrieval.reranker.scores "
+                        "to 'logits' for this reranker")
+    return list(raw)
+
+
 class CrossEncoderReranker:
-    def __init__(self, model_path: str):
+    def __init__(self, model_path: str, scores: str = "logits"):
         path = Path(model_path).expanduser()
         if not path.is_dir():
             raise InvalidSettings(f"reranker model folder not found: {path}")
         from sentence_transformers import CrossEncoder  # heavy: only when configured
 
+        import torch
+
         self.id = f"cross-encoder/{path.name}"
         self._model = CrossEncoder(str(path), device="cpu")
+        self._scores = scores
+        # The model's own default activation varies by model card: ask for raw logits, or for
+        # probabilities explicitly, so the configured transform is the only one applied.
+        self._activation = torch.nn.Identity() if scores == "logits" else torch.nn.Sigmoid()
         self._lock = threading.Lock()
 
     def score(self, query: str, texts: list[str]) -> list[float]:
         with self._lock:
-            raw = self._model.predict([(query, t) for t in texts], show_progress_bar=False)
-        values = [float(x) for x in raw]
-        if any(v < 0 or v > 1 for v in values):
-            values = [_sigmoid(v) for v in values]
-        return values
+            raw = self._model.predict([(query, t) for t in texts], show_progress_bar=False,
+                                      activation_fn=self._activation)
+        return to_unit_scores([float(x) for x in raw], self._scores, "the cross-encoder")
 
 
 class HttpReranker:
     """POST {url} with {"query", "documents"|"texts", "model"} — TEI, vLLM, llama.cpp, Jina, Cohere shapes."""
 
-    def __init__(self, url: str, api_key: str = "", model: str = "", timeout: float = 30.0):
+    def __init__(self, url: str, api_key: str = "", model: str = "", timeout: float = 30.0, scores: str = "logits"):
         if not url.startswith(("http://", "https://")):
             raise InvalidSettings("reranker URL must start with http:// or https://")
         self.id = f"http/{model or 'rerank'}"
-        self._url, self._model = url, model
+        self._url, self._model, self._scores = url, model, scores
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout, headers=headers)
 
@@ -77,14 +94,12 @@ class HttpReranker:
                 scores[int(item["index"])] = float(value)
         except (ValueError, KeyError, TypeError, IndexError):
             raise CoreError("the rerank service answered in an unknown format") from None
-        if any(s < 0 or s > 1 for s in scores):
-            scores = [_sigmoid(s) for s in scores]
-        return scores
+        return to_unit_scores(scores, self._scores, "the rerank service")
 
 
 def make_reranker(cfg: RerankerSettings) -> Reranker | None:
     if cfg.kind == "none":
         return None
     if cfg.kind == "cross-encoder":
-        return CrossEncoderReranker(cfg.model_path)
-    return HttpReranker(cfg.url, cfg.api_key, cfg.model)
+        return CrossEncoderReranker(cfg.model_path, cfg.scores)
+    return HttpReranker(cfg.url, cfg.api_key, cfg.model, scores=cfg.scores)

@@ -1,10 +1,14 @@
-"""Hybrid retrieval: dense + BM25 recall fused in the engine, weighted hybrid rerank,
-optional cross-encoder rerank, thresholds, dedupe, citations.
+"""Hybrid retrieval: dense + BM25 recall in the engine, a weighted fusion of the two calibrated
+scores, an optional cross-encoder rerank, one threshold, dedupe, citations.
 
-Per searched collection three engine queries run on the same query vectors: the fused
-hybrid query (RRF over a dense and a BM25 prefetch: the candidate set and its fused rank)
-and one per channel (their raw scores for the weighted rerank and the retrieval-test
-view). Nothing is rebuilt per query and no collection is loaded into Python.
+Per searched collection two engine queries run (one per channel) with the same filter: files
+that are not fully indexed are excluded inside the engine, so they never take a candidate's
+place. The candidates are the union of both lists; each is scored by
+``(w_d * dense + w_b * bm25) / (w_d + w_b)`` on calibrated channel scores (calibration.py).
+The engine's RRF fusion is not used: over the same two lists it adds no candidate, and a
+rank-only score cannot carry the threshold. With a reranker, its head is rescored and only
+the rescored head is kept, so the threshold compares scores of one scale. Nothing is rebuilt
+per query and no collection is loaded into Python.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from core.types import ScoredPoint, SearchFilter
 from core.vectorstore.base import VectorStore
 
 MODES = ("dense", "bm25", "hybrid", "hybrid+rerank")
+_UNSEARCHABLE = ("pending", "processing", "failed", "cancelled")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -55,9 +60,9 @@ class SearchHit:
     start_seconds: float | None = None
     dense: float | None = None  # raw cosine
     bm25: float | None = None  # raw engine BM25 (IDF-weighted)
-    fused: float | None = None  # engine RRF score
-    rerank: float | None = None  # cross-encoder / rerank API score
-    score: float = 0.0  # calibrated final score in [0, 1]; thresholds apply to this
+    fused: float | None = None  # weighted hybrid of the calibrated channel scores, before any rerank
+    rerank: float | None = None  # cross-encoder / rerank API score, in [0, 1] (rerank.py)
+    score: float = 0.0  # final score in [0, 1] that ranks and meets the threshold
 
     def location(self) -> str:
         if self.page is not None:
@@ -126,15 +131,13 @@ def search(
 
     n = cfg.candidates
     candidates: dict[str, SearchHit] = {}
+    excluded = _not_indexed(db, [t.collection for t in targets])
+    flt = SearchFilter(file_ids=tuple(file_ids), exclude_file_ids=excluded)
     for target in targets:
-        flt = SearchFilter(file_ids=tuple(file_ids))
         dense = store.search_dense(target.collection, dense_q, n, flt) if dense_q else []
         sparse = store.search_sparse(target.collection, sparse_q, n, flt) if n_terms and mode != "dense" else []
-        fused = (store.search_hybrid(target.collection, dense_q, sparse_q, n, flt, prefetch_limit=n)
-                 if mode.startswith("hybrid") and dense_q and n_terms else [])
         _merge(candidates, dense, "dense", target)
         _merge(candidates, sparse, "bm25", target)
-        _merge(candidates, fused, "fused", target)
         _fill_missing(candidates, dense, sparse)
     t2 = time.perf_counter()
     result.timings_ms["recall"] = (t2 - t1) * 1000
@@ -153,16 +156,15 @@ def search(
         elif mode == "bm25":
             h.score = b
         else:
-            h.score = (dense_w * d + bm25_w * b) / (dense_w + bm25_w)
+            h.score = h.fused = (dense_w * d + bm25_w * b) / (dense_w + bm25_w)
     hits.sort(key=lambda h: h.score, reverse=True)
     if mode == "hybrid+rerank" and reranker is not None and hits:
-        head = hits[: cfg.reranker.top_n]
-        scores = reranker.score(query, [h.text for h in head])
-        for h, s in zip(head, scores):
-            h.rerank = s
-            h.score = s
-        head.sort(key=lambda h: h.score, reverse=True)
-        hits = head + hits[cfg.reranker.top_n:]
+        # Only rescored hits stay: a reranker's score and the hybrid score are different scales.
+        hits = hits[: max(cfg.reranker.top_n, top_k)]
+        scores = reranker.score(query, [h.text for h in hits])
+        for h, s in zip(hits, scores):
+            h.rerank = h.score = s
+        hits.sort(key=lambda h: h.score, reverse=True)
     elif mode == "hybrid+rerank":
         result.notices.append("no reranker is configured; ranked by the hybrid score")
     t3 = time.perf_counter()
@@ -203,8 +205,17 @@ def _fill_missing(candidates: dict[str, SearchHit], dense: list[ScoredPoint], sp
             h.bm25 = float(sparse_floor) * 0.5 if sparse else 0.0
 
 
+def _not_indexed(db, collections: list[str]) -> tuple[str, ...]:
+    """Files whose points may be in these collections but are not searchable yet (or any more)."""
+    with db.read() as s:
+        rows = s.exec(select(FileRecord.id).where(FileRecord.collection.in_(collections),
+                                                  FileRecord.status.in_(_UNSEARCHABLE)))
+        return tuple(sorted(rows))
+
+
 def _only_indexed(db, hits: list[SearchHit]) -> list[SearchHit]:
-    """Drop chunks of files that are not fully indexed (mid-ingest, failed, deleted)."""
+    """Safety net after recall: drop points whose file has no indexed record (a deleted file's
+    leftovers, which the doctor removes); files known to be unfinished were excluded in the engine."""
     if not hits:
         return hits
     ids = {h.file_id for h in hits}

@@ -59,7 +59,10 @@ class RerankerSettings(_Section):
     url: str = Field("", description="A /rerank endpoint (TEI, vLLM, llama.cpp, Jina/Cohere style).")
     api_key: str = ""
     model: str = ""
-    top_n: int = Field(20, ge=1, le=200, description="How many fused candidates the reranker sees.")
+    top_n: int = Field(20, ge=1, le=200, description="How many hybrid-ranked candidates the reranker rescores (only those are kept).")
+    scores: Literal["logits", "probabilities"] = Field(
+        "logits", description="What the reranker returns: raw logits (squashed with a sigmoid; llama.cpp, TEI raw_scores, "
+        "a CrossEncoder without activation) or probabilities in [0, 1] (Cohere, Jina, TEI by default), used as they are.")
 
 
 class RetrievalSettings(_Section):

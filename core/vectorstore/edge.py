@@ -88,7 +88,12 @@ def _edge_filter(flt: SearchFilter | None = None, file_id: str | None = None) ->
         must.append(qe.FieldCondition("file_id", match=qe.MatchAny(list(flt.file_ids))))
     if file_id is not None:
         must.append(qe.FieldCondition("file_id", match=qe.MatchValue(file_id)))
-    return qe.Filter(must=must) if must else None
+    must_not: list = []
+    if flt is not None and flt.exclude_file_ids:
+        must_not.append(qe.FieldCondition("file_id", match=qe.MatchAny(list(flt.exclude_file_ids))))
+    if not must and not must_not:
+        return None
+    return qe.Filter(must=must or None, must_not=must_not or None)
 
 
 def _scored(hits: list) -> list[ScoredPoint]:

@@ -35,7 +35,12 @@ def _server_filter(flt: SearchFilter | None = None, file_id: str | None = None) 
         must.append(models.FieldCondition(key="file_id", match=models.MatchAny(any=list(flt.file_ids))))
     if file_id is not None:
         must.append(models.FieldCondition(key="file_id", match=models.MatchValue(value=file_id)))
-    return models.Filter(must=must) if must else None
+    must_not: list[models.Condition] = []
+    if flt is not None and flt.exclude_file_ids:
+        must_not.append(models.FieldCondition(key="file_id", match=models.MatchAny(any=list(flt.exclude_file_ids))))
+    if not must and not must_not:
+        return None
+    return models.Filter(must=must or None, must_not=must_not or None)
 
 
 def _scored(hits: list) -> list[ScoredPoint]:

@@ -26,7 +26,7 @@ STRINGS: dict[str, str] = {
     "col.file": "File", "col.status": "Status", "col.chunks": "Chunks", "col.error": "Error / warnings",
     "col.size": "Size", "col.type": "Type", "col.updated": "Updated", "col.kb": "Knowledge base",
     "col.vectors": "Vectors", "col.select": "Select", "col.final": "Score", "col.kept": "Kept",
-    "col.dense": "Dense", "col.bm25": "BM25", "col.fused": "Fused (RRF)", "col.rerank": "Rerank",
+    "col.dense": "Dense", "col.bm25": "BM25", "col.fused": "Hybrid", "col.rerank": "Rerank",
     "col.where": "Where", "col.text": "Text",
     # knowledge bases
     "kbs.new": "New knowledge base", "kbs.name": "Name", "kbs.description": "Description",

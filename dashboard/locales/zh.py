@@ -23,7 +23,7 @@ STRINGS: dict[str, str] = {
     "col.file": "文件", "col.status": "状态", "col.chunks": "分块数", "col.error": "错误 / 警告",
     "col.size": "大小", "col.type": "类型", "col.updated": "更新时间", "col.kb": "知识库",
     "col.vectors": "向量数", "col.select": "选择", "col.final": "得分", "col.kept": "保留",
-    "col.dense": "向量", "col.bm25": "BM25", "col.fused": "融合 (RRF)", "col.rerank": "重排",
+    "col.dense": "向量", "col.bm25": "BM25", "col.fused": "混合", "col.rerank": "重排",
     "col.where": "位置", "col.text": "文本",
     "kbs.new": "新建知识库", "kbs.name": "名称", "kbs.description": "描述",
     "kbs.visibility": "可见范围", "kbs.create": "创建", "kbs.choose": "知识库",

@@ -82,7 +82,7 @@ def test_chunk_inspector_and_retrieval_test_show_scores(engine):
     button(at, "Search").click()
     at.run()
     hits = next(d.value for d in at.dataframe if "Dense" in d.value.columns)
-    assert {"Score", "Dense", "BM25", "Fused (RRF)", "Rerank"} <= set(hits.columns)
+    assert {"Score", "Dense", "BM25", "Hybrid", "Rerank"} <= set(hits.columns)
     assert "经济舱" in hits.iloc[0]["Text"]
     assert hits.iloc[0]["BM25"] != ""
 

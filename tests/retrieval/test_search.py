@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from core.errors import ReindexNeeded
+from core.db.models import FileRecord
+from core.errors import CoreError, ReindexNeeded
 from core.retrieval.calibration import calibrate_bm25, calibrate_dense, margin_for
 from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.search import SearchHit
@@ -86,7 +88,7 @@ def test_embedder_change_requires_reindex(engine, kb):
 
 
 @contextmanager
-def rerank_server(prefer: str):
+def rerank_server(prefer: str, high: float = 0.9, low: float = 0.1):
     """A /rerank endpoint in the Jina/Cohere shape that ranks texts containing ``prefer`` first."""
     seen = []
 
@@ -97,7 +99,7 @@ def rerank_server(prefer: str):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             seen.append(body)
-            results = [{"index": i, "relevance_score": 0.9 if prefer in d else 0.1} for i, d in enumerate(body["documents"])]
+            results = [{"index": i, "relevance_score": high if prefer in d else low} for i, d in enumerate(body["documents"])]
             data = json.dumps({"results": results}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -115,10 +117,49 @@ def rerank_server(prefer: str):
 
 def test_http_reranker_reorders_candidates(engine, kb):
     with rerank_server(prefer="headset") as (url, seen):
-        engine.save_settings(A, {"retrieval": {"reranker": {"kind": "http", "url": url}}})
+        engine.save_settings(A, {"retrieval": {"reranker": {"kind": "http", "url": url, "scores": "probabilities"}}})
         result = engine.search(A, "what travel rules apply", ["kb"], mode="hybrid+rerank", min_score=0)
     assert seen and seen[0]["query"] == "what travel rules apply"
     assert "headset" in result.hits[0].text and result.hits[0].rerank == pytest.approx(0.9)
+    assert result.hits[0].fused is not None and result.hits[0].fused != result.hits[0].score  # hybrid kept for display
+
+
+def test_reranker_logits_are_squashed_the_same_way_whatever_the_batch(engine, kb):
+    """Logits that happen to lie in [0, 1] are still logits: sigmoid(0.8), not 0.8 (no per-batch guess)."""
+    for high, low in ((0.8, 0.2), (0.8, -3.0)):
+        with rerank_server(prefer="headset", high=high, low=low) as (url, _):
+            engine.save_settings(A, {"retrieval": {"reranker": {"kind": "http", "url": url, "scores": "logits"}}})
+            top = engine.search(A, "what travel rules apply", ["kb"], mode="hybrid+rerank", min_score=0).hits[0]
+        assert "headset" in top.text and top.score == pytest.approx(1 / (1 + math.exp(-0.8)))
+
+
+def test_probabilities_outside_the_unit_range_are_a_clear_error(engine, kb):
+    with rerank_server(prefer="headset", high=4.2) as (url, _):
+        engine.save_settings(A, {"retrieval": {"reranker": {"kind": "http", "url": url, "scores": "probabilities"}}})
+        with pytest.raises(CoreError, match="outside \\[0, 1\\].*logits"):
+            engine.search(A, "what travel rules apply", ["kb"], mode="hybrid+rerank", min_score=0)
+
+
+def test_with_a_reranker_only_rescored_hits_meet_the_threshold(engine, kb):
+    """Hybrid scores of the tail are another scale: they must not be compared with rerank scores."""
+    with rerank_server(prefer="headset", high=0.9, low=0.05) as (url, _):
+        engine.save_settings(A, {"retrieval": {"reranker": {"kind": "http", "url": url, "scores": "probabilities",
+                                                            "top_n": 2}}})
+        result = engine.search(A, "what travel rules apply", ["kb"], mode="hybrid+rerank", top_k=2, min_score=0)
+    assert 0 < len(result.hits) + len(result.below_threshold) <= 2
+    assert all(h.rerank is not None and h.score == h.rerank for h in result.hits + result.below_threshold)
+
+
+def test_unfinished_files_are_excluded_before_the_candidate_limit(engine, kb):
+    """A file mid-ingest must not take the candidates' places and leave the indexed answer out."""
+    engine.create_kb(A, "busy")
+    [done, busy] = engine.ingest(A, "busy", [md("done.md", "# IT\n\nPasswords rotate every ninety days."),
+                                             md("busy.md", "# IT\n\nPasswords rotate every ninety days for staff.")])
+    with engine.db.write() as s:
+        s.get(FileRecord, busy.file_id).status = "processing"  # as during its ingest
+    engine.save_settings(A, {"retrieval": {"candidates": 1}})
+    hits = engine.search(A, "password rotation ninety days staff", ["busy"], min_score=0).hits
+    assert [h.file_id for h in hits] == [done.file_id]
 
 
 def test_rerank_mode_without_reranker_says_so(engine, kb):

@@ -170,3 +170,18 @@ def test_filters_restrict_every_search(filled: tuple[VectorStore, list[VectorPoi
     dense_all = store.search_dense("kb", dense, 20, by_kb)
     assert len(dense_all) == sum(1 for p in points if p.payload["kb_id"] == "kb-a")
     assert store.search_dense("kb", dense, 20, SearchFilter(kb_ids=("no-such-kb",))) == []
+
+
+def test_excluded_files_never_take_a_place_in_any_search(filled: tuple[VectorStore, list[VectorPoint]]) -> None:
+    store, points = filled
+    dense, sparse = points[0].dense, bm25.encode_query("黑豹队 Panthers 年假 leave 向量")
+    excluded = {"f-en-1", "f-zh-1"}
+    flt = SearchFilter(exclude_file_ids=tuple(sorted(excluded)))
+    kept = sum(1 for p in points if p.payload["file_id"] not in excluded)
+    dense_hits = store.search_dense("kb", dense, len(points), flt)
+    assert len(dense_hits) == kept  # the limit is filled by the other files, not cut after the fact
+    for got in (dense_hits, store.search_sparse("kb", sparse, 20, flt),
+                store.search_hybrid("kb", dense, sparse, 20, flt, prefetch_limit=20)):
+        assert got and not {p.payload["file_id"] for p in got} & excluded
+    both = SearchFilter(kb_ids=("kb-a",), exclude_file_ids=("f-zh-1",))
+    assert {p.payload["file_id"] for p in store.search_dense("kb", dense, 20, both)} == {"f-zh-2"}
