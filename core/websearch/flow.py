@@ -69,7 +69,8 @@ class WebPassage:
 
 
 QueryModel = Callable[[str], str]  # prompt → the model's reply text
-IndexAndSearch = Callable[[str, list[WebDocument], str], list[WebPassage]]  # (collection, docs, query)
+# (collection, docs, retrieval queries: the message first, then the search queries) → passages
+IndexAndSearch = Callable[[str, list[WebDocument], list[str]], list[WebPassage]]
 
 
 @dataclass
@@ -147,7 +148,8 @@ def _search(req: WebSearchRequest, queries: list[str]) -> WebContext:
         context = WebContext(queries, urls, passages, whole_documents=True)
     else:
         name = collection_name(queries)
-        context = WebContext(queries, urls, req.index_and_search(name, docs, req.message), collection=name)
+        retrieval_queries = list(dict.fromkeys([req.message, *queries]))
+        context = WebContext(queries, urls, req.index_and_search(name, docs, retrieval_queries), collection=name)
     req.on_status(WebStatus(f"Searched {len(urls)} site{'s' if len(urls) != 1 else ''}", done=True,
                             urls=tuple(urls), queries=tuple(queries)))
     return context

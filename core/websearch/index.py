@@ -23,8 +23,11 @@ def page_id(url: str) -> str:
     return "web-" + hashlib.sha256(url.encode("utf-8")).hexdigest()[:24]
 
 
-def index_and_search(parts: EngineParts, collection: str, docs: list[WebDocument], query: str, *, top_k: int,
+def index_and_search(parts: EngineParts, collection: str, docs: list[WebDocument], queries: list[str], *, top_k: int,
                      min_score: float, reranker: Reranker | None = None) -> list[WebPassage]:
+    """Index ``docs`` into ``collection`` (overwritten) and search it with each of ``queries`` (the
+    user's message first, then the search queries: a page in another language than the message is
+    still found); the best ``top_k`` chunks above ``min_score``."""
     settings = parts.settings()
     embedder = parts.embedder()
     collections.remove_expired(parts.store, parts.db, settings.web_search.web_search_collection_ttl_hours)
@@ -37,20 +40,25 @@ def index_and_search(parts: EngineParts, collection: str, docs: list[WebDocument
             embed_and_store(chunks, FileTarget(file_id, collection, kb_id=WEB_KB_ID), embedder, parts.store,
                             batch_size=settings.embedding.batch_size, progress=lambda *_: None,
                             should_cancel=lambda: False)
-        collections.record(parts.db, collection, [query], [d.url for d in docs])
-        found = search_mod.search(
-            store=parts.store, db=None, embedder=embedder, reranker=reranker, cfg=settings.retrieval,
-            targets=[search_mod.SearchTarget(collection, embedder.id, "web search")], query=query,
-            top_k=top_k, min_score=min_score,
-        )
+        collections.record(parts.db, collection, list(queries), [d.url for d in docs])
+        best: dict[str, search_mod.SearchHit] = {}
+        target = search_mod.SearchTarget(collection, embedder.id, "web search")
+        for query in dict.fromkeys(queries):
+            found = search_mod.search(store=parts.store, db=None, embedder=embedder, reranker=reranker,
+                                      cfg=settings.retrieval, targets=[target], query=query, top_k=top_k,
+                                      min_score=min_score)
+            for h in found.hits:
+                if h.chunk_id not in best or h.score > best[h.chunk_id].score:
+                    best[h.chunk_id] = h
+    hits = sorted(best.values(), key=lambda h: h.score, reverse=True)[:top_k]
     return [WebPassage(by_id[h.file_id].url, by_id[h.file_id].title, h.text, h.score, h.chunk_id)
-            for h in found.hits if h.file_id in by_id]
+            for h in hits if h.file_id in by_id]
 
 
 def indexer(parts: EngineParts, *, top_k: int, min_score: float, reranker: Reranker | None = None) -> IndexAndSearch:
     """The ``index_and_search`` function the flow takes, bound to the engine's parts and thresholds."""
-    def run(collection: str, docs: list[WebDocument], query: str) -> list[WebPassage]:
-        return index_and_search(parts, collection, docs, query, top_k=top_k, min_score=min_score, reranker=reranker)
+    def run(collection: str, docs: list[WebDocument], queries: list[str]) -> list[WebPassage]:
+        return index_and_search(parts, collection, docs, queries, top_k=top_k, min_score=min_score, reranker=reranker)
 
     return run
 
