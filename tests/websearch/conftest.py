@@ -11,14 +11,14 @@ from tests.engine.conftest import HANDBOOK_MD, make_engine, md
 from tests.websearch.fake_engines import fake_engines
 
 
-def open_guard_for_test_host(engine) -> None:
-    """Let the URL loader reach the fake server on 127.0.0.1, and nothing more than the setting allows.
+# The parsing settings that let the URL loader reach the fake server on 127.0.0.1. Today the only
+# switch is ``url_allow_private`` (it opens every private address); when ``parsing.url_allow_hosts``
+# lands this becomes {"url_allow_hosts": ["127.0.0.1"]}. Tests of refused addresses never use it.
+GUARD_OPEN_FOR_TEST_HOST = {"url_allow_private": True}
 
-    Today the only switch is ``parsing.url_allow_private`` (it opens every private address);
-    when ``parsing.url_allow_hosts`` lands, this becomes ``{"url_allow_hosts": ["127.0.0.1"]}``.
-    Tests of refused addresses never call this.
-    """
-    engine.save_settings(SYSTEM_ACTOR, {"parsing": {"url_allow_private": True}})
+
+def open_guard_for_test_host(engine) -> None:
+    engine.save_settings(SYSTEM_ACTOR, {"parsing": dict(GUARD_OPEN_FOR_TEST_HOST)})
 
 
 @pytest.fixture

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from datetime import timedelta
 
+import pytest
+
 from core.db.models import WebSearchCollection, utcnow
 from core.types import SYSTEM_ACTOR
 from core.vectorstore.base import COLLECTION_PREFIX
@@ -81,6 +83,7 @@ def test_an_unrecorded_web_collection_is_an_orphan(engine):
     assert stray not in engine.store.list_collections()
 
 
+@pytest.mark.slow  # a real CLI process
 def test_python_m_core_doctor_removes_stale_web_collections(data_dir):
     from tests.engine.conftest import make_engine
 
