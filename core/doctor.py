@@ -7,7 +7,10 @@ What can disagree, and the repair:
 - an indexed file whose vectors are missing or short → re-embedded from its parsed text
   (or marked failed with the reason when that is gone too);
 - files stuck in "processing" by a process that is gone → cleaned up;
-- stored originals no file row refers to → removed.
+- stored originals no file row refers to → removed;
+- web-search collections older than ``web_search.web_search_collection_ttl_hours`` → removed on
+  every run (they are a cache past its lifetime, not a disagreement); one with no record is an
+  orphan like any other.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
 from core.ingest.service import recover_interrupted
 from core.types import Actor
 from core.vectorstore.base import is_ours
+from core.websearch import collections as web_collections
 
 
 @dataclass
@@ -34,6 +38,7 @@ class DoctorReport:
     missing_vectors: list[str] = field(default_factory=list)  # file ids
     interrupted_files: list[str] = field(default_factory=list)
     orphan_blobs: list[str] = field(default_factory=list)
+    expired_web_collections: list[str] = field(default_factory=list)  # removed (a healthy clean-up)
     repaired: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -56,9 +61,18 @@ def run_doctor(parts: EngineParts, actor: Actor, repair: bool = False) -> Doctor
     if not repair:
         report.interrupted_files = sorted(busy)  # reported; a live process may still own them
 
+    ttl = parts.settings().web_search.web_search_collection_ttl_hours
+    report.expired_web_collections = web_collections.remove_expired(parts.store, parts.db, ttl)
+    live_web = web_collections.live_names(parts.db)
     for name in parts.store.list_collections():
         if not is_ours(name):
             continue  # a shared Qdrant server's other collections are not ours to judge
+        if web_collections.is_web_collection(name):
+            if name not in live_web:
+                report.orphan_collections.append(name)
+                if repair:
+                    parts.store.drop_collection(name)
+            continue  # its points belong to no file record
         if name not in serving:
             report.orphan_collections.append(name)
             if repair:

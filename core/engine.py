@@ -290,26 +290,27 @@ class Engine:
 
     # ---- answering (core/answering): modes, chats, compare. Every call checks the actor.
     def ask(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
-            mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event=None):
-        """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen."""
+            mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event=None, web: bool = False):
+        """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen.
+        ``web``: the chat's Web search switch (normal mode only; strict mode never searches)."""
         from core.answering.service import ask
 
         check_question(question, self._settings())
         return ask(self, actor, question, kbs=kbs, chat_id=chat_id, mode=mode, temporary=temporary,
-                   file_ids=tuple(file_ids), on_event=on_event)
+                   file_ids=tuple(file_ids), on_event=on_event, web=web)
 
-    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None):
+    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None, web: bool = False):
         from core.answering.compare import compare
 
         check_question(question, self._settings())
-        return compare(self, actor, question, kbs)
+        return compare(self, actor, question, kbs, web=web)
 
-    def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None):
+    def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None, web: bool = False):
         from core.answering.compare import compare_batch
 
         for question in questions:
             check_question(question, self._settings())
-        return compare_batch(self, actor, questions, kbs)
+        return compare_batch(self, actor, questions, kbs, web=web)
 
     def list_chats(self, actor: Actor, query: str = ""):
         from core.answering import chats
@@ -345,9 +346,12 @@ class Engine:
         require_admin(actor, "test the language model connection")
         return make_chat_model(self._settings().llm).check()
 
-    def context_warning(self) -> str | None:
-        """Ollama's context length still at its 2048 default while context is injected."""
+    def context_warning(self, web: bool = False) -> str | None:
+        """Ollama's context length still at its 2048 default while context is injected (below
+        8192 with ``web``: the chat's Web search switch is on)."""
         from core.llm.ollama_chat import needs_context_warning
 
         s = self.settings()
-        return needs_context_warning(s.llm.context_length, s.answering.file_context) if s.llm.provider == "ollama" else None
+        web = web and s.web_search.enable_web_search
+        return (needs_context_warning(s.llm.context_length, s.answering.file_context or web, web=web)
+                if s.llm.provider == "ollama" else None)

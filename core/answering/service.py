@@ -26,6 +26,9 @@ from core.answering.references import References, parse_references
 from core.answering.retrieve import full_document_items, retrieve
 from core.answering.run import AnswerRun, EventSink, citation, citation_dicts
 from core.answering.tools import ALL_TOOLS, STRICT_TOOLS, ToolBox
+from core.answering.web import STRICT_NOTICE as STRICT_WEB_NOTICE
+from core.answering.web import WebSession
+from core.answering.web import open_session as open_web_session
 from core.answering.types import Answer
 from core.error_report import shown_error
 from core.errors import CoreError, InvalidInput
@@ -63,7 +66,8 @@ def resolve_mode(mode: str | None, settings: Settings) -> str:
 
 
 def ask(engine: "Engine", actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
-        mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event: EventSink | None = None) -> Answer:
+        mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event: EventSink | None = None,
+        web: bool = False) -> Answer:
     started = time.perf_counter()  # timings count from here, chat storage included
     settings = engine._settings()  # read per message: a saved switch applies at once (secrets: the model is built here)
     mode = resolve_mode(mode, settings)
@@ -86,9 +90,9 @@ def ask(engine: "Engine", actor: Actor, question: str, *, kbs: list[str] | None 
         refs = parse_references(engine, actor, question)
         scope.apply(refs, run)
         if mode == "strict":
-            _strict(scope, run, refs)
+            _strict(scope, run, refs, web)
         else:
-            _normal(scope, run, refs, earlier)
+            _normal(scope, run, refs, earlier, web)
     except Exception as exc:  # a provider down, a library bug: a plain sentence and an error id; the log has the rest
         run.fail(shown_error(exc, actor, "answering"))
     answer = run.finish()
@@ -159,12 +163,12 @@ class _Scope:
         return items
 
 
-def _model(settings: Settings, run: AnswerRun, injecting: bool) -> ChatModel:
+def _model(settings: Settings, run: AnswerRun, injecting: bool, web: bool = False) -> ChatModel:
     model = chat_model(settings.llm)
     if settings.llm.provider == "ollama":
         from core.llm.ollama_chat import needs_context_warning
 
-        warning = needs_context_warning(settings.llm.context_length, injecting)
+        warning = needs_context_warning(settings.llm.context_length, injecting or web, web=web)
         if warning:
             run.notice(warning)
     return model
@@ -179,8 +183,10 @@ def _fit(run: AnswerRun, model: ChatModel, items: list[ContextItem], fixed: Prom
     return number(fitted.kept)
 
 
-def _strict(scope: _Scope, run: AnswerRun, refs: References) -> None:
+def _strict(scope: _Scope, run: AnswerRun, refs: References, web: bool = False) -> None:
     s = scope.settings.strict
+    if web:  # never searched: no engine call, no query generation (core/answering/web.py)
+        run.notice(STRICT_WEB_NOTICE)
     if scope.url_items:
         run.notice("strict mode answers from the knowledge base only: the page fetched for this temporary chat is not used")
     items = scope.retrieve(run, refs.query, s.rag_strict_max_results, s.rag_strict_min_similarity, whole_documents=False)
@@ -202,10 +208,22 @@ def _strict(scope: _Scope, run: AnswerRun, refs: References) -> None:
     run.cite(items + box.cited)
 
 
-def _normal(scope: _Scope, run: AnswerRun, refs: References, earlier: list[ChatMessage]) -> None:
+def _web_session(scope: _Scope, run: AnswerRun, query: str, earlier: list[ChatMessage]) -> WebSession | None:
+    """The message's web search (core/answering/web.py), on typed inputs built here once."""
+    from core.websearch.index import indexer
+
+    s, r = scope.settings, scope.settings.retrieval
+    model = None if s.llm.provider == "extractive" else chat_model(s.llm)
+    reranker = scope.engine.reranker(s) if r.mode == "hybrid+rerank" else None
+    index = indexer(scope.engine.parts, top_k=r.rag_max_results, min_score=r.rag_min_similarity, reranker=reranker)
+    return open_web_session(s, run, query, model=model, index_and_search=index, history=earlier)
+
+
+def _normal(scope: _Scope, run: AnswerRun, refs: References, earlier: list[ChatMessage], web: bool = False) -> None:
     a, r = scope.settings.answering, scope.settings.retrieval
     question = run.answer.question
     items: list[ContextItem] = list(scope.url_items)
+    session = _web_session(scope, run, refs.query, earlier) if web else None
     retrieved = gated = False
     if not a.file_context:
         run.emit("notice", "file context is off: nothing is injected" + (" (the model may use tools)" if a.builtin_tools else ""))
@@ -215,6 +233,8 @@ def _normal(scope: _Scope, run: AnswerRun, refs: References, earlier: list[ChatM
     else:
         items += scope.retrieve(run, refs.query, r.rag_max_results, r.rag_min_similarity, whole_documents=True)
         retrieved = True
+        if session is not None:
+            items += session.context_items()
     run.answer.hit = bool(items)
     if retrieved and not items:
         if a.low_similarity_action == "flag_for_human":
@@ -222,7 +242,7 @@ def _normal(scope: _Scope, run: AnswerRun, refs: References, earlier: list[ChatM
             run.answer.text = _say("flagged", question)
             run.notice("flagged for a human: nothing passed the similarity threshold")
             return
-    model = _model(scope.settings, run, injecting=bool(items))
+    model = _model(scope.settings, run, injecting=bool(items), web=session is not None and session.may_inject)
     if isinstance(model, ExtractiveAnswerer):
         if items:
             _extractive(run, model, refs.query, number(items), None)
@@ -243,9 +263,10 @@ def _normal(scope: _Scope, run: AnswerRun, refs: References, earlier: list[ChatM
         items = _fit(run, model, items, with_template)
     run.injected = items
     prompt = normal_messages(question, items, history, template=a.rag_template, system_context=a.rag_system_context)
-    tools = ALL_TOOLS if a.builtin_tools else None
+    tools = ALL_TOOLS + (session.tools() if session else []) if a.builtin_tools else None
     box = ToolBox(scope.engine, scope.actor, scope.kbs, scope.chat_id, r.rag_max_results, r.rag_min_similarity,
-                  next_n=len(items) + 1)
+                  next_n=len(items) + 1, allowed=list(tools or ALL_TOOLS),
+                  web_search=session.search_tool if session else None)
     text = generate(run, model, prompt.messages, tools, box, a.max_tool_rounds)
     run.answer.text = f"{a.not_from_kb_marker}\n\n{text}" if retrieved and not items else text
     run.cite(items + box.cited)

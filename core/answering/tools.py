@@ -9,7 +9,7 @@ cite it as ``[n]`` and the citations list includes it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from core.answering import chats
 from core.answering.prompts import ContextItem, format_context
@@ -56,6 +56,7 @@ class ToolBox:
     next_n: int  # the citation number the next passage gets
     allowed: list[ToolSpec] = field(default_factory=lambda: list(ALL_TOOLS))
     cited: list[ContextItem] = field(default_factory=list)  # every passage a tool returned
+    web_search: Callable[[str], list[ContextItem]] | None = None  # search_web (core/answering/web.py)
 
     def run(self, call: ToolCall) -> str:
         """The tool's result as text for the model; errors are reported to the model, not raised."""
@@ -66,6 +67,9 @@ class ToolBox:
                 return self._query(str(call.arguments.get("query", "")), call.arguments.get("knowledge_bases"))
             if call.name == VIEW_FILE.name:
                 return self._view(str(call.arguments.get("file", "")))
+            if call.name == "search_web" and self.web_search is not None:
+                found = self.web_search(str(call.arguments.get("query", "")).strip())
+                return format_context(self._number(found)) if found else "The web search found nothing usable."
             return self._search_chats(str(call.arguments.get("query", "")))
         except CoreError as exc:
             return f"error: {exc.message}"

@@ -38,7 +38,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     with engine_for(args) as engine:
         answer = engine.ask(SYSTEM_ACTOR, args.question, kbs=args.kb or None, mode=args.mode,
-                            chat_id=args.chat, temporary=args.chat is None)
+                            chat_id=args.chat, temporary=args.chat is None, web=args.web)
     emit(args, _answer_payload(answer), _human_answer)
     return 1 if answer.error else 0
 
@@ -62,7 +62,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     questions = read_questions(Path(args.batch)) if args.batch else [args.question]
     with engine_for(args) as engine:
         # compare() one question at a time: it is what the dashboard hand-off allows.
-        results = [engine.compare(SYSTEM_ACTOR, q, kbs=args.kb or None) for q in questions]
+        results = [engine.compare(SYSTEM_ACTOR, q, kbs=args.kb or None, web=args.web) for q in questions]
     rows = [{"question": c.question, "normal": _answer_payload(c.normal), "strict": _answer_payload(c.strict)} for c in results]
 
     def human(rs: list[dict]) -> str:
@@ -80,6 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ask.add_argument("--kb", action="append", help="knowledge base (repeatable; default: all you can read)")
     ask.add_argument("--mode", choices=["normal", "strict"], help="default: the mode set in the settings")
     ask.add_argument("--chat", help="continue this saved chat (default: store nothing)")
+    ask.add_argument("--web", action="store_true", help="search the web too (normal mode; needs web_search.enable_web_search)")
     ask.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     ask.add_argument("question")
     ask.set_defaults(handler=cmd_ask)
@@ -87,6 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp = sub.add_parser("compare", help="answer a question in normal and in strict mode, side by side")
     cmp.add_argument("--kb", action="append", help="knowledge base (repeatable)")
     cmp.add_argument("--batch", help="file of questions: CSV (question column), JSONL, or one per line")
+    cmp.add_argument("--web", action="store_true", help="let the normal side search the web (strict never does)")
     cmp.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     cmp.add_argument("question", nargs="?")
     cmp.set_defaults(handler=cmd_compare)

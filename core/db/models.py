@@ -131,3 +131,12 @@ class Message(SQLModel, table=True):
 class SchemaVersion(SQLModel, table=True):
     id: int = Field(default=1, primary_key=True)
     version: int = 0
+
+
+class WebSearchCollection(SQLModel, table=True):
+    """A vector collection holding the pages of one web search (removed after its TTL)."""
+
+    name: str = Field(primary_key=True)
+    queries: list = Field(default_factory=list, sa_column=Column(JSON))
+    urls: list = Field(default_factory=list, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=utcnow, index=True)

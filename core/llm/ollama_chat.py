@@ -32,9 +32,21 @@ from core.llm.base import (
 OLLAMA_DEFAULT_NUM_CTX = 2048
 
 
-def needs_context_warning(context_length: int, injecting_context: bool) -> str | None:
-    """The warning to show when Ollama's context is at its 2048 default while RAG or web content is injected."""
-    if not injecting_context or context_length > OLLAMA_DEFAULT_NUM_CTX:
+WEB_MIN_NUM_CTX = 8192  # a web page alone is often 4,000-8,000+ tokens after extraction
+
+
+def needs_context_warning(context_length: int, injecting_context: bool, web: bool = False) -> str | None:
+    """The warning to show when Ollama's context is at its 2048 default while RAG content is
+    injected, or below 8192 while web content is (``web``)."""
+    if not injecting_context:
+        return None
+    if web and context_length < WEB_MIN_NUM_CTX:
+        return (
+            f"Ollama's context length (num_ctx) is {context_length} tokens while web search content is injected: "
+            "a web page is often 4,000-8,000+ tokens even after extraction, so pages may be cut off or ignored. "
+            "Raise the context length in the LLM settings to 8192 or more (16000+ for several pages)."
+        )
+    if context_length > OLLAMA_DEFAULT_NUM_CTX:
         return None
     return (
         f"Ollama's context length (num_ctx) is {context_length} tokens, Ollama's 2048-token default or less. "

@@ -142,7 +142,8 @@ def search(
     t2 = time.perf_counter()
     result.timings_ms["recall"] = (t2 - t1) * 1000
 
-    hits = _only_indexed(db, list(candidates.values()))
+    # db=None: a collection written whole before this search (web search), with no file records
+    hits = _only_indexed(db, list(candidates.values())) if db is not None else list(candidates.values())
     margin = margin_for(embedder.id)
     dense_w, bm25_w = cfg.dense_weight, cfg.bm25_weight
     if embedder.id in ENGLISH_ONLY and _CJK.search(query) and mode.startswith("hybrid"):

@@ -183,7 +183,8 @@ class GoogleDriveSettings(_Section):
 class WebSearchSettings(_Section):
     enable_web_search: bool = Field(False, description="Offer the chat's Web search switch (never used in strict mode).")
     web_search_engine: Literal["searxng", "tavily", "brave", "google_pse", "serper", "external", "duckduckgo"] = Field(
-        "searxng", description="Which search engine answers web searches.")
+        "searxng", description="Which search engine answers web searches. duckduckgo is UNOFFICIAL (no public API; "
+                               "through the optional ddgs package, may break or be rate-limited).")
     web_search_result_count: int = Field(3, ge=1, le=50)
     web_search_domain_filter_list: list[str] = Field(default_factory=list, description="Keep only results on these hosts (or their subdomains); empty = all.")
     web_search_concurrent_requests: int = Field(10, ge=1, le=64)
@@ -192,7 +193,7 @@ class WebSearchSettings(_Section):
     bypass_web_search_web_loader: bool = Field(False, description="Use the engine's snippets instead of loading each page.")
     bypass_web_search_embedding_and_retrieval: bool = Field(False, description="Inject the loaded pages whole (within the context budget) instead of retrieving chunks.")
     web_search_collection_ttl_hours: float = Field(24.0, gt=0, le=24 * 365, description="Web-search collections older than this are removed by the doctor.")
-    searxng_query_url: str = ""
+    searxng_query_url: str = Field("", description="e.g. http://searxng:8080/search?q=<query> (the instance must allow format=json).")
     tavily_api_key: str = ""
     tavily_base_url: str = "https://api.tavily.com"
     brave_search_api_key: str = ""

@@ -1,0 +1,64 @@
+"""Index a web search's documents into its collection and search them like any knowledge source.
+
+The collection is overwritten (dropped and rebuilt) under its lock, recorded with its creation
+time, and searched with the normal retrieval settings and thresholds. Expired web-search
+collections are removed on each new search, so they never pile up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from core.ingest.parts import EngineParts
+from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
+from core.retrieval import search as search_mod
+from core.retrieval.rerank import Reranker
+from core.websearch import collections
+from core.websearch.flow import IndexAndSearch, WebDocument, WebPassage
+
+WEB_KB_ID = "web-search"  # the payload's kb_id (the store requires one); no knowledge base has it
+
+
+def page_id(url: str) -> str:
+    return "web-" + hashlib.sha256(url.encode("utf-8")).hexdigest()[:24]
+
+
+def index_and_search(parts: EngineParts, collection: str, docs: list[WebDocument], queries: list[str], *, top_k: int,
+                     min_score: float, reranker: Reranker | None = None) -> list[WebPassage]:
+    """Index ``docs`` into ``collection`` (overwritten) and search it with each of ``queries`` (the
+    user's message first, then the search queries: a page in another language than the message is
+    still found); the best ``top_k`` chunks above ``min_score``."""
+    settings = parts.settings()
+    embedder = parts.embedder()
+    collections.remove_expired(parts.store, parts.db, settings.web_search.web_search_collection_ttl_hours)
+    by_id = {page_id(d.url): d for d in docs}
+    with collections.collection_lock(collection):
+        parts.store.drop_collection(collection)  # overwritten, as in the reference
+        parts.store.create_collection(collection, embedder.dimension)
+        for file_id, doc in by_id.items():
+            chunks = make_chunks(doc.doc, settings.chunking, embedder)
+            embed_and_store(chunks, FileTarget(file_id, collection, kb_id=WEB_KB_ID), embedder, parts.store,
+                            batch_size=settings.embedding.batch_size, progress=lambda *_: None,
+                            should_cancel=lambda: False)
+        collections.record(parts.db, collection, list(queries), [d.url for d in docs])
+        best: dict[str, search_mod.SearchHit] = {}
+        target = search_mod.SearchTarget(collection, embedder.id, "web search")
+        for query in dict.fromkeys(queries):
+            found = search_mod.search(store=parts.store, db=None, embedder=embedder, reranker=reranker,
+                                      cfg=settings.retrieval, targets=[target], query=query, top_k=top_k,
+                                      min_score=min_score)
+            for h in found.hits:
+                if h.chunk_id not in best or h.score > best[h.chunk_id].score:
+                    best[h.chunk_id] = h
+    hits = sorted(best.values(), key=lambda h: h.score, reverse=True)[:top_k]
+    return [WebPassage(by_id[h.file_id].url, by_id[h.file_id].title, h.text, h.score, h.chunk_id)
+            for h in hits if h.file_id in by_id]
+
+
+def indexer(parts: EngineParts, *, top_k: int, min_score: float, reranker: Reranker | None = None) -> IndexAndSearch:
+    """The ``index_and_search`` function the flow takes, bound to the engine's parts and thresholds."""
+    def run(collection: str, docs: list[WebDocument], queries: list[str]) -> list[WebPassage]:
+        return index_and_search(parts, collection, docs, queries, top_k=top_k, min_score=min_score, reranker=reranker)
+
+    return run
+

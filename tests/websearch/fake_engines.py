@@ -1,0 +1,200 @@
+"""One local HTTP server on 127.0.0.1 speaking every search engine's API and serving result pages.
+
+Routes (each engine checks its credential the way the real API does, else 401):
+- ``GET  /search?q=&format=json``             SearXNG      → {"results": [{"url", "title", "content"}]}
+- ``POST /tavily/search``  Bearer key          Tavily       → {"results": [{"url", "title", "content"}]}
+- ``GET  /brave/res/v1/web/search?q=&count=``  X-Subscription-Token → {"web": {"results": [{"url", "title", "description"}]}}
+- ``GET  /google/customsearch/v1?key=&cx=&q=&num=&start=`` Google PSE → {"items": [{"link", "title", "snippet"}]}
+- ``POST /serper/search``  X-API-KEY           Serper       → {"organic": [{"link", "title", "snippet"}]}
+- ``POST /external``       Bearer key          external     → [{"link", "title", "snippet"}]
+- anything under ``/pages/``: pages set with ``page()`` (status, type, body, delay).
+
+Results per query are set with ``results(query, [(link, title, snippet), ...])``; every request is
+recorded, so tests count engine calls and page loads.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Iterator
+from urllib.parse import parse_qs, urlsplit
+
+KEY = "test-key-123"
+CX = "engine-cx-1"
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class Page:
+    body: bytes
+    content_type: str = "text/html; charset=utf-8"
+    status: int = 200
+    delay: float = 0.0
+
+
+@dataclass
+class FakeEngines:
+    by_query: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    pages: dict[str, Page] = field(default_factory=dict)
+    requests: list[Recorded] = field(default_factory=list)
+    engine_status: int = 200  # e.g. 500: every engine route fails
+    base: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def results(self, query: str, items: list[tuple[str, str, str]]) -> None:
+        self.by_query[query] = list(items)
+
+    def page(self, path: str, html: str = "", **kw: Any) -> str:
+        self.pages[path] = Page(kw.pop("body", html.encode("utf-8")), **kw)
+        return self.base + path
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def hits(self, prefix: str) -> list[Recorded]:
+        with self.lock:
+            return [r for r in self.requests if r.path.startswith(prefix)]
+
+    @property
+    def engine_calls(self) -> list[Recorded]:
+        with self.lock:
+            return [r for r in self.requests if not r.path.startswith("/pages/")]
+
+    def settings(self, engine: str) -> dict:
+        """The web_search settings patch pointing ``engine`` at this server."""
+        s: dict[str, Any] = {"enable_web_search": True, "web_search_engine": engine}
+        s.update({
+            "searxng": {"searxng_query_url": f"{self.base}/search?q=<query>"},
+            "tavily": {"tavily_api_key": KEY, "tavily_base_url": f"{self.base}/tavily"},
+            "brave": {"brave_search_api_key": KEY, "brave_base_url": f"{self.base}/brave"},
+            "google_pse": {"google_pse_api_key": KEY, "google_pse_engine_id": CX, "google_pse_base_url": f"{self.base}/google"},
+            "serper": {"serper_api_key": KEY, "serper_base_url": f"{self.base}/serper"},
+            "external": {"external_web_search_url": f"{self.base}/external", "external_web_search_api_key": KEY},
+        }.get(engine, {}))
+        return s
+
+
+def _handler(fake: FakeEngines) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _send(self, status: int, payload: Any = None, body: bytes | None = None, ctype: str = "application/json") -> None:
+            data = body if body is not None else json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def _record(self, body: Any) -> Recorded:
+            parts = urlsplit(self.path)
+            rec = Recorded(self.command, parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()},
+                           {k.lower(): v for k, v in self.headers.items()}, body)
+            with fake.lock:
+                fake.requests.append(rec)
+            return rec
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._route(self._record(None))
+
+        def do_POST(self) -> None:  # noqa: N802
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            try:
+                body = json.loads(raw) if raw else None
+            except json.JSONDecodeError:
+                body = None
+            self._route(self._record(body))
+
+        def _items(self, query: str, count: int) -> list[tuple[str, str, str]]:
+            return fake.by_query.get(query, [])[:count]
+
+        def _route(self, r: Recorded) -> None:
+            if r.path.startswith("/pages/"):
+                page = fake.pages.get(r.path)
+                if page is None:
+                    return self._send(404, body=b"not found", ctype="text/plain")
+                time.sleep(page.delay)
+                return self._send(page.status, body=page.body, ctype=page.content_type)
+            if fake.engine_status >= 400:
+                return self._send(fake.engine_status, {"error": "scripted failure"})
+            bearer = r.headers.get("authorization") == f"Bearer {KEY}"
+            body = r.body if isinstance(r.body, dict) else {}
+            if r.path == "/search" and r.method == "GET":
+                if r.query.get("format") != "json":
+                    return self._send(403, body=b"format not allowed", ctype="text/plain")
+                items = self._items(r.query.get("q", ""), 100)
+                return self._send(200, {"query": r.query.get("q"), "results": [
+                    {"url": u, "title": t, "content": s, "engine": "fake"} for u, t, s in items]})
+            if r.path == "/tavily/search" and r.method == "POST":
+                if not bearer:
+                    return self._send(401, {"detail": {"error": "Unauthorized"}})
+                items = self._items(body.get("query", ""), int(body.get("max_results", 5)))
+                return self._send(200, {"query": body.get("query"), "results": [
+                    {"url": u, "title": t, "content": s, "score": 0.9} for u, t, s in items]})
+            if r.path == "/brave/res/v1/web/search" and r.method == "GET":
+                if r.headers.get("x-subscription-token") != KEY:
+                    return self._send(401, {"error": {"code": "SUBSCRIPTION_TOKEN_INVALID"}})
+                items = self._items(r.query.get("q", ""), int(r.query.get("count", 20)))
+                return self._send(200, {"type": "search", "web": {"type": "search", "results": [
+                    {"url": u, "title": t, "description": s} for u, t, s in items]}})
+            if r.path == "/google/customsearch/v1" and r.method == "GET":
+                if r.query.get("key") != KEY or r.query.get("cx") != CX:
+                    return self._send(400, {"error": {"code": 400, "message": "API key not valid"}})
+                start, num = int(r.query.get("start", 1)), int(r.query.get("num", 10))
+                if num > 10:
+                    return self._send(400, {"error": {"code": 400, "message": "Invalid Value"}})
+                items = fake.by_query.get(r.query.get("q", ""), [])[start - 1:start - 1 + num]
+                return self._send(200, {"kind": "customsearch#search", "items": [
+                    {"kind": "customsearch#result", "link": u, "title": t, "snippet": s} for u, t, s in items]})
+            if r.path == "/serper/search" and r.method == "POST":
+                if r.headers.get("x-api-key") != KEY:
+                    return self._send(403, {"message": "Unauthorized."})
+                items = self._items(body.get("q", ""), int(body.get("num", 10)))
+                return self._send(200, {"searchParameters": {"q": body.get("q")}, "organic": [
+                    {"title": t, "link": u, "snippet": s, "position": i + 1} for i, (u, t, s) in enumerate(items)]})
+            if r.path == "/external" and r.method == "POST":
+                if not bearer:
+                    return self._send(401, {"detail": "Unauthorized"})
+                items = self._items(body.get("query", ""), int(body.get("count", 5)))
+                return self._send(200, [{"link": u, "title": t, "snippet": s} for u, t, s in items])
+            return self._send(404, {"error": "no such route"})
+
+    return Handler
+
+
+@contextmanager
+def fake_engines() -> Iterator[FakeEngines]:
+    fake = FakeEngines()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
+    httpd.daemon_threads = True
+    fake.base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def html_page(title: str, body: str) -> str:
+    return (f"<!doctype html><html><head><title>{title}</title></head><body><main><article>"
+            f"<h1>{title}</h1>{''.join(f'<p>{p}</p>' for p in body.split(chr(10)) if p.strip())}"
+            "</article></main></body></html>")
