@@ -34,6 +34,8 @@ ALLOWED = frozenset({
     "create_kb", "list_kbs", "get_kb", "kb_stats", "update_kb", "delete_kb", "share_kb",
     "ingest_paths", "list_files", "delete_files", "reindex", "search", "doctor",
     "settings_masked", "save_settings", "ask", "compare", "status",
+    "gdrive_status", "gdrive_connect_refresh_token", "gdrive_list", "gdrive_import", "gdrive_sync",
+    "gdrive_disconnect", "sources", "sync_logs", "run_scheduled_syncs",
 })
 _HEADER = struct.Struct("!Q")
 _MAX_MESSAGE = 256 * 1024 * 1024
