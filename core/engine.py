@@ -401,8 +401,8 @@ class Engine:
         The whole import is a job of kind "sync": cancelling it stops before the next files."""
         from core.gdrive import service as gdrive
 
-        self.get_kb(actor, kb)
-        tracker = jobs_mod.JobTracker.start(self.db, kind="sync", actor=actor, kb_id=None, file_id=None,
+        kb_id = self.get_kb(actor, kb).id
+        tracker = jobs_mod.JobTracker.start(self.db, kind="sync", actor=actor, kb_id=kb_id, file_id=None,
                                             message="importing from Google Drive")
         return self._tracked(tracker, lambda: gdrive.import_items(self.parts, self._secret_box(), actor, kb, ids,
                                                                    watch=watch, progress=progress, tracker=tracker))
@@ -431,7 +431,7 @@ class Engine:
         from core.sources import kinds, service as sources
 
         row = sources.get_source(self.parts, actor, source_id)
-        tracker = jobs_mod.JobTracker.start(self.db, kind="sync", actor=actor, kb_id=None, file_id=None,
+        tracker = jobs_mod.JobTracker.start(self.db, kind="sync", actor=actor, kb_id=row.kb_id, file_id=None,
                                             message=f"syncing {row.title}")
         return self._tracked(tracker, lambda: kinds.run_source(self.parts, self._secret_box(), actor, row,
                                                                 trigger=trigger, tracker=tracker))
