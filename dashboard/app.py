@@ -33,6 +33,7 @@ def navigation(is_admin: bool):
         st.Page(PAGES / "documents_settings.py", title=t("nav.settings"), icon=":material/settings:",
                 visibility="visible" if is_admin else "hidden"),
         st.Page(PAGES / "ab_compare.py", title=t("nav.ab"), icon=":material/compare:"),
+        st.Page(PAGES / "google_drive.py", title=t("nav.gdrive"), icon=":material/add_to_drive:"),
     ])
 
 

@@ -17,13 +17,16 @@ STORE_WAIT_SECONDS = 10.0
 
 
 def _close(engine: Engine) -> None:
+    engine.stop_sync_scheduler()
     engine.close()
 
 
 @st.cache_resource(show_spinner=False, on_release=_close)
 def _open_engine(data_dir: str) -> Engine:
     # serve_handoff: CLI commands run here while the dashboard holds the store (see core/handoff.py)
-    return Engine.open(data_dir or None, store_wait_seconds=STORE_WAIT_SECONDS, serve_handoff=True)
+    engine = Engine.open(data_dir or None, store_wait_seconds=STORE_WAIT_SECONDS, serve_handoff=True)
+    engine.start_sync_scheduler()  # watched sources sync on gdrive.sync_interval_minutes, off the page threads
+    return engine
 
 
 def get_engine() -> Engine:

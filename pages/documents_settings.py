@@ -7,6 +7,7 @@ from core.settings import model as m
 from dashboard import jobs_panel
 from dashboard.auth import require_admin
 from dashboard.errors import guard
+from dashboard.gdrive_settings import gdrive_tab
 from dashboard.i18n import t
 from dashboard.page import page_context
 from dashboard.settings_form import section_form, template_preview
@@ -36,9 +37,11 @@ if st.session_state.get("reindex_offer"):
 SECTIONS = [("strict", m.StrictModeSettings), ("llm", m.LLMSettings), ("answering", m.AnsweringSettings),
             ("retrieval", m.RetrievalSettings), ("retrieval.reranker", m.RerankerSettings),
             ("chunking", m.ChunkingSettings), ("embedding", m.EmbeddingSettings), ("parsing", m.ParsingSettings)]
-tabs = st.tabs([t(f"settings.section.{path}") for path, _ in SECTIONS] + [t("settings.section.users")])
+tabs = st.tabs([t(f"settings.section.{path}") for path, _ in SECTIONS] + [t("settings.section.gdrive"), t("settings.section.users")])
 with tabs[-1], guard():
     users_panel(engine, actor)
+with tabs[-2], guard():
+    gdrive_tab(engine, actor)  # issue 12: Google Drive set-up (dashboard/gdrive_settings.py)
 for tab, (path, model) in zip(tabs, SECTIONS):
     with tab, guard():
         st.caption(t(f"settings.about.{path}"))

@@ -268,3 +268,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import extra_commands
 
     extra_commands.register(sub)
+    from core.cli import gdrive_commands  # issue 12: Google Drive
+    gdrive_commands.register(sub)

@@ -126,4 +126,42 @@ STRINGS: dict[str, str] = {
     # users
     "users.help": "Admins manage settings, every knowledge base and the storage audit. The last admin can't be demoted.",
     "users.role": "Role", "users.role_changed": "{name} is now {role}.", "settings.section.users": "Users & roles",
+    # Google Drive (issue 12)
+    "nav.gdrive": "Google Drive", "settings.section.gdrive": "Google Drive",
+    "settings.about.gdrive": "Connect users' Google Drive: browse, import into a knowledge base, keep it in sync.",
+    "gdrive.missing": "Google Drive cannot be used yet. Missing in Documents Settings → Google Drive: {fields}.",
+    "gdrive.missing_user": "Google Drive is not set up yet. Ask an administrator to complete Documents Settings → Google Drive.",
+    "gdrive.connect": "Connect Google Drive", "gdrive.continue": "Continue to Google",
+    "gdrive.connect_help": "Opens Google's consent screen (read-only access). Google sends you back to this page.",
+    "gdrive.connected_as": "Connected as {who}", "gdrive.disconnect": "Disconnect",
+    "gdrive.disconnected": "Disconnected; the tokens are deleted.",
+    "gdrive.reconnect": "Google no longer accepts this connection ({error}). Reconnect to resume browsing and sync.",
+    "gdrive.reconnect_button": "Reconnect Google Drive", "gdrive.finished": "Google Drive connected.",
+    "gdrive.tab_browse": "Browse & import", "gdrive.tab_sync": "Synced sources & log",
+    "gdrive.my_drive": "My Drive", "gdrive.shared_with_me": "Shared with me", "gdrive.shared_drives": "Shared drives",
+    "gdrive.search": "Search by name", "gdrive.search_button": "Search", "gdrive.results_for": "Results for “{q}”",
+    "gdrive.open": "Open {name}", "gdrive.empty": "Nothing here.", "gdrive.select": "Select files and folders to import",
+    "gdrive.import_into": "Import into knowledge base", "gdrive.watch": "Keep in sync (watch)",
+    "gdrive.watch_help": "Records the selection as a synced source: re-synced on the schedule and with Sync now.",
+    "gdrive.import": "Import", "gdrive.no_kb": "Create a knowledge base you can write to first (Knowledge Bases page).",
+    "gdrive.importing": "Importing from Google Drive…", "gdrive.import_done": "{status}: {added} added, {updated} updated, {removed} removed, {failed} failed",
+    "gdrive.col.name": "Name", "gdrive.col.type": "Type", "gdrive.col.size": "Size", "gdrive.col.modified": "Modified",
+    "gdrive.col.owner": "Owner", "gdrive.col.action": "Result", "gdrive.col.detail": "Detail",
+    "gdrive.folder": "folder", "gdrive.sources_none": "No synced sources yet: import with “Keep in sync”.",
+    "gdrive.source": "{title} → {kb} · {state} · last sync {when}", "gdrive.never": "never",
+    "gdrive.sync_now": "Sync now", "gdrive.sync_started": "Sync started.", "gdrive.log": "Sync log",
+    "gdrive.log_none": "No syncs yet.", "gdrive.col.when": "When", "gdrive.col.source": "Source",
+    "gdrive.col.trigger": "Trigger", "gdrive.col.added": "Added", "gdrive.col.updated": "Updated",
+    "gdrive.col.removed": "Removed", "gdrive.col.failed": "Failed",
+    "gdrive.schedule": "Scheduled sync every {n} minutes.", "gdrive.schedule_off": "Scheduled sync is off (manual only).",
+    "gdrive.strict_note": "Imported Drive files are knowledge-base content: strict mode answers from them like any other file.",
+    "gdrive.setup_title": "Google Cloud set-up",
+    "gdrive.setup_steps": ("1. In the Google Cloud console, create a project (or pick one).\n"
+                           "2. Enable the **Google Drive API** and the **Google Picker API** for it.\n"
+                           "3. Configure the **OAuth consent screen**; while the app is in *Testing*, add each user's Google address as a test user. The scope ragdesk asks for is `drive.readonly`.\n"
+                           "4. Create an **OAuth client ID** of type *Web application*. Add this app's URL as an authorised JavaScript origin, and the Google Drive page's URL as the **authorised redirect URI**: `{redirect}`.\n"
+                           "5. Copy the client ID and client secret into the fields below (the secret is stored encrypted and never shown again).\n"
+                           "6. Optional, for the Google Picker: create an **API key**, restrict it to your site and to the Drive and Picker APIs, and paste it below.\n"
+                           "7. Turn on **enabled** and save. Environment variables `GOOGLE_DRIVE_CLIENT_ID`, `GOOGLE_DRIVE_API_KEY`, `GOOGLE_REDIRECT_URI` set the same fields."),
+    "gdrive.setup_ok": "Everything needed is set: users can connect on the Google Drive page.",
 }

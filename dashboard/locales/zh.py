@@ -114,4 +114,42 @@ STRINGS: dict[str, str] = {
     "ab.download_csv": "下载 CSV", "ab.download_jsonl": "下载 JSONL",
     "users.help": "管理员可以修改设置、管理所有知识库并运行存储审计。最后一位管理员不能被降级。",
     "users.role": "角色", "users.role_changed": "{name} 现在是{role}。", "settings.section.users": "用户与角色",
+    # Google Drive (issue 12)
+    "nav.gdrive": "谷歌云端硬盘", "settings.section.gdrive": "谷歌云端硬盘",
+    "settings.about.gdrive": "连接用户的谷歌云端硬盘：浏览、导入知识库并保持同步。",
+    "gdrive.missing": "谷歌云端硬盘暂不可用。请在 文档设置 → 谷歌云端硬盘 中补全：{fields}。",
+    "gdrive.missing_user": "谷歌云端硬盘尚未配置，请联系管理员在 文档设置 → 谷歌云端硬盘 中完成设置。",
+    "gdrive.connect": "连接谷歌云端硬盘", "gdrive.continue": "前往谷歌授权",
+    "gdrive.connect_help": "打开谷歌授权页面（只读权限），授权后谷歌会将您带回本页面。",
+    "gdrive.connected_as": "已连接：{who}", "gdrive.disconnect": "断开连接",
+    "gdrive.disconnected": "已断开连接，令牌已删除。",
+    "gdrive.reconnect": "谷歌已不再接受此连接（{error}）。请重新连接以继续浏览和同步。",
+    "gdrive.reconnect_button": "重新连接谷歌云端硬盘", "gdrive.finished": "谷歌云端硬盘已连接。",
+    "gdrive.tab_browse": "浏览与导入", "gdrive.tab_sync": "同步来源与日志",
+    "gdrive.my_drive": "我的云端硬盘", "gdrive.shared_with_me": "与我共享", "gdrive.shared_drives": "共享云端硬盘",
+    "gdrive.search": "按名称搜索", "gdrive.search_button": "搜索", "gdrive.results_for": "“{q}”的搜索结果",
+    "gdrive.open": "打开 {name}", "gdrive.empty": "这里没有内容。", "gdrive.select": "选择要导入的文件和文件夹",
+    "gdrive.import_into": "导入到知识库", "gdrive.watch": "保持同步（监视）",
+    "gdrive.watch_help": "把所选内容记为同步来源：按计划以及点击“立即同步”时重新同步。",
+    "gdrive.import": "导入", "gdrive.no_kb": "请先创建一个您可写入的知识库（知识库页面）。",
+    "gdrive.importing": "正在从谷歌云端硬盘导入…", "gdrive.import_done": "{status}：新增 {added}，更新 {updated}，移除 {removed}，失败 {failed}",
+    "gdrive.col.name": "名称", "gdrive.col.type": "类型", "gdrive.col.size": "大小", "gdrive.col.modified": "修改时间",
+    "gdrive.col.owner": "所有者", "gdrive.col.action": "结果", "gdrive.col.detail": "详情",
+    "gdrive.folder": "文件夹", "gdrive.sources_none": "还没有同步来源：导入时勾选“保持同步”。",
+    "gdrive.source": "{title} → {kb} · {state} · 上次同步 {when}", "gdrive.never": "从未",
+    "gdrive.sync_now": "立即同步", "gdrive.sync_started": "同步已开始。", "gdrive.log": "同步日志",
+    "gdrive.log_none": "还没有同步记录。", "gdrive.col.when": "时间", "gdrive.col.source": "来源",
+    "gdrive.col.trigger": "触发方式", "gdrive.col.added": "新增", "gdrive.col.updated": "更新",
+    "gdrive.col.removed": "移除", "gdrive.col.failed": "失败",
+    "gdrive.schedule": "每 {n} 分钟自动同步一次。", "gdrive.schedule_off": "自动定时同步已关闭（仅手动）。",
+    "gdrive.strict_note": "导入的云端硬盘文件属于知识库内容：严格模式会像其他文件一样据此作答。",
+    "gdrive.setup_title": "谷歌云平台配置步骤",
+    "gdrive.setup_steps": ("1. 在谷歌云控制台中创建（或选择）一个项目。\n"
+                           "2. 为该项目启用 **Google Drive API** 和 **Google Picker API**。\n"
+                           "3. 配置 **OAuth 同意屏幕**；应用处于“测试”状态时，把每位用户的谷歌邮箱加入测试用户列表。ragdesk 申请的权限范围为 `drive.readonly`（只读）。\n"
+                           "4. 创建类型为“Web 应用”的 **OAuth 客户端 ID**：将本应用的网址加入“已授权的 JavaScript 来源”，并将谷歌云端硬盘页面的网址设为 **已授权的重定向 URI**：`{redirect}`。\n"
+                           "5. 将客户端 ID 和客户端密钥填入下方字段（密钥加密保存，不再显示）。\n"
+                           "6. 可选（用于 Google Picker）：创建一个 **API 密钥**，限制为您的网站以及 Drive 和 Picker 两个 API，并填入下方。\n"
+                           "7. 打开 **enabled** 并保存。环境变量 `GOOGLE_DRIVE_CLIENT_ID`、`GOOGLE_DRIVE_API_KEY`、`GOOGLE_REDIRECT_URI` 可设置相同字段。"),
+    "gdrive.setup_ok": "所需设置已齐全：用户可以在谷歌云端硬盘页面进行连接。",
 }

@@ -1,0 +1,90 @@
+"""Synced sources as the engine offers them: create, list, log, and which are due a sync."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from sqlmodel import select
+
+from core.access import resolve_kb
+from core.errors import NotFound, PermissionDenied
+from core.ingest.parts import EngineParts
+from core.sources.lease import _aware
+from core.sources.models import SyncedSource, SyncLog, ensure_tables
+from core.types import Actor
+
+
+def find_or_create(parts: EngineParts, actor: Actor, *, kind: str, kb_ref: str, config: dict, title: str,
+                   watch: bool) -> SyncedSource:
+    """The actor's source of this kind, knowledge base and config (created when new).
+    Importing the same selection twice syncs the one source instead of adding a second."""
+    ensure_tables(parts.db)
+    with parts.db.write() as s:
+        kb = resolve_kb(s, actor, kb_ref, write=True)
+        for row in s.exec(select(SyncedSource).where(SyncedSource.kind == kind, SyncedSource.kb_id == kb.id,
+                                                     SyncedSource.owner_id == actor.user_id)):
+            if row.config == config:
+                if watch and not row.watch:
+                    row.watch = True
+                    s.add(row)
+                return row
+        row = SyncedSource(kind=kind, kb_id=kb.id, owner_id=actor.user_id, config=config, title=title, watch=watch)
+        s.add(row)
+        return row
+
+
+def list_sources(parts: EngineParts, actor: Actor, *, kind: str | None = None, kb_ref: str | None = None) -> list[SyncedSource]:
+    """The actor's own sources (an admin sees every user's, but syncs only with their owners' access)."""
+    ensure_tables(parts.db)
+    with parts.db.read() as s:
+        q = select(SyncedSource).order_by(SyncedSource.created_at)
+        if kind:
+            q = q.where(SyncedSource.kind == kind)
+        if kb_ref:
+            q = q.where(SyncedSource.kb_id == resolve_kb(s, actor, kb_ref).id)
+        if not actor.is_admin:
+            q = q.where(SyncedSource.owner_id == actor.user_id)
+        return list(s.exec(q))
+
+
+def get_source(parts: EngineParts, actor: Actor, source_id: str, *, own: bool = True) -> SyncedSource:
+    ensure_tables(parts.db)
+    with parts.db.read() as s:
+        row = s.get(SyncedSource, source_id)
+    if row is None or (row.owner_id != actor.user_id and not actor.is_admin):
+        raise NotFound(f"source '{source_id}' not found")
+    if own and row.owner_id != actor.user_id:
+        raise PermissionDenied("a source syncs with its owner's connection; only its owner can run it")
+    return row
+
+
+def set_watch(parts: EngineParts, actor: Actor, source_id: str, watch: bool) -> SyncedSource:
+    get_source(parts, actor, source_id)
+    with parts.db.write() as s:
+        row = s.get(SyncedSource, source_id)
+        row.watch = watch
+        s.add(row)
+        return row
+
+
+def sync_logs(parts: EngineParts, actor: Actor, *, source_id: str | None = None, limit: int = 20) -> list[SyncLog]:
+    ensure_tables(parts.db)
+    visible = {r.id for r in list_sources(parts, actor)}
+    with parts.db.read() as s:
+        q = select(SyncLog).order_by(SyncLog.started_at.desc()).limit(limit)
+        if source_id:
+            q = q.where(SyncLog.source_id == source_id)
+        elif not actor.is_admin:
+            q = q.where(SyncLog.source_id.in_(visible))
+        rows = list(s.exec(q))
+    return [r for r in rows if actor.is_admin or r.source_id in visible]
+
+
+def due_sources(parts: EngineParts, interval_minutes: int, now: datetime | None = None) -> list[SyncedSource]:
+    """Watched sources whose last sync is older than the interval (never synced = due)."""
+    ensure_tables(parts.db)
+    now = now or datetime.now(timezone.utc)
+    with parts.db.read() as s:
+        rows = list(s.exec(select(SyncedSource).where(SyncedSource.watch == True)))  # noqa: E712
+    cutoff = now - timedelta(minutes=interval_minutes)
+    return [r for r in rows if r.state != "reconnect" and (r.last_sync_at is None or _aware(r.last_sync_at) <= cutoff)]

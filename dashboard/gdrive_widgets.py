@@ -1,0 +1,217 @@
+"""The Google Drive page's parts: connection, consent redirect, browser, import, sources, sync log.
+
+Everything goes through the engine as the signed-in actor (their own Drive connection only).
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future
+
+import streamlit as st
+
+from core import Engine
+from core.types import Actor
+from dashboard.errors import show_error
+from dashboard.i18n import t
+from dashboard.page import fmt_size
+
+PATH_KEY, IMPORT_KEY, SYNC_KEY, AUTH_KEY = "gdrive_path", "gdrive_import", "gdrive_sync", "gdrive_auth"
+AUTH_URL_SECONDS = 600  # a fresh consent URL (state + PKCE) after this; the server keeps one 15 minutes
+PLACES = [("root", "gdrive.my_drive"), ("shared-with-me", "gdrive.shared_with_me"), ("shared-drives", "gdrive.shared_drives")]
+
+
+def finish_redirect(engine: Engine, actor: Actor) -> None:
+    """Google sent the user back here with ?code=…&state=…: finish the exchange, clean the URL."""
+    params = st.query_params
+    if "state" not in params or ("code" not in params and "error" not in params):
+        return
+    code, state = params.get("code", ""), params.get("state", "")
+    st.query_params.clear()
+    st.session_state.pop(AUTH_KEY, None)
+    try:
+        engine.gdrive_finish_auth(actor, code, state)
+        st.toast(t("gdrive.finished"), icon=":material/check_circle:")
+    except Exception as exc:
+        show_error(exc)
+
+
+def setup_missing(status: dict, is_admin: bool) -> None:
+    if is_admin:
+        st.warning(t("gdrive.missing", fields=", ".join(status["missing"])), icon=":material/settings:")
+    else:
+        st.info(t("gdrive.missing_user"))
+
+
+def _connect_button(engine: Engine, actor: Actor, label_key: str) -> None:
+    cached = st.session_state.get(AUTH_KEY)
+    if st.button(t(label_key), icon=":material/add_to_drive:", type="primary", help=t("gdrive.connect_help")):
+        cached = (engine.gdrive_auth_url(actor), time.time())
+        st.session_state[AUTH_KEY] = cached
+    if cached and time.time() - cached[1] < AUTH_URL_SECONDS:
+        st.link_button(t("gdrive.continue"), cached[0], icon=":material/open_in_new:")
+
+
+def connection_bar(engine: Engine, actor: Actor, status: dict) -> bool:
+    """Connect / reconnect / connected-as + disconnect. True when connected."""
+    if status["state"] == "reconnect":
+        st.warning(t("gdrive.reconnect", error=status["error"]), icon=":material/link_off:")
+        _connect_button(engine, actor, "gdrive.reconnect_button")
+        return False
+    if not status["connected"]:
+        _connect_button(engine, actor, "gdrive.connect")
+        return False
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.success(t("gdrive.connected_as", who=status["email"] or status["name"]), icon=":material/cloud_done:")
+        if st.button(t("gdrive.disconnect"), icon=":material/link_off:"):
+            engine.gdrive_disconnect(actor)
+            for key in (PATH_KEY, AUTH_KEY):
+                st.session_state.pop(key, None)
+            st.toast(t("gdrive.disconnected"))
+            st.rerun()
+    return True
+
+
+# ------------------------------------------------------------------ browser
+def _breadcrumb() -> list[tuple[str, str]]:
+    return st.session_state.setdefault(PATH_KEY, [])
+
+
+def _go(path: list[tuple[str, str]]) -> None:
+    """Button callback (runs before the widgets): open a folder, leave any search."""
+    st.session_state[PATH_KEY] = path
+    st.session_state["gdrive_query"] = ""
+
+
+def browser(engine: Engine, actor: Actor) -> list[dict]:
+    """Places, breadcrumb, search and the folder table; returns the entries shown."""
+    path = _breadcrumb()
+    if not path:
+        st.session_state[PATH_KEY] = path = [("root", t("gdrive.my_drive"))]
+    with st.container(horizontal=True):
+        for place, key in PLACES:
+            st.button(t(key), key=f"place_{place}", on_click=_go, args=([(place, t(key))],),
+                      type="primary" if path[0][0] == place else "secondary")
+    with st.container(horizontal=True):
+        for depth, (_folder_id, name) in enumerate(path):
+            st.button(f"{name} ›" if depth < len(path) - 1 else name, key=f"crumb_{depth}", type="tertiary",
+                      on_click=_go, args=(path[:depth + 1],))
+    query = st.text_input(t("gdrive.search"), key="gdrive_query")
+    entries = engine.gdrive_list(actor, None, query) if query.strip() else engine.gdrive_list(actor, path[-1][0])
+    if query.strip():
+        st.caption(t("gdrive.results_for", q=query.strip()))
+    if not entries:
+        st.info(t("gdrive.empty"))
+        return []
+    folders = [e for e in entries if e["folder"]]
+    if folders:
+        with st.container(horizontal=True):
+            for e in folders[:60]:
+                st.button(t("gdrive.open", name=e["name"]), key=f"open_{e['id']}", icon=":material/folder:",
+                          on_click=_go, args=(path + [(e["id"], e["name"])],))
+    st.dataframe([{t("gdrive.col.name"): e["name"], t("gdrive.col.type"): t("gdrive.folder") if e["folder"] else e["mime"],
+                   t("gdrive.col.size"): fmt_size(e["size"]) if e["size"] is not None else "",
+                   t("gdrive.col.modified"): e["modified"][:16].replace("T", " "), t("gdrive.col.owner"): e["owner"]}
+                  for e in entries], hide_index=True, width="stretch")
+    return entries
+
+
+def import_form(engine: Engine, actor: Actor, entries: list[dict]) -> None:
+    choices = {e["id"]: e for e in entries if e["importable"] and not e.get("shared_drive")}
+    chosen = st.multiselect(t("gdrive.select"), list(choices), key="gdrive_selection",
+                            format_func=lambda i: ("📁 " if choices[i]["folder"] else "") + choices[i]["name"])
+    kbs = [kb for kb in engine.list_kbs(actor) if actor.is_admin or kb.owner_id == actor.user_id]
+    if not kbs:
+        st.info(t("gdrive.no_kb"))
+        return
+    by_id = {kb.id: kb for kb in kbs}
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        kb_id = st.selectbox(t("gdrive.import_into"), list(by_id), format_func=lambda i: by_id[i].name, key="gdrive_kb")
+        watch = st.toggle(t("gdrive.watch"), help=t("gdrive.watch_help"), key="gdrive_watch")
+        go = st.button(t("gdrive.import"), icon=":material/download:", type="primary",
+                       disabled=not chosen or IMPORT_KEY in st.session_state)
+    if go:
+        st.session_state[IMPORT_KEY] = (kb_id, engine.submit_gdrive_import(actor, kb_id, list(chosen), watch=watch))
+        st.rerun()
+
+
+def _report(result) -> None:
+    counts = result.as_dict()
+    text = t("gdrive.import_done", status=counts["status"], added=counts["added"], updated=counts["updated"],
+             removed=counts["removed"], failed=counts["failed"])
+    (st.success if counts["status"] == "done" and not counts["failed"] else st.warning)(
+        text + (f" — {result.error}" if result.error else ""))
+    if result.results:
+        st.dataframe([{t("gdrive.col.name"): r.name, t("gdrive.col.action"): r.action, t("gdrive.col.detail"): r.error}
+                      for r in result.results], hide_index=True, width="stretch")
+
+
+def work_panel(engine: Engine, actor: Actor, key: str) -> None:
+    """A running import or sync: live job progress with cancel; its result once it is done."""
+    held = st.session_state.get(key)
+    if held is None:
+        return
+    kb_id, future = held
+    if future.done():
+        st.session_state.pop(key)
+        try:
+            _report(future.result())
+        except Exception as exc:
+            show_error(exc)
+        return
+    _live(engine, actor, key, kb_id, future)
+
+
+@st.fragment(run_every=1.0)
+def _live(engine: Engine, actor: Actor, key: str, kb_id: str, future: Future) -> None:
+    if future.done():
+        st.rerun()
+    st.caption(t("gdrive.importing"))
+    for job in engine.jobs(actor, active_only=True):
+        if job.kb_id != kb_id:
+            continue
+        total = max(job.progress_total, 1)
+        cols = st.columns([5, 1], vertical_alignment="bottom")
+        cols[0].progress(min(job.progress_done / total, 1.0), text=f"{job.message} ({job.progress_done}/{job.progress_total})")
+        if job.cancel_requested:
+            cols[1].caption(t("jobs.cancelling"))
+        elif cols[1].button(t("jobs.cancel"), key=f"gd_cancel_{job.id}", icon=":material/cancel:"):
+            engine.cancel_job(actor, job.id)
+
+
+# ------------------------------------------------------------------ sources & log
+def sources_panel(engine: Engine, actor: Actor, status: dict) -> None:
+    minutes = status["sync_interval_minutes"]
+    st.caption(t("gdrive.schedule", n=minutes) if minutes else t("gdrive.schedule_off"))
+    work_panel(engine, actor, SYNC_KEY)
+    mine = [s for s in engine.sources(actor) if s.owner_id == actor.user_id]
+    kb_names = {kb.id: kb.name for kb in engine.list_kbs(actor)}
+    if not mine:
+        st.info(t("gdrive.sources_none"))
+    for src in mine:
+        with st.container(border=True, horizontal=True, vertical_alignment="center"):
+            when = src.last_sync_at.strftime("%Y-%m-%d %H:%M") if src.last_sync_at else t("gdrive.never")
+            st.markdown(t("gdrive.source", title=src.title, kb=kb_names.get(src.kb_id, src.kb_id), state=src.state, when=when))
+            watch = st.toggle(t("gdrive.watch"), value=src.watch, key=f"watch_{src.id}")
+            if watch != src.watch:
+                engine.set_source_watch(actor, src.id, watch)
+            if st.button(t("gdrive.sync_now"), key=f"sync_{src.id}", icon=":material/sync:",
+                         disabled=SYNC_KEY in st.session_state):
+                st.session_state[SYNC_KEY] = (src.kb_id, engine.submit_sync_source(actor, src.id))
+                st.toast(t("gdrive.sync_started"))
+                st.rerun()
+    sync_log(engine, actor, {s.id: s.title for s in mine})
+
+
+def sync_log(engine: Engine, actor: Actor, titles: dict[str, str]) -> None:
+    st.subheader(t("gdrive.log"))
+    logs = [entry for entry in engine.sync_logs(actor, limit=30) if entry.source_id in titles]
+    if not logs:
+        st.caption(t("gdrive.log_none"))
+        return
+    st.dataframe([{t("gdrive.col.when"): entry.started_at.strftime("%Y-%m-%d %H:%M:%S"),
+                   t("gdrive.col.source"): titles[entry.source_id], t("gdrive.col.trigger"): entry.trigger,
+                   t("col.status"): entry.status, t("gdrive.col.added"): entry.added,
+                   t("gdrive.col.updated"): entry.updated, t("gdrive.col.removed"): entry.removed,
+                   t("gdrive.col.failed"): entry.failed, t("col.error"): entry.error} for entry in logs],
+                 hide_index=True, width="stretch")

@@ -1,0 +1,37 @@
+"""``python -m core gdrive ...`` as an operator runs it (real processes), against the fake Drive."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.test_cli import as_json, run_cli
+from tests.fakes.drive_server import DOC
+
+
+@pytest.mark.slow
+def test_gdrive_cli_connect_ls_import_sync_disconnect(tmp_path, drive):
+    data = tmp_path / "data"
+    env = {f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings().items()}
+    folder = drive.folder("Team")
+    drive.add("Plan", DOC, folder, exports={"text/markdown": b"# Plan\n\nShip the heron release in May."})
+    token = drive.issue_refresh_token("alice")
+
+    connected = as_json(run_cli(data, "--json", "gdrive", "connect", "--refresh-token", token, env_extra=env))
+    assert connected["connected"] and connected["email"] == "alice@example.com"
+    listed = as_json(run_cli(data, "--json", "gdrive", "ls", env_extra=env))
+    assert [r["name"] for r in listed] == ["Team"]
+    run_cli(data, "kb", "create", "team", env_extra=env)
+    imported = run_cli(data, "--json", "gdrive", "import", "--kb", "team", "--watch", folder, env_extra=env)
+    assert as_json(imported)["added"] == 1 and token not in imported.stdout + imported.stderr
+    drive.add("Notes.txt", "text/plain", folder, content=b"egret notes")
+    synced = as_json(run_cli(data, "--json", "gdrive", "sync", env_extra=env))
+    assert [(r["added"], r["status"]) for r in synced] == [(1, "done")]
+    status = run_cli(data, "gdrive", "status", env_extra=env)
+    assert "connected as alice@example.com" in status.stdout and "watched" in status.stdout
+    assert token not in status.stdout
+    found = as_json(run_cli(data, "--json", "search", "heron release", "--kb", "team", env_extra=env))
+    assert "heron" in str(found)
+    gone = as_json(run_cli(data, "--json", "gdrive", "disconnect", env_extra=env))
+    assert gone == {"disconnected": True, "revoked_at_google": True}
+    after = run_cli(data, "gdrive", "ls", check=False, env_extra=env)
+    assert after.returncode != 0 and "not connected" in after.stderr
