@@ -1,12 +1,22 @@
-"""Local accounts: bcrypt-hashed passwords, roles admin/user; the first account becomes admin."""
+"""Local accounts: bcrypt-hashed passwords, roles admin/user; the first account becomes admin.
+
+Outside this module users are ``UserView``s: the row without its password hash. Names are
+compared by ``user_name_key`` (case- and width-insensitive), so "Alice" and "ａｌｉｃｅ" are
+one account.
+"""
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timezone
 
 import bcrypt
-from sqlmodel import func, select
+from sqlmodel import Session, func, select
 
+from core import sessions
+from core import signin_guard as guard
 from core.access import require_admin
 from core.db.database import Database
 from core.db.models import User
@@ -15,10 +25,54 @@ from core.types import Actor
 
 _NAME = re.compile(r"^[\w.@-]{2,64}$")
 MIN_PASSWORD = 8
+WRONG_CREDENTIALS = "wrong user name or password"
+DISABLED = "this account is disabled; ask an admin"
+# Checked when the name is unknown, so an unknown name costs as much time as a wrong password.
+_DUMMY_HASH = bcrypt.hashpw(b"no such user", bcrypt.gensalt()).decode()
 
 
-def actor_of(user: User) -> Actor:
+@dataclass(frozen=True)
+class UserView:
+    """What pages, the CLI and tests see of an account (never the password hash)."""
+
+    id: str
+    name: str
+    role: str
+    language: str = "en"
+    email: str = ""
+    disabled: bool = False
+    created_at: datetime | None = None
+    has_password: bool = True
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+
+def view_of(user: User) -> UserView:
+    return UserView(id=user.id, name=user.name, role=user.role, language=user.language, email=user.email,
+                    disabled=user.disabled, created_at=user.created_at, has_password=bool(user.password_hash))
+
+
+def actor_of(user: User | UserView) -> Actor:
     return Actor(user_id=user.id, role=user.role, name=user.name)  # type: ignore[arg-type]
+
+
+def user_name_key(name: str) -> str:
+    """The comparison form of a user name. (core/names.py, when present, owns the full rule.)"""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFC", name or "").strip()).casefold()
+
+
+def _clean_name(name: str) -> str:
+    name = unicodedata.normalize("NFC", (name or "").strip())
+    if not _NAME.match(name):
+        raise InvalidInput("user names are 2-64 letters, digits or . _ @ -")
+    return name
+
+
+def _check_password(password: str) -> None:
+    if len(password or "") < MIN_PASSWORD:
+        raise InvalidInput(f"passwords need at least {MIN_PASSWORD} characters")
 
 
 def _hash(password: str) -> str:
@@ -26,38 +80,65 @@ def _hash(password: str) -> str:
     return bcrypt.hashpw(password.encode()[:72], bcrypt.gensalt()).decode()
 
 
+def _password_matches(password: str, hashed: str) -> bool:
+    return bcrypt.checkpw((password or "").encode()[:72], (hashed or _DUMMY_HASH).encode())
+
+
+def _find(session: Session, name: str) -> User | None:
+    key = user_name_key(name)
+    exact = session.exec(select(User).where(User.name == (name or "").strip())).first()
+    if exact is not None:
+        return exact
+    return next((u for u in session.exec(select(User)) if user_name_key(u.name) == key), None)
+
+
+def _named(session: Session, user_name: str) -> User:
+    user = _find(session, user_name)
+    if user is None:
+        raise NotFound(f"user '{user_name}' not found")
+    return user
+
+
 def user_count(db: Database) -> int:
     with db.read() as s:
         return int(s.exec(select(func.count()).select_from(User)).one())
 
 
-def sign_up(db: Database, name: str, password: str, *, email: str = "", language: str = "en") -> User:
+def sign_up(db: Database, name: str, password: str, *, email: str = "", language: str = "en") -> UserView:
     """Create a local account. The first account of an installation becomes its admin."""
-    name = (name or "").strip()
-    if not _NAME.match(name):
-        raise InvalidInput("user names are 2-64 letters, digits or . _ @ -")
-    if len(password or "") < MIN_PASSWORD:
-        raise InvalidInput(f"passwords need at least {MIN_PASSWORD} characters")
+    name = _clean_name(name)
+    _check_password(password)
     with db.write() as s:
-        if s.exec(select(User).where(User.name == name)).first():
+        if _find(s, name) is not None:
             raise AlreadyExists(f"the user name '{name}' is taken")
         first = s.exec(select(func.count()).select_from(User)).one() == 0
         user = User(name=name, password_hash=_hash(password), role="admin" if first else "user",
                     email=email, language=language if language in ("en", "zh") else "en")
         s.add(user)
-    return user
+    return view_of(user)
 
 
-def authenticate(db: Database, name: str, password: str) -> User:
+def authenticate(db: Database, name: str, password: str, *, client: str = "",
+                 policy: guard.SignInPolicy = guard.DEFAULT_POLICY, now: datetime | None = None) -> UserView:
+    """The account for this name and password, or PermissionDenied with one message for an unknown
+    name and a wrong password (locked: when to retry instead)."""
+    moment = now or datetime.now(timezone.utc)
+    key = user_name_key(name)
+    keys = guard.throttle_keys(key, client)
+    guard.check_not_locked(db, keys, now=moment)
     with db.read() as s:
-        user = s.exec(select(User).where(User.name == (name or "").strip())).first()
-    # same message for unknown user and wrong password
-    if user is None or not user.password_hash or not bcrypt.checkpw((password or "").encode()[:72], user.password_hash.encode()):
-        raise PermissionDenied("wrong user name or password")
-    return user
+        user = _find(s, name)
+    ok = _password_matches(password, user.password_hash if user is not None else "")
+    if user is None or not user.password_hash or not ok:
+        guard.record_failure(db, keys, policy, now=moment)
+        raise PermissionDenied(WRONG_CREDENTIALS)
+    if user.disabled:  # said only to someone who knows the password
+        raise PermissionDenied(DISABLED)
+    guard.clear_name(db, key)
+    return view_of(user)
 
 
-def sso_user(db: Database, email: str, display_name: str = "") -> User:
+def sso_user(db: Database, email: str, display_name: str = "") -> UserView:
     """The account for a single-sign-on identity, created on first sign-in (no password)."""
     with db.write() as s:
         user = s.exec(select(User).where(User.email == email)).first()
@@ -65,45 +146,105 @@ def sso_user(db: Database, email: str, display_name: str = "") -> User:
             first = s.exec(select(func.count()).select_from(User)).one() == 0
             base = re.sub(r"[^\w.@-]", "", display_name or email.split("@")[0]) or "user"
             name, n = base, 1
-            while s.exec(select(User).where(User.name == name)).first():
+            while _find(s, name) is not None:
                 n += 1
                 name = f"{base}{n}"
             user = User(name=name, email=email, role="admin" if first else "user")
             s.add(user)
-    return user
+    if user.disabled:
+        raise PermissionDenied(DISABLED)
+    return view_of(user)
 
 
-def get_user(db: Database, user_id: str) -> User:
+def get_user(db: Database, user_id: str) -> UserView:
     with db.read() as s:
         user = s.get(User, user_id)
     if user is None:
         raise NotFound("user not found")
-    return user
+    return view_of(user)
 
 
-def list_users(db: Database, actor: Actor) -> list[User]:
+def list_users(db: Database, actor: Actor) -> list[UserView]:
     with db.read() as s:
         users = list(s.exec(select(User).order_by(User.name)))
-    if not actor.is_admin:  # others see names only (for sharing), never hashes
-        return [User(id=u.id, name=u.name, role=u.role) for u in users]
-    return [User(**{**u.model_dump(), "password_hash": ""}) for u in users]
+    if not actor.is_admin:  # others see names and roles only (for sharing)
+        return [UserView(id=u.id, name=u.name, role=u.role) for u in users if not u.disabled]
+    return [view_of(u) for u in users]
 
 
-def set_role(db: Database, actor: Actor, user_name: str, role: str) -> User:
+def _admins_left(session: Session, without: User) -> int:
+    admins = session.exec(select(User).where(User.role == "admin", User.id != without.id))
+    return sum(1 for u in admins if not u.disabled)
+
+
+def set_role(db: Database, actor: Actor, user_name: str, role: str) -> UserView:
     require_admin(actor, "change roles")
     if role not in ("admin", "user"):
         raise InvalidInput("role must be admin or user")
     with db.write() as s:
-        user = s.exec(select(User).where(User.name == user_name)).first()
-        if user is None:
-            raise NotFound(f"user '{user_name}' not found")
-        if user.role == "admin" and role == "user":
-            admins = s.exec(select(func.count()).select_from(User).where(User.role == "admin")).one()
-            if admins <= 1:
-                raise InvalidInput("the last admin cannot be demoted")
+        user = _named(s, user_name)
+        if user.role == "admin" and role == "user" and _admins_left(s, user) == 0:
+            raise InvalidInput("the last admin cannot be demoted")
         user.role = role
         s.add(user)
-    return user
+    return view_of(user)
+
+
+def set_disabled(db: Database, actor: Actor, user_name: str, disabled: bool) -> UserView:
+    """Disable (sessions closed at once, sign-in refused) or enable an account. Admins only."""
+    require_admin(actor, "disable or enable accounts")
+    with db.write() as s:
+        user = _named(s, user_name)
+        if disabled and user.id == actor.user_id:
+            raise InvalidInput("you cannot disable your own account")
+        if disabled and user.role == "admin" and _admins_left(s, user) == 0:
+            raise InvalidInput("the last admin cannot be disabled")
+        user.disabled = disabled
+        s.add(user)
+    if disabled:
+        sessions.close_all_for(db, user.id)
+    return view_of(user)
+
+
+def reset_password(db: Database, actor: Actor, user_name: str, new_password: str) -> UserView:
+    """An admin sets a new password for someone; their sessions end and a lock on the name lifts."""
+    require_admin(actor, "reset passwords")
+    _check_password(new_password)
+    with db.write() as s:
+        user = _named(s, user_name)
+        user.password_hash = _hash(new_password)
+        s.add(user)
+    sessions.close_all_for(db, user.id)
+    guard.clear_name(db, user_name_key(user.name))
+    return view_of(user)
+
+
+def change_password(db: Database, actor: Actor, old_password: str, new_password: str) -> None:
+    """A user changes their own password (the old one is required); every session of theirs ends,
+    the caller opens a new one for the browser it is in."""
+    _check_password(new_password)
+    with db.read() as s:
+        user = s.get(User, actor.user_id)
+    if user is None or not user.password_hash or not _password_matches(old_password, user.password_hash):
+        raise PermissionDenied("the current password is wrong")
+    if old_password == new_password:
+        raise InvalidInput("the new password is the same as the current one")
+    with db.write() as s:
+        row = s.get(User, actor.user_id)
+        row.password_hash = _hash(new_password)
+        s.add(row)
+    sessions.close_all_for(db, actor.user_id)
+
+
+def close_user_sessions(db: Database, actor: Actor, user_name: str) -> int:
+    """Sign a user out everywhere: themselves, or anyone for an admin."""
+    if user_name_key(user_name) != user_name_key(actor.name):
+        require_admin(actor, "sign other users out")
+    with db.read() as s:
+        user = _named(s, user_name)
+    if user.id != actor.user_id:
+        require_admin(actor, "sign other users out")
+    return sessions.close_all_for(db, user.id)
 
 
 def set_language(db: Database, actor: Actor, language: str) -> None:

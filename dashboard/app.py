@@ -15,7 +15,7 @@ if str(REPO_ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts only
 
 import streamlit as st  # noqa: E402
 
-from dashboard.auth import current_actor, sign_in_screen, sign_out  # noqa: E402
+from dashboard.auth import current_actor, password_popover, show_flash, sign_in_screen, sign_out, sync_cookie  # noqa: E402
 from dashboard.errors import show_error  # noqa: E402
 from dashboard.header import render_header, render_sidebar_account  # noqa: E402
 from dashboard.i18n import t  # noqa: E402
@@ -24,17 +24,19 @@ from dashboard.runtime import get_engine  # noqa: E402
 PAGES = REPO_ROOT / "pages"
 
 
-def navigation(is_admin: bool):
+def navigation(is_admin: bool, *, signed_in: bool = True):
+    """Every page is registered for everyone, so a URL always resolves to its own page (a deep link
+    survives sign-in; a non-admin opening Documents Settings is told it is for admins). The menu
+    lists only what the visitor can use: nothing before sign-in, no settings for non-admins."""
     return st.navigation([
         st.Page(PAGES / "chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
         st.Page(PAGES / "knowledge_bases.py", title=t("nav.kbs"), icon=":material/library_books:"),
         st.Page(PAGES / "file_manager.py", title=t("nav.files"), icon=":material/folder_open:"),
-        # Reachable by URL for everyone (the page refuses non-admins); listed for admins only.
         st.Page(PAGES / "documents_settings.py", title=t("nav.settings"), icon=":material/settings:",
                 visibility="visible" if is_admin else "hidden"),
         st.Page(PAGES / "ab_compare.py", title=t("nav.ab"), icon=":material/compare:"),
         st.Page(PAGES / "google_drive.py", title=t("nav.gdrive"), icon=":material/add_to_drive:"),
-    ])
+    ], position="sidebar" if signed_in else "hidden")
 
 
 def main() -> None:
@@ -45,11 +47,16 @@ def main() -> None:
     except Exception as exc:  # e.g. the store is held by another process: say so, no traceback
         show_error(exc)
         st.stop()
+    sync_cookie()
     if actor is None:
+        navigation(False, signed_in=False)  # resolves the URL's page, shows no menu
         sign_in_screen(engine)
         return
     page = navigation(actor.is_admin)
-    render_sidebar_account(engine, actor, sign_out)
+    show_flash()
+    render_sidebar_account(engine, actor, lambda: sign_out(engine))
+    with st.sidebar:
+        password_popover(engine, actor)
     try:
         render_header(engine)
     except Exception as exc:

@@ -100,7 +100,12 @@ def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
                 status.update(label=ev.message)
                 status.write(ev.message)
 
-        answer = engine.ask(actor, question, on_event=on_event, **kw)
+        try:
+            answer = engine.ask(actor, question, on_event=on_event, **kw)
+        except Exception:  # the caller shows the error; the status must not spin forever
+            status.update(label=t("chat.error"), state="error")
+            text_slot.empty()
+            raise
         status.update(label=t("chat.done") if not answer.error else answer.error,
                       state="error" if answer.error else "complete")
         text_slot.empty()

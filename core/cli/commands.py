@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from core.cli import account_commands, chat_commands
 from core.cli.main import emit
 from core.errors import InvalidInput, StoreBusy
 from core.settings.store import mask_secret_fields
@@ -221,6 +222,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("new_name")
     d = kbs.add_parser("delete")
     d.add_argument("name")
+    account_commands.register_sharing(kbs)
 
     ing = sub.add_parser("ingest", help="add files, folders or URLs (web pages, PDFs, YouTube videos) to a knowledge base")
     ing.add_argument("--kb", required=True)
@@ -270,3 +272,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     extra_commands.register(sub)
     from core.cli import gdrive_commands  # issue 12: Google Drive
     gdrive_commands.register(sub)
+    account_commands.register_users(sub)
+    chat_commands.register_chats(sub)
+    chat_commands.register_jobs(sub)

@@ -33,7 +33,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="command", required=True)
     commands.register(sub)
+    _accept_json_everywhere(p)
     return p
+
+
+def _accept_json_everywhere(parser: argparse.ArgumentParser) -> None:
+    """``--json`` before or after the subcommand (``kb list --json``). SUPPRESS as the default, so a
+    subcommand that was not given it keeps what the top level parsed."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                if "--json" not in child._option_string_actions:
+                    child.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                                       help="print machine-readable JSON")
+                _accept_json_everywhere(child)
 
 
 def emit(args: argparse.Namespace, value: Any, human: Callable[[Any], str] | None = None) -> None:
@@ -51,7 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         code = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return int(code or 0)
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more to say. Point stdout at /dev/null so the
+        # interpreter's own flush at exit does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a command killed by a closed pipe
     except CoreError as exc:
         if args.json:
             print(json.dumps({"error": exc.message, "kind": type(exc).__name__}, ensure_ascii=False), file=sys.stderr)

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import event, text
+from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Engine as SAEngine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
@@ -23,7 +23,7 @@ from core.errors import StoreError
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _WRITE_OPTION = "ragdesk_write"
 _PG_WRITE_LOCK = 0x5241_4744  # "RAGD"
 
@@ -78,7 +78,8 @@ class Database:
         return engine
 
     def _migrate(self) -> None:
-        # Version 1 is the initial schema; later versions append steps here.
+        # Version 1 is the initial schema; later versions append steps here. create_all makes
+        # new tables (sessions, sign-in throttle of version 2) but never adds columns.
         SQLModel.metadata.create_all(self.engine)
         with self.write() as s:
             row = s.get(models.SchemaVersion, 1)
@@ -88,6 +89,17 @@ class Database:
                 raise StoreError(
                     f"the database schema is version {row.version}, newer than this ragdesk ({SCHEMA_VERSION}); upgrade ragdesk"
                 )
+            elif row.version < 2:
+                self._add_column(s, "user", "disabled", "BOOLEAN NOT NULL DEFAULT FALSE")
+                row.version = 2
+                s.add(row)
+
+    def _add_column(self, session: Session, table: str, column: str, ddl: str) -> None:
+        """Add a column to a table made by an older version (idempotent: skipped when present)."""
+        present = {c["name"] for c in inspect(session.connection()).get_columns(table)}
+        if column not in present:
+            quoted = self.engine.dialect.identifier_preparer.quote(table)
+            session.execute(text(f"ALTER TABLE {quoted} ADD COLUMN {column} {ddl}"))
 
     @contextmanager
     def read(self) -> Iterator[Session]:

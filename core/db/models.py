@@ -24,7 +24,29 @@ class User(SQLModel, table=True):
     role: str = "user"  # admin | user
     language: str = "en"  # en | zh
     email: str = ""
+    disabled: bool = False  # a disabled account cannot sign in and its sessions are closed
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class UserSession(SQLModel, table=True):
+    """A signed-in browser. The token itself is never stored: only its SHA-256."""
+
+    token_hash: str = Field(primary_key=True)
+    user_id: str = Field(index=True)
+    client: str = ""  # a hint for the user (browser, address), never used for checks
+    created_at: datetime = Field(default_factory=utcnow)
+    last_seen_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime  # absolute end, whatever the activity
+    revoked_at: datetime | None = None
+
+
+class SignInThrottle(SQLModel, table=True):
+    """Failed sign-ins counted per user name ("name:...") and per client ("client:...")."""
+
+    key: str = Field(primary_key=True)
+    failures: int = 0
+    window_start: datetime = Field(default_factory=utcnow)
+    locked_until: datetime | None = None
 
 
 class KnowledgeBase(SQLModel, table=True):

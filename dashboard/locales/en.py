@@ -21,7 +21,7 @@ STRINGS: dict[str, str] = {
     "auth.name_rule": "2-64 letters, digits or . _ @ -", "auth.password_rule": "At least 8 characters.",
     "auth.first_admin": "No accounts yet: the first account you create becomes the administrator.",
     "auth.sso": "Sign in with single sign-on",
-    "auth.admin_only": "This page is for administrators. Ask an admin if you need a setting changed.",
+    "auth.admin_only": "Admins only. This page is for administrators: ask an admin if you need a setting changed.",
     # columns
     "col.file": "File", "col.status": "Status", "col.chunks": "Chunks", "col.error": "Error / warnings",
     "col.size": "Size", "col.type": "Type", "col.updated": "Updated", "col.kb": "Knowledge base",
@@ -123,8 +123,8 @@ STRINGS: dict[str, str] = {
     "ab.running_batch": "Comparing {n} question(s)…", "ab.hits": "Hits", "ab.refusals": "Refusals",
     "ab.model_calls": "Model calls", "ab.mean_ms": "Mean latency (ms)",
     "ab.download_csv": "Download CSV", "ab.download_jsonl": "Download JSONL",
-    # users
-    "users.help": "Admins manage settings, every knowledge base and the storage audit. The last admin can't be demoted.",
+    # users, accounts and sessions (auth)
+    "users.help": "Admins manage settings, every knowledge base and the storage audit. The last admin can't be demoted or disabled.",
     "users.role": "Role", "users.role_changed": "{name} is now {role}.", "settings.section.users": "Users & roles",
     # Google Drive (issue 12)
     "nav.gdrive": "Google Drive", "settings.section.gdrive": "Google Drive",
@@ -164,4 +164,10 @@ STRINGS: dict[str, str] = {
                            "6. Optional, for the Google Picker: create an **API key**, restrict it to your site and to the Drive and Picker APIs, and paste it below.\n"
                            "7. Turn on **enabled** and save. Environment variables `GOOGLE_DRIVE_CLIENT_ID`, `GOOGLE_DRIVE_API_KEY`, `GOOGLE_REDIRECT_URI` set the same fields."),
     "gdrive.setup_ok": "Everything needed is set: users can connect on the Google Drive page.",
+    "users.disabled": "disabled", "users.disable": "Disable", "users.enable": "Enable",
+    "users.disabled_done": "{name} is disabled and signed out everywhere.", "users.enabled_done": "{name} can sign in again.",
+    "users.reset_password": "Reset password", "users.new_password": "New password for {name}",
+    "users.reset_done": "{name}'s password is reset; their sessions ended.",
+    "auth.change_password": "Change password", "auth.current_password": "Current password",
+    "auth.new_password": "New password", "auth.password_changed": "Password changed; your other sessions ended.",
 }

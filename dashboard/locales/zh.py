@@ -19,7 +19,7 @@ STRINGS: dict[str, str] = {
     "auth.name_rule": "2–64 个字母、数字或 . _ @ -", "auth.password_rule": "至少 8 个字符。",
     "auth.first_admin": "尚无账号：第一个注册的账号将成为管理员。",
     "auth.sso": "单点登录",
-    "auth.admin_only": "此页面仅限管理员。如需修改设置，请联系管理员。",
+    "auth.admin_only": "仅限管理员。此页面仅供管理员使用，如需修改设置，请联系管理员。",
     "col.file": "文件", "col.status": "状态", "col.chunks": "分块数", "col.error": "错误 / 警告",
     "col.size": "大小", "col.type": "类型", "col.updated": "更新时间", "col.kb": "知识库",
     "col.vectors": "向量数", "col.select": "选择", "col.final": "得分", "col.kept": "保留",
@@ -112,7 +112,8 @@ STRINGS: dict[str, str] = {
     "ab.running_batch": "正在对比 {n} 个问题……", "ab.hits": "命中", "ab.refusals": "拒答",
     "ab.model_calls": "模型调用", "ab.mean_ms": "平均耗时（毫秒）",
     "ab.download_csv": "下载 CSV", "ab.download_jsonl": "下载 JSONL",
-    "users.help": "管理员可以修改设置、管理所有知识库并运行存储审计。最后一位管理员不能被降级。",
+    # 用户、账号与会话
+    "users.help": "管理员可以修改设置、管理所有知识库并运行存储审计。最后一位管理员不能被降级或停用。",
     "users.role": "角色", "users.role_changed": "{name} 现在是{role}。", "settings.section.users": "用户与角色",
     # Google Drive (issue 12)
     "nav.gdrive": "谷歌云端硬盘", "settings.section.gdrive": "谷歌云端硬盘",
@@ -152,4 +153,10 @@ STRINGS: dict[str, str] = {
                            "6. 可选（用于 Google Picker）：创建一个 **API 密钥**，限制为您的网站以及 Drive 和 Picker 两个 API，并填入下方。\n"
                            "7. 打开 **enabled** 并保存。环境变量 `GOOGLE_DRIVE_CLIENT_ID`、`GOOGLE_DRIVE_API_KEY`、`GOOGLE_REDIRECT_URI` 可设置相同字段。"),
     "gdrive.setup_ok": "所需设置已齐全：用户可以在谷歌云端硬盘页面进行连接。",
+    "users.disabled": "已停用", "users.disable": "停用", "users.enable": "启用",
+    "users.disabled_done": "{name} 已停用，并已在所有设备上退出登录。", "users.enabled_done": "{name} 可以重新登录了。",
+    "users.reset_password": "重置密码", "users.new_password": "{name} 的新密码",
+    "users.reset_done": "已重置 {name} 的密码，其所有会话已结束。",
+    "auth.change_password": "修改密码", "auth.current_password": "当前密码",
+    "auth.new_password": "新密码", "auth.password_changed": "密码已修改，你的其他会话已结束。",
 }

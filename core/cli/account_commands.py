@@ -1,0 +1,103 @@
+"""``users`` (list, set-role, disable, enable, reset-password, sign-out) and knowledge-base sharing
+(``share``, ``unshare``, ``shared``), as the local admin. Passwords are read from the terminal or
+standard input, never from the command line (it is visible to every local user in ``ps``)."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from core.cli.main import emit
+from core.errors import InvalidInput
+from core.types import SYSTEM_ACTOR
+from core.users import user_name_key
+
+
+def _user_row(u) -> dict:
+    return {"id": u.id, "name": u.name, "role": u.role, "disabled": u.disabled, "email": u.email,
+            "language": u.language, "created_at": u.created_at}
+
+
+def _read_password() -> str:
+    if sys.stdin.isatty():
+        first = getpass.getpass("new password: ")
+        if getpass.getpass("again: ") != first:
+            raise InvalidInput("the two passwords differ")
+        return first
+    line = sys.stdin.readline()
+    if not line:
+        raise InvalidInput("give the new password on standard input")
+    return line.rstrip("\r\n")
+
+
+def cmd_users(args: argparse.Namespace) -> int:
+    from core.cli.commands import engine_for
+
+    with engine_for(args) as engine:
+        if args.users_command == "list":
+            rows = [_user_row(u) for u in engine.list_users(SYSTEM_ACTOR)]
+            emit(args, rows, lambda rs: "\n".join(
+                f"{r['name']:<24} {r['role']:<6} {'disabled' if r['disabled'] else 'active':<9} {r['email']}".rstrip()
+                for r in rs) or "no users")
+        elif args.users_command == "set-role":
+            user = engine.set_role(SYSTEM_ACTOR, args.name, args.role)
+            emit(args, _user_row(user), lambda r: f"{r['name']} is now {r['role']}")
+        elif args.users_command in ("disable", "enable"):
+            user = engine.set_user_disabled(SYSTEM_ACTOR, args.name, args.users_command == "disable")
+            emit(args, _user_row(user), lambda r: f"{r['name']} is {'disabled and signed out everywhere' if r['disabled'] else 'enabled'}")
+        elif args.users_command == "reset-password":
+            user = engine.reset_password(SYSTEM_ACTOR, args.name, _read_password())
+            emit(args, _user_row(user), lambda r: f"password of {r['name']} reset; their sessions ended")
+        elif args.users_command == "sign-out":
+            ended = engine.close_user_sessions(SYSTEM_ACTOR, args.name)
+            emit(args, {"name": args.name, "sessions_ended": ended}, lambda r: f"{r['sessions_ended']} session(s) of {r['name']} ended")
+    return 0
+
+
+def cmd_sharing(args: argparse.Namespace) -> int:
+    """``kb share`` adds users, ``kb unshare`` removes them, ``kb shared`` lists them."""
+    from core.cli.commands import engine_for
+
+    with engine_for(args) as engine:
+        current = engine.shared_with(SYSTEM_ACTOR, args.kb)
+        if args.kb_command == "share":
+            known = {user_name_key(n) for n in current}
+            names = current + [n for n in args.users if user_name_key(n) not in known]
+            current = engine.share_kb(SYSTEM_ACTOR, args.kb, names)
+        elif args.kb_command == "unshare":
+            drop = {user_name_key(n) for n in args.users}
+            missing = sorted(drop - {user_name_key(n) for n in current})
+            if missing:
+                raise InvalidInput(f"knowledge base '{args.kb}' is not shared with: {', '.join(missing)}")
+            current = engine.share_kb(SYSTEM_ACTOR, args.kb, [n for n in current if user_name_key(n) not in drop])
+        kb = engine.get_kb(SYSTEM_ACTOR, args.kb)
+    payload = {"kb": kb.name, "visibility": kb.visibility, "shared_with": sorted(current)}
+    emit(args, payload, lambda p: f"{p['kb']} ({p['visibility']}): " + (", ".join(p["shared_with"]) or "shared with nobody"))
+    return 0
+
+
+def register_users(sub: argparse._SubParsersAction) -> None:
+    users = sub.add_parser("users", help="list accounts, change roles, disable/enable, reset passwords")
+    users.set_defaults(handler=cmd_users)
+    us = users.add_subparsers(dest="users_command", required=True)
+    us.add_parser("list")
+    role = us.add_parser("set-role")
+    role.add_argument("name")
+    role.add_argument("role", choices=["admin", "user"])
+    for verb, text in (("disable", "refuse sign-in and end the user's sessions"), ("enable", "allow sign-in again"),
+                       ("reset-password", "set a new password (read from the terminal or stdin)"),
+                       ("sign-out", "end every session of the user")):
+        us.add_parser(verb, help=text).add_argument("name")
+
+
+def register_sharing(kbs: argparse._SubParsersAction) -> None:
+    """Added under ``kb``: ``kb share KB USER...``, ``kb unshare KB USER...``, ``kb shared KB``."""
+    for verb, text in (("share", "share with these users (added to the list)"), ("unshare", "stop sharing with these users")):
+        p = kbs.add_parser(verb, help=text)
+        p.add_argument("kb")
+        p.add_argument("users", nargs="+")
+        p.set_defaults(handler=cmd_sharing)
+    shared = kbs.add_parser("shared", help="who a knowledge base is shared with")
+    shared.add_argument("kb")
+    shared.set_defaults(handler=cmd_sharing)

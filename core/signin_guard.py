@@ -1,0 +1,88 @@
+"""Slow down and lock out password guessing, per user name and per client.
+
+Every failed sign-in waits a moment and is counted twice: against the user name tried
+(whether or not such a user exists, so a lock reveals nothing) and against the client
+(browser address) it came from. Too many failures within the window lock that name or that
+client until the lock ends; while locked, even the right password is refused with the same
+message, so guessing on cannot confirm a password.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from core.db.database import Database
+from core.db.models import SignInThrottle
+from core.errors import PermissionDenied
+
+
+@dataclass(frozen=True)
+class SignInPolicy:
+    max_failures_per_name: int = 5
+    max_failures_per_client: int = 10  # higher: several people may share one address (a proxy, an office)
+    lock_minutes: float = 15.0  # also the window failures are counted in
+    failure_delay_seconds: float = 0.5  # every failure costs the guesser this much time
+
+
+DEFAULT_POLICY = SignInPolicy()
+
+
+class SignInLocked(PermissionDenied):
+    """Too many failed sign-ins: carries when to try again."""
+
+    def __init__(self, until: datetime):
+        self.until = until
+        super().__init__(f"too many failed sign-ins: try again after {until:%H:%M} UTC")
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def throttle_keys(name_key: str, client: str) -> list[tuple[str, int]]:
+    """The counters a sign-in attempt touches, with the limit of each (an empty client is the CLI)."""
+    policy_keys = [(f"name:{name_key}", 0)]
+    if client:
+        policy_keys.append((f"client:{client}", 1))
+    return policy_keys
+
+
+def _limit(policy: SignInPolicy, kind: int) -> int:
+    return policy.max_failures_per_name if kind == 0 else policy.max_failures_per_client
+
+
+def check_not_locked(db: Database, keys: list[tuple[str, int]], *, now: datetime) -> None:
+    with db.read() as s:
+        rows = [s.get(SignInThrottle, key) for key, _ in keys]
+    locks = [_aware(r.locked_until) for r in rows if r is not None and r.locked_until is not None]
+    active = [u for u in locks if u is not None and u > now]
+    if active:
+        raise SignInLocked(max(active))
+
+
+def record_failure(db: Database, keys: list[tuple[str, int]], policy: SignInPolicy, *, now: datetime) -> None:
+    window = timedelta(minutes=policy.lock_minutes)
+    with db.write() as s:
+        for key, kind in keys:
+            row = s.get(SignInThrottle, key) or SignInThrottle(key=key, failures=0, window_start=now)
+            if now - _aware(row.window_start) >= window:  # an old streak no longer counts
+                row.failures, row.window_start, row.locked_until = 0, now, None
+            row.failures += 1
+            if row.failures >= _limit(policy, kind):
+                row.locked_until = now + window
+            s.add(row)
+    if policy.failure_delay_seconds > 0:
+        time.sleep(policy.failure_delay_seconds)
+
+
+def clear_name(db: Database, name_key: str) -> None:
+    """A successful sign-in forgives the name's failures (not the client's: an attacker signing
+    in to an account of their own must not reset the count of their guesses at others)."""
+    with db.write() as s:
+        row = s.get(SignInThrottle, f"name:{name_key}")
+        if row is not None:
+            s.delete(row)
