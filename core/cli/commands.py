@@ -261,6 +261,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     pa.add_argument("source")
     pa.set_defaults(handler=cmd_parse)
 
-    from core.cli import extra_commands
+    from core.cli import demo_commands, extra_commands
 
     extra_commands.register(sub)
+    demo_commands.register(sub)
