@@ -267,7 +267,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     pa.add_argument("source")
     pa.set_defaults(handler=cmd_parse)
 
-    from core.cli import extra_commands
+    from core.cli import demo_commands, extra_commands
 
     extra_commands.register(sub)
     from core.cli import gdrive_commands  # issue 12: Google Drive
@@ -275,3 +275,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     account_commands.register_users(sub)
     chat_commands.register_chats(sub)
     chat_commands.register_jobs(sub)
+    demo_commands.register(sub)

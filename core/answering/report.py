@@ -1,0 +1,152 @@
+"""A/B batch results as rows, a per-mode summary, and exports (CSV, JSONL, a self-contained
+HTML report). The A/B page and `compare --batch` share these; nothing here draws a page."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from core.answering.scoring import OUTCOMES, normalise, refused, score
+from core.answering.types import Answer, Comparison
+
+MODES = ("normal", "strict")
+
+
+def _total_ms(answer: Answer) -> float:
+    t = answer.timings_ms or {}
+    return float(t.get("total_ms") or max((v for v in t.values() if isinstance(v, (int, float))), default=0.0))
+
+
+def _citation_line(c) -> str:
+    where = " · ".join(x for x in (c.source_name, c.location) if x)
+    return f"[{c.n}] {where}"
+
+
+def comparison_row(c: Comparison, expected: str | None = None) -> dict[str, Any]:
+    """One question: both answers with citations, hit, model call, latency and (with an
+    expected answer) the outcome per mode."""
+    row: dict[str, Any] = {"question": c.question, "expected": expected or ""}
+    for mode, a in (("normal", c.normal), ("strict", c.strict)):
+        s = score(a, expected)
+        row.update({
+            f"{mode}_answer": a.text or a.error,
+            f"{mode}_citations": "; ".join(_citation_line(x) for x in a.citations),
+            f"{mode}_hit": bool(a.hit),
+            f"{mode}_refused": refused(a),
+            f"{mode}_llm_called": bool(a.llm_called),
+            f"{mode}_ms": round(_total_ms(a), 1),
+            f"{mode}_outcome": s.outcome if s else "",
+            f"{mode}_as_expected": s.as_expected if s else None,
+        })
+    row["modes_differ"] = (row["normal_outcome"] != row["strict_outcome"] or row["normal_hit"] != row["strict_hit"]
+                           or normalise(row["normal_answer"]) != normalise(row["strict_answer"]))
+    return row
+
+
+def comparison_rows(comparisons: list[Comparison], expected: list[str | None] | None = None) -> list[dict[str, Any]]:
+    expected = expected or [None] * len(comparisons)
+    return [comparison_row(c, e) for c, e in zip(comparisons, expected)]
+
+
+@dataclass
+class ModeSummary:
+    mode: str
+    questions: int
+    hits: int
+    refusals: int
+    model_calls: int
+    mean_ms: float
+    scored: int  # questions with an expected answer
+    correct: int
+    wrong: int
+    as_expected: int
+
+
+def summarise(rows: list[dict[str, Any]]) -> list[ModeSummary]:
+    out = []
+    for mode in MODES:
+        scored = [r for r in rows if r[f"{mode}_outcome"]]
+        out.append(ModeSummary(
+            mode=mode, questions=len(rows), hits=sum(r[f"{mode}_hit"] for r in rows),
+            refusals=sum(r[f"{mode}_refused"] for r in rows), model_calls=sum(r[f"{mode}_llm_called"] for r in rows),
+            mean_ms=round(sum(r[f"{mode}_ms"] for r in rows) / len(rows), 1) if rows else 0.0,
+            scored=len(scored), correct=sum(r[f"{mode}_outcome"] == "correct" for r in scored),
+            wrong=sum(r[f"{mode}_outcome"] == "wrong" for r in scored),
+            as_expected=sum(bool(r[f"{mode}_as_expected"]) for r in scored)))
+    return out
+
+
+def to_csv(rows: list[dict[str, Any]]) -> bytes:
+    """UTF-8 with a byte-order mark, so spreadsheet programs read Chinese correctly."""
+    buf = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return buf.getvalue().encode("utf-8-sig")
+
+
+def to_jsonl(rows: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC",sans-serif;margin:2rem;color:#1f2328;max-width:80rem}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;width:100%}
+th,td{border:1px solid #d0d7de;padding:.4rem .6rem;text-align:left;vertical-align:top}th{background:#f6f8fa}
+.answer{white-space:pre-wrap}.cites{color:#57606a;font-size:.85rem;white-space:pre-wrap}
+.tag{display:inline-block;border-radius:.6rem;padding:0 .5rem;font-size:.8rem;margin-right:.3rem;background:#eaeef2}
+.correct{background:#dafbe1}.refused{background:#fff8c5}.wrong{background:#ffebe9}
+.bar{height:1rem;background:#0969da;display:inline-block;vertical-align:middle}.strict .bar{background:#cf222e}
+.meta{color:#57606a;font-size:.85rem}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _bar(value: int, total: int) -> str:
+    width = 0 if not total else round(100 * value / total)
+    return f'<span class="bar" style="width:{width * 2}px"></span> {value} / {total}'
+
+
+def html_report(rows: list[dict[str, Any]], *, title: str = "Strict A/B compare", labels: dict[str, str] | None = None,
+                generated: datetime | None = None) -> str:
+    """One HTML file with no outside resources (styles inline, no scripts); every value escaped."""
+    label = {"normal": "Normal", "strict": "Strict", "question": "Question", "expected": "Expected answer",
+             "hits": "Hits", "refusals": "Refusals", "model_calls": "Model calls", "mean_ms": "Mean latency (ms)",
+             "as_expected": "As expected", "correct": "correct", "refused": "refused", "wrong": "wrong",
+             "hit": "hit", "no_hit": "no hit", "model": "model called", "no_model": "model not called"} | (labels or {})
+    when = (generated or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [f'<!doctype html><html><head><meta charset="utf-8"><title>{_e(title)}</title><style>{_CSS}</style></head><body>',
+             f"<h1>{_e(title)}</h1><p class='meta'>{len(rows)} · {_e(when)}</p><table><tr><th></th>"
+             f"<th>{_e(label['hits'])}</th><th>{_e(label['refusals'])}</th><th>{_e(label['model_calls'])}</th>"
+             f"<th>{_e(label['mean_ms'])}</th><th>{_e(label['as_expected'])}</th></tr>"]
+    for s in summarise(rows):
+        expected_cell = _bar(s.as_expected, s.scored) if s.scored else "—"
+        parts.append(f"<tr class='{s.mode}'><th>{_e(label[s.mode])}</th><td>{_bar(s.hits, s.questions)}</td>"
+                     f"<td>{_bar(s.refusals, s.questions)}</td><td>{_bar(s.model_calls, s.questions)}</td>"
+                     f"<td>{s.mean_ms:.0f}</td><td>{expected_cell}</td></tr>")
+    parts.append(f"</table><h2>{_e(label['question'])}</h2><table><tr><th>{_e(label['question'])}</th>"
+                 f"<th>{_e(label['normal'])}</th><th>{_e(label['strict'])}</th></tr>")
+    for r in rows:
+        cells = []
+        for mode in MODES:
+            outcome = r[f"{mode}_outcome"]
+            tags = [label["hit"] if r[f"{mode}_hit"] else label["no_hit"],
+                    label["model"] if r[f"{mode}_llm_called"] else label["no_model"], f"{r[f'{mode}_ms']:.0f} ms"]
+            tag_html = "".join(f"<span class='tag'>{_e(x)}</span>" for x in tags)
+            if outcome in OUTCOMES:
+                tag_html = f"<span class='tag {outcome}'>{_e(label[outcome])}</span>" + tag_html
+            cells.append(f"<td>{tag_html}<div class='answer'>{_e(r[f'{mode}_answer'])}</div>"
+                         f"<div class='cites'>{_e(r[f'{mode}_citations'].replace('; ', chr(10)))}</div></td>")
+        expected = f"<div class='meta'>{_e(label['expected'])}: {_e(r['expected'])}</div>" if r["expected"] else ""
+        parts.append(f"<tr><td>{_e(r['question'])}{expected}</td>{''.join(cells)}</tr>")
+    parts.append("</table></body></html>")
+    return "".join(parts)
