@@ -131,7 +131,8 @@ def search(
 
     n = cfg.candidates
     candidates: dict[str, SearchHit] = {}
-    excluded = _not_indexed(db, [t.collection for t in targets])
+    # db is None for collections without file records (web-search results)
+    excluded = _not_indexed(db, [t.collection for t in targets]) if db is not None else ()
     flt = SearchFilter(file_ids=tuple(file_ids), exclude_file_ids=excluded)
     for target in targets:
         dense = store.search_dense(target.collection, dense_q, n, flt) if dense_q else []
