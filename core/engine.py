@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
@@ -23,16 +24,16 @@ from core.db.database import Database
 from core.db.models import FileRecord, Job, KnowledgeBase, User
 from core.embeddings.base import Embedder
 from core.embeddings.factory import make_embedder
-from core.errors import InvalidInput
 from core.ingest import jobs as jobs_mod
 from core.ingest import reindex as reindex_mod
 from core.ingest import service as ingest_mod
 from core.ingest.blobs import BlobStore
-from core.ingest.parts import EngineParts
+from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.service import IngestResult, Upload
 from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
+from core.searcher import Searcher
 from core.settings.model import Settings
 from core.settings.store import SettingsStore, masked
 from core.types import Actor, ParsedDoc
@@ -55,8 +56,7 @@ class Engine:
         self.settings_store = SettingsStore(self.db)
         self.store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key, wait_seconds=store_wait_seconds)
         self.blobs = BlobStore(config.blobs_dir, config.parsed_dir)
-        self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, settings=self.settings,
-                                 embedder=self.embedder, parse=_parse)
+        self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, parse=_parse)
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragdesk-job")
         self._reranker_lock = threading.Lock()
         self._reranker_key: tuple | None = None
@@ -106,6 +106,14 @@ class Engine:
 
     def embedder(self) -> Embedder:
         return make_embedder(self.settings().embedding)
+
+    def _snapshot(self) -> Snapshot:
+        """The settings and embedder of one operation (an ingest batch, a reindex, a question)."""
+        settings = self.settings()
+        return Snapshot(settings, make_embedder(settings.embedding))
+
+    def _searcher(self, snap: Snapshot) -> Searcher:
+        return Searcher.build(self.store, self.db, snap.settings, snap.embedder, lambda: self.reranker(snap.settings))
 
     def reranker(self, settings: Settings | None = None) -> Reranker | None:
         cfg = (settings or self.settings()).retrieval.reranker
@@ -186,7 +194,7 @@ class Engine:
     # ------------------------------------------------------------ files
     def ingest(self, actor: Actor, kb: str, uploads: list[Upload],
                progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
-        return ingest_mod.ingest(self.parts, actor, kb, uploads, progress)
+        return ingest_mod.ingest(self.parts, self._snapshot(), actor, kb, uploads, progress)
 
     def ingest_paths(self, actor: Actor, kb: str, paths: list[Path | str],
                      progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
@@ -211,9 +219,14 @@ class Engine:
             q = select(FileRecord).order_by(FileRecord.created_at.desc())
             if kb is not None:
                 q = q.where(FileRecord.kb_id == resolve_kb(s, actor, kb).id)
-            elif not actor.is_admin:
-                visible = [k.id for k in knowledge.list_kbs(self.parts, actor)]
-                q = q.where((FileRecord.kb_id.in_(visible)) | ((FileRecord.kb_id.is_(None)) & (FileRecord.owner_id == actor.user_id)))
+            else:
+                # Chat files are their owner's alone, admins included; an admin sees every KB file.
+                own_chat_files = (FileRecord.kb_id.is_(None)) & (FileRecord.owner_id == actor.user_id)
+                if actor.is_admin:
+                    q = q.where((FileRecord.kb_id.is_not(None)) | own_chat_files)
+                else:
+                    visible = [k.id for k in knowledge.list_kbs(self.parts, actor)]
+                    q = q.where((FileRecord.kb_id.in_(visible)) | own_chat_files)
             if status:
                 q = q.where(FileRecord.status == status)
             return list(s.exec(q))
@@ -247,14 +260,14 @@ class Engine:
         return jobs_mod.request_cancel(self.db, actor, job_id)
 
     def reindex(self, actor: Actor, kb: str, progress: Callable[[int, int, str], None] | None = None):
-        return reindex_mod.reindex(self.parts, actor, kb, progress)
+        return reindex_mod.reindex(self.parts, self._snapshot(), actor, kb, progress)
 
     def submit_reindex(self, actor: Actor, kb: str) -> Future:
         self.get_kb(actor, kb)
         return self._jobs.submit(self.reindex, actor, kb)
 
     def doctor(self, actor: Actor, repair: bool = False) -> doctor_mod.DoctorReport:
-        return doctor_mod.run_doctor(self.parts, actor, repair)
+        return doctor_mod.run_doctor(self.parts, self._snapshot(), actor, repair)
 
     # ------------------------------------------------------------ retrieval
     def search_targets(self, actor: Actor, kbs: list[str] | None = None) -> list[search_mod.SearchTarget]:
@@ -265,52 +278,55 @@ class Engine:
 
     def search(self, actor: Actor, query: str, kbs: list[str] | None = None, *, mode: str | None = None,
                top_k: int | None = None, min_score: float | None = None, file_ids: tuple[str, ...] = ()) -> search_mod.SearchResult:
-        if mode is not None and mode not in search_mod.MODES:
-            raise InvalidInput(f"mode must be one of {', '.join(search_mod.MODES)}")
-        settings = self.settings()  # one snapshot per query: each read is a database round trip
-        cfg = settings.retrieval
+        """The retrieval test: the same search function answering uses, on one settings snapshot."""
         for file_id in file_ids:
             self.get_file(actor, file_id)
-        return search_mod.search(
-            store=self.store, db=self.db, embedder=make_embedder(settings.embedding),
-            reranker=self.reranker(settings) if (mode or cfg.mode) == "hybrid+rerank" else None,
-            cfg=cfg, targets=self.search_targets(actor, kbs), query=query, mode=mode, top_k=top_k,
-            min_score=min_score, file_ids=tuple(file_ids),
-        )
+        targets = self.search_targets(actor, kbs)
+        return self._searcher(self._snapshot())(query, targets, mode=mode, top_k=top_k, min_score=min_score,
+                                                file_ids=tuple(file_ids))
 
     # ---- answering (core/answering): modes, chats, compare. Every call checks the actor.
     def ask(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
             mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event=None):
-        """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen."""
+        """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen.
+        One context per question: one settings and embedder snapshot, the actor's knowledge bases."""
+        from core.answer_context import answer_context
         from core.answering.service import ask
 
-        return ask(self, actor, question, kbs=kbs, chat_id=chat_id, mode=mode, temporary=temporary,
-                   file_ids=tuple(file_ids), on_event=on_event)
+        started = time.perf_counter()
+        snap = self._snapshot()
+        with self.db.read() as s:
+            kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
+        for file_id in file_ids:
+            self.get_file(actor, file_id)
+        ctx = answer_context(self.parts, snap, self._searcher(snap), actor)
+        return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
+                   file_ids=tuple(file_ids), on_event=on_event, started=started)
 
     def compare(self, actor: Actor, question: str, kbs: list[str] | None = None):
         from core.answering.compare import compare
 
-        return compare(self, actor, question, kbs)
+        return compare(lambda q, mode: self.ask(actor, q, kbs=kbs, mode=mode, temporary=True), question)
 
     def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None):
         from core.answering.compare import compare_batch
 
-        return compare_batch(self, actor, questions, kbs)
+        return compare_batch(lambda q, mode: self.ask(actor, q, kbs=kbs, mode=mode, temporary=True), questions)
 
     def list_chats(self, actor: Actor, query: str = ""):
         from core.answering import chats
 
-        return chats.list_chats(self.parts, actor, query)
+        return chats.list_chats(self.db, actor, query)
 
     def chat_messages(self, actor: Actor, chat_id: str):
         from core.answering import chats
 
-        return chats.chat_messages(self.parts, actor, chat_id)
+        return chats.chat_messages(self.db, actor, chat_id)
 
     def create_chat(self, actor: Actor, title: str = ""):
         from core.answering import chats
 
-        return chats.create_chat(self.parts, actor, title)
+        return chats.create_chat(self.db, actor, title)
 
     def delete_chat(self, actor: Actor, chat_id: str) -> None:
         """The chat, its messages, its files and their vectors."""
@@ -322,7 +338,7 @@ class Engine:
         """Index files into the chat's own collection (``ragdesk_chat_<id>``; reindex never touches it)."""
         from core.answering.attach import attach_uploads
 
-        return attach_uploads(self, actor, chat_id, uploads)
+        return attach_uploads(self.parts, self._snapshot(), actor, chat_id, uploads)
 
     def test_llm(self, actor: Actor) -> str:
         """A cheap connectivity check of the configured chat model; raises LLMError."""

@@ -1,23 +1,21 @@
-"""The same question answered in normal and in strict mode, side by side (the A/B page)."""
+"""The same question answered in normal and in strict mode, side by side (the A/B page).
+
+``ask`` is the engine's own question path (``Engine.ask`` for a temporary chat), so both
+answers go through the same context, scope and search function as a chat message."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Callable
 
-from core.answering.service import ask
-from core.answering.types import Comparison
-from core.types import Actor
+from core.answering.types import Answer, Comparison
 
-if TYPE_CHECKING:
-    from core.engine import Engine
+AskFn = Callable[[str, str], Answer]  # (question, mode) -> the answer of a temporary chat
 
 
-def compare(engine: "Engine", actor: Actor, question: str, kbs: list[str] | None = None) -> Comparison:
+def compare(ask: AskFn, question: str) -> Comparison:
     """Both answers with their retrievals and timings; nothing is stored (temporary)."""
-    normal = ask(engine, actor, question, kbs=kbs, mode="normal", temporary=True)
-    strict = ask(engine, actor, question, kbs=kbs, mode="strict", temporary=True)
-    return Comparison(question, normal, strict)
+    return Comparison(question, ask(question, "normal"), ask(question, "strict"))
 
 
-def compare_batch(engine: "Engine", actor: Actor, questions: list[str], kbs: list[str] | None = None) -> list[Comparison]:
-    return [compare(engine, actor, q, kbs) for q in questions if q.strip()]
+def compare_batch(ask: AskFn, questions: list[str]) -> list[Comparison]:
+    return [compare(ask, q) for q in questions if q.strip()]
