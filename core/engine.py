@@ -61,6 +61,7 @@ class Engine:
         self._reranker_lock = threading.Lock()
         self._reranker_key: tuple | None = None
         self._reranker: Reranker | None = None
+        self._context_providers: list = []  # normal-mode extra context sources (web search)
         cleaned = ingest_mod.recover_interrupted(self.parts)
         if cleaned:
             log.warning("cleaned up %d file(s) left half-indexed by a stopped process", len(cleaned))
@@ -299,9 +300,14 @@ class Engine:
             kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
         for file_id in file_ids:
             self.get_file(actor, file_id)
-        ctx = answer_context(self.parts, snap, self._searcher(snap), actor)
+        ctx = answer_context(self.parts, snap, self._searcher(snap), actor, tuple(self._context_providers))
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
                    file_ids=tuple(file_ids), on_event=on_event, started=started)
+
+    def register_context_provider(self, provider) -> None:
+        """Add a source of extra context items for normal-mode answers (``answering.context.
+        ContextProvider``, e.g. web search). Strict mode never calls one; it says it did not."""
+        self._context_providers.append(provider)
 
     def compare(self, actor: Actor, question: str, kbs: list[str] | None = None):
         from core.answering.compare import compare
