@@ -32,6 +32,7 @@ class References:
     query: str  # the message without its references (what is searched for)
     kbs: list[str] = field(default_factory=list)  # knowledge base ids
     file_ids: list[str] = field(default_factory=list)
+    file_kbs: list[str] = field(default_factory=list)  # the knowledge bases of those files
     urls: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # shown; the answer goes on
     questions: list[str] = field(default_factory=list)  # the answer stops and asks these instead
@@ -92,6 +93,7 @@ def parse_references(knowledge: KnowledgeAccess, message: str) -> References:
                     refs.questions.append(_file_choice(token, best))
                 else:
                     refs.file_ids.append(best[0].id)
+                    refs.file_kbs.append(best[0].kb_id)
             else:
                 _unknown(token, list(kbs_by_name) + list(files), knowledge, refs)
                 continue

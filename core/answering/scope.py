@@ -26,6 +26,8 @@ class Scope:
 
 def decide_scope(knowledge: KnowledgeAccess, selected_kb_ids: list[str] | None, selected_file_ids: tuple[str, ...],
                  refs: References) -> Scope:
-    wanted = list(dict.fromkeys((selected_kb_ids or []) + refs.kbs))
+    # A #file.md mention searches that file even when its knowledge base is not selected.
+    mentioned = refs.kbs + (refs.file_kbs if (selected_kb_ids or refs.kbs) else [])
+    wanted = list(dict.fromkeys((selected_kb_ids or []) + mentioned))
     kbs = tuple(kb for kb in (knowledge.kb(i) for i in wanted) if kb is not None) if wanted else knowledge.kbs
     return Scope(kbs, tuple(dict.fromkeys(tuple(selected_file_ids) + tuple(refs.file_ids))))

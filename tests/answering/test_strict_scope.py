@@ -135,3 +135,15 @@ def test_context_providers_join_normal_answers_and_never_strict_ones(engine, ser
     assert notes.calls == [QUESTION]  # not called for the strict answer
     assert any("team notes is not used" in n for n in strict.notices)
     assert "七百元" not in json.dumps(server.chat_bodies()[1], ensure_ascii=False)
+
+
+def test_strict_file_mention_searches_that_file_only(engine, server):
+    use_openai(engine, server)
+    engine.create_kb(ADMIN, "other")
+    [hotel] = engine.ingest(ADMIN, "other", [Upload("hotel.md", "# 酒店\n\n一线城市住宿费每晚不超过九百元。".encode())])
+    configure(engine, strict={"rag_strict_mode": True}, answering={"builtin_tools": False})
+    server.add(text("九百元 [1]"))
+    # The selection is "policy"; the mentioned file lives in "other": the file is the scope.
+    answer = engine.ask(ADMIN, f"#hotel.md {QUESTION}", kbs=["policy"], temporary=True)
+    assert {r["file_id"] for r in answer.retrieved} == {hotel.file_id}
+    assert "六百元" not in server.chat_bodies()[0]["messages"][0]["content"]
