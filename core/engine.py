@@ -291,33 +291,41 @@ class Engine:
             mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event=None):
         """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen.
         One context per question: one settings and embedder snapshot, the actor's knowledge bases."""
-        from core.answer_context import answer_context
         from core.answering.service import ask
 
         started = time.perf_counter()
+        ctx, kb_ids = self._answer_context(actor, kbs, file_ids)
+        return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
+                   file_ids=tuple(file_ids), on_event=on_event, started=started)
+
+    def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = ()):
+        from core.answer_context import answer_context
+
         snap = self._snapshot()
         with self.db.read() as s:
             kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
         for file_id in file_ids:
             self.get_file(actor, file_id)
-        ctx = answer_context(self.parts, snap, self._searcher(snap), actor, tuple(self._context_providers))
-        return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
-                   file_ids=tuple(file_ids), on_event=on_event, started=started)
+        return answer_context(self.parts, snap, self._searcher(snap), actor, tuple(self._context_providers)), kb_ids
 
     def register_context_provider(self, provider) -> None:
         """Add a source of extra context items for normal-mode answers (``answering.context.
         ContextProvider``, e.g. web search). Strict mode never calls one; it says it did not."""
         self._context_providers.append(provider)
 
-    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None):
+    def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None):
+        """Both modes of one question from one context: the same snapshot, scope and search."""
         from core.answering.compare import compare
+        from core.answering.service import ask
 
-        return compare(lambda q, mode: self.ask(actor, q, kbs=kbs, mode=mode, temporary=True), question)
+        ctx, kb_ids = self._answer_context(actor, kbs)
+        return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
+
+    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None):
+        return self._compare_one(actor, question, kbs)
 
     def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None):
-        from core.answering.compare import compare_batch
-
-        return compare_batch(lambda q, mode: self.ask(actor, q, kbs=kbs, mode=mode, temporary=True), questions)
+        return [self._compare_one(actor, q, kbs) for q in questions if q.strip()]
 
     def list_chats(self, actor: Actor, query: str = ""):
         from core.answering import chats
