@@ -99,3 +99,23 @@ def test_a_model_switch_during_an_ingest_does_not_mix_vectors(api_engine):
 
     with pytest.raises(ReindexNeeded):
         engine.ingest(A, "kb", _small_files(4)[3:])
+
+
+def test_a_commit_refuses_vectors_of_a_model_the_knowledge_base_no_longer_expects(api_engine):
+    from core.db.models import KnowledgeBase
+
+    engine, _ = api_engine
+    engine.ingest(A, "kb", _small_files(1))  # the index exists, built with openai/fake-embed
+    kb = engine.get_kb(A, "kb")
+
+    def rebuilt_elsewhere(*_args) -> None:
+        # Another process switched this knowledge base to another model while our batch embedded.
+        with engine.db.write() as s:
+            row = s.get(KnowledgeBase, kb.id)
+            row.embedder_id = "test/hash-64"
+            s.add(row)
+
+    [result] = engine.ingest(A, "kb", _small_files(2)[1:], progress=rebuilt_elsewhere)
+    assert result.status == "failed"
+    assert "expects test/hash-64" in result.error and "openai/fake-embed" in result.error
+    assert engine.store.count(kb.collection, file_id=result.file_id) == 0  # no vector of it is left
