@@ -169,25 +169,25 @@ class Engine:
 
     # ------------------------------------------------------------ knowledge bases
     def create_kb(self, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
-        return knowledge.create_kb(self.parts, actor, name, description, visibility)
+        return knowledge.create_kb(self.db, actor, name, description, visibility)
 
     def list_kbs(self, actor: Actor) -> list[KnowledgeBase]:
-        return knowledge.list_kbs(self.parts, actor)
+        return knowledge.list_kbs(self.db, actor)
 
     def get_kb(self, actor: Actor, ref: str) -> KnowledgeBase:
-        return knowledge.get_kb(self.parts, actor, ref)
+        return knowledge.get_kb(self.db, actor, ref)
 
     def kb_stats(self, actor: Actor, ref: str) -> dict:
-        return knowledge.kb_stats(self.parts, actor, ref)
+        return knowledge.kb_stats(self.db, self.store, actor, ref)
 
     def update_kb(self, actor: Actor, ref: str, **changes) -> KnowledgeBase:
-        return knowledge.update_kb(self.parts, actor, ref, **changes)
+        return knowledge.update_kb(self.db, actor, ref, **changes)
 
     def share_kb(self, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
-        return knowledge.share_kb(self.parts, actor, ref, user_names)
+        return knowledge.share_kb(self.db, actor, ref, user_names)
 
     def shared_with(self, actor: Actor, ref: str) -> list[str]:
-        return knowledge.shared_with(self.parts, actor, ref)
+        return knowledge.shared_with(self.db, actor, ref)
 
     def delete_kb(self, actor: Actor, ref: str) -> None:
         knowledge.delete_kb(self.parts, actor, ref)
@@ -226,7 +226,7 @@ class Engine:
                 if actor.is_admin:
                     q = q.where((FileRecord.kb_id.is_not(None)) | own_chat_files)
                 else:
-                    visible = [k.id for k in knowledge.list_kbs(self.parts, actor)]
+                    visible = [k.id for k in knowledge.list_kbs(self.db, actor)]
                     q = q.where((FileRecord.kb_id.in_(visible)) | own_chat_files)
             if status:
                 q = q.where(FileRecord.status == status)
@@ -273,7 +273,7 @@ class Engine:
     # ------------------------------------------------------------ retrieval
     def search_targets(self, actor: Actor, kbs: list[str] | None = None) -> list[search_mod.SearchTarget]:
         with self.db.read() as s:
-            chosen = [resolve_kb(s, actor, ref) for ref in kbs] if kbs else knowledge.list_kbs(self.parts, actor)
+            chosen = [resolve_kb(s, actor, ref) for ref in kbs] if kbs else knowledge.list_kbs(self.db, actor)
         return [search_mod.SearchTarget(kb.collection, kb.embedder_id, kb.name, kb.id, kb.sparse_encoder)
                 for kb in chosen if kb.collection]
 
