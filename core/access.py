@@ -4,7 +4,8 @@
 - A knowledge base is readable by its owner, by users it is shared with (visibility
   "shared" + a share row) and by everyone when public; only its owner (or an admin) may
   change it, add or delete its files.
-- A chat file belongs to its owner only.
+- A chat file (an attachment or a page fetched into a chat) belongs to its chat's owner only,
+  admins included: chats are private, and a file of someone else's chat is "not found".
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import unicodedata
 
 from sqlmodel import Session, or_, select
 
-from core.db.models import FileRecord, KBShare, KnowledgeBase
+from core.db.models import Chat, FileRecord, KBShare, KnowledgeBase
 from core.errors import NotFound, PermissionDenied
 from core.names import printable
 from core.types import Actor
@@ -71,17 +72,19 @@ def resolve_kb(session: Session, actor: Actor, ref: str, *, write: bool = False)
 def check_file(session: Session, actor: Actor, file: FileRecord | None, ref: str, *, write: bool = False) -> FileRecord:
     if file is None:
         raise NotFound(f"file '{ref}' not found")
+    if not file.kb_id:  # a chat's file: its chat owner's alone, checked before the admin rule
+        chat = session.get(Chat, file.chat_id) if file.chat_id else None
+        owner = chat.owner_id if chat is not None else file.owner_id
+        if owner != actor.user_id:
+            raise NotFound(f"file '{ref}' not found")
+        return file
     if actor.is_admin:
         return file
-    if file.kb_id:
-        kb = session.get(KnowledgeBase, file.kb_id)
-        if kb is None or not can_read_kb(session, actor, kb):
-            raise NotFound(f"file '{ref}' not found")
-        if write and not can_write_kb(actor, kb):
-            raise PermissionDenied(f"only the owner of knowledge base '{kb.name}' or an admin may change its files")
-        return file
-    if file.owner_id != actor.user_id:
+    kb = session.get(KnowledgeBase, file.kb_id)
+    if kb is None or not can_read_kb(session, actor, kb):
         raise NotFound(f"file '{ref}' not found")
+    if write and not can_write_kb(actor, kb):
+        raise PermissionDenied(f"only the owner of knowledge base '{kb.name}' or an admin may change its files")
     return file
 
 

@@ -21,10 +21,15 @@ from sqlmodel import select
 
 from core.access import require_admin
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.errors import CoreError
 from core.ingest.jobs import JobTracker
-from core.ingest.parts import EngineParts
-from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
+from core.ingest.parts import EngineParts, Snapshot
+from core.ingest.pipeline import (
+    EmbedJob,
+    FileTarget,
+    embed_files,
+    full_group,
+    make_chunks,
+)
 from core.ingest.service import recover_interrupted
 from core.types import Actor
 from core.vectorstore.base import is_ours
@@ -48,9 +53,10 @@ class DoctorReport:
                     or self.interrupted_files or self.orphan_blobs)
 
 
-def run_doctor(parts: EngineParts, actor: Actor, repair: bool = False) -> DoctorReport:
+def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = False) -> DoctorReport:
     require_admin(actor, "run the storage doctor")
     report = DoctorReport(repaired=repair)
+    rebuild: list[FileRecord] = []
     if repair:
         report.interrupted_files = recover_interrupted(parts)
     with parts.db.read() as s:
@@ -61,7 +67,7 @@ def run_doctor(parts: EngineParts, actor: Actor, repair: bool = False) -> Doctor
     if not repair:
         report.interrupted_files = sorted(busy)  # reported; a live process may still own them
 
-    ttl = parts.settings().web_search.web_search_collection_ttl_hours
+    ttl = snap.settings.web_search.web_search_collection_ttl_hours
     report.expired_web_collections = web_collections.remove_expired(parts.store, parts.db, ttl)
     live_web = web_collections.live_names(parts.db)
     for name in parts.store.list_collections():
@@ -89,7 +95,9 @@ def run_doctor(parts: EngineParts, actor: Actor, repair: bool = False) -> Doctor
             if present.get(file_id, 0) < n:
                 report.missing_vectors.append(file_id)
                 if repair:
-                    _rebuild_file(parts, actor, next(f for f in files if f.id == file_id), report)
+                    rebuild.append(next(f for f in files if f.id == file_id))
+    if rebuild:
+        _rebuild_files(parts, snap, actor, rebuild, report)
 
     for f in files:
         if f.status == "indexed" and f.collection and f.collection not in parts.store.list_collections():
@@ -107,38 +115,56 @@ def run_doctor(parts: EngineParts, actor: Actor, repair: bool = False) -> Doctor
     return report
 
 
-def _rebuild_file(parts: EngineParts, actor: Actor, rec: FileRecord, report: DoctorReport) -> None:
+def _rebuild_files(parts: EngineParts, snap: Snapshot, actor: Actor, recs: list[FileRecord], report: DoctorReport) -> None:
+    """Re-embed files whose vectors are missing, in shared batches (the ingest path)."""
+    group: list[tuple[FileRecord, EmbedJob, JobTracker]] = []
+    for i, rec in enumerate(recs):
+        prepared = _prepare_rebuild(parts, snap, actor, rec, report)
+        if prepared is not None:
+            group.append(prepared)
+        if group and (full_group(group, lambda g: len(g[1].chunks)) or i == len(recs) - 1):
+            _finish_rebuild(parts, snap, group, report)
+            group = []
+
+
+def _prepare_rebuild(parts: EngineParts, snap: Snapshot, actor: Actor, rec: FileRecord,
+                     report: DoctorReport) -> tuple[FileRecord, EmbedJob, JobTracker] | None:
     doc = parts.blobs.get_parsed(rec.id)
     if doc is None:
         _mark_failed(parts, rec.id, "its vectors and parsed text are missing; upload the file again")
         report.notes.append(f"{rec.name}: marked failed (nothing to rebuild from)")
-        return
-    settings = parts.settings()
-    embedder = parts.embedder()
+        return None
     with parts.db.read() as s:
         kb = s.get(KnowledgeBase, rec.kb_id) if rec.kb_id else None
-    if kb is not None and kb.embedder_id != embedder.id:
-        report.notes.append(f"{rec.name}: not rebuilt — its knowledge base uses {kb.embedder_id}; reindex it")
-        return
+    expected = kb.embedder_id if kb is not None else (rec.meta or {}).get("embedder_id", snap.embedder.id)
+    if expected != snap.embedder.id:
+        report.notes.append(f"{rec.name}: not rebuilt — it was embedded with {expected}; reindex or upload it again")
+        return None
     tracker = JobTracker.start(parts.db, kind="repair", actor=actor, kb_id=rec.kb_id, file_id=rec.id,
                                message=f"re-embedding {rec.name}")
-    try:
-        parts.store.delete_file(rec.collection, rec.id)
-        chunks = make_chunks(doc, settings.chunking, embedder)
-        embed_and_store(chunks, FileTarget(rec.id, rec.collection, rec.kb_id, rec.chat_id), embedder, parts.store,
-                        batch_size=settings.embedding.batch_size, progress=tracker.progress,
-                        should_cancel=tracker.should_cancel)
-    except CoreError as exc:
-        parts.store.delete_file(rec.collection, rec.id)
-        _mark_failed(parts, rec.id, f"repair failed: {exc.message}")
-        tracker.finish("failed", error=exc.message)
-        return
-    with parts.db.write() as s:
-        row = s.get(FileRecord, rec.id)
-        row.chunk_count, row.updated_at = len(chunks), utcnow()
-        s.add(row)
-    tracker.finish("done")
-    report.notes.append(f"{rec.name}: re-embedded {len(chunks)} chunks")
+    parts.store.delete_file(rec.collection, rec.id)
+    chunks = make_chunks(doc, snap.settings.chunking, snap.embedder)
+    return rec, EmbedJob(FileTarget(rec.id, rec.collection, rec.kb_id, rec.chat_id), chunks), tracker
+
+
+def _finish_rebuild(parts: EngineParts, snap: Snapshot, group: list[tuple[FileRecord, EmbedJob, JobTracker]],
+                    report: DoctorReport) -> None:
+    trackers = {id(job): tracker for _, job, tracker in group}
+    embed_files([job for _, job, _ in group], snap.embedder, parts.store, batch_size=snap.settings.embedding.batch_size,
+                should_cancel=lambda job: trackers[id(job)].should_cancel(),
+                progress=lambda job: trackers[id(job)].progress(job.embedded, len(job.chunks), "embedding"))
+    for rec, job, tracker in group:
+        if job.state:
+            parts.store.delete_file(rec.collection, rec.id)
+            _mark_failed(parts, rec.id, f"repair failed: {job.error}")
+            tracker.finish("failed", error=job.error)
+            continue
+        with parts.db.write() as s:
+            row = s.get(FileRecord, rec.id)
+            row.chunk_count, row.updated_at = len(job.chunks), utcnow()
+            s.add(row)
+        tracker.finish("done")
+        report.notes.append(f"{rec.name}: re-embedded {len(job.chunks)} chunks")
 
 
 def _mark_failed(parts: EngineParts, file_id: str, error: str) -> None:

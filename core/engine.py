@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
@@ -29,12 +30,13 @@ from core.ingest import paths as paths_mod
 from core.ingest import reindex as reindex_mod
 from core.ingest import service as ingest_mod
 from core.ingest.blobs import BlobStore
-from core.ingest.parts import EngineParts
+from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.service import IngestResult, Upload
 from core.limits import check_question, check_search
 from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
+from core.searcher import Searcher
 from core.settings.model import Settings
 from core.secrets import SecretBox, create_private_file, make_private_dir
 from core.settings.store import SettingsStore, mask_secret_fields, masked
@@ -63,12 +65,12 @@ class Engine:
         self.settings_store = SettingsStore(self.db, box=self.secret_box)
         self.store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key, wait_seconds=store_wait_seconds)
         self.blobs = BlobStore(config.blobs_dir, config.parsed_dir)
-        self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, settings=self._settings,
-                                 embedder=self.embedder, parse=_parse)
+        self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, parse=_parse, snapshot=self._snapshot)
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragdesk-job")
         self._reranker_lock = threading.Lock()
         self._reranker_key: tuple | None = None
         self._reranker: Reranker | None = None
+        self._context_providers: list = []  # normal-mode extra context sources (web search)
         cleaned = ingest_mod.recover_interrupted(self.parts)
         if cleaned:
             log.warning("cleaned up %d file(s) left half-indexed by a stopped process", len(cleaned))
@@ -122,6 +124,14 @@ class Engine:
 
     def embedder(self) -> Embedder:
         return make_embedder(self._settings().embedding)
+
+    def _snapshot(self) -> Snapshot:
+        """The settings and embedder of one operation (an ingest batch, a reindex, a question)."""
+        settings = self._settings()  # unmasked: providers are built from it; never leaves core
+        return Snapshot(settings, make_embedder(settings.embedding))
+
+    def _searcher(self, snap: Snapshot) -> Searcher:
+        return Searcher.build(self.store, self.db, snap.settings, snap.embedder, lambda: self.reranker(snap.settings))
 
     def reranker(self, settings: Settings | None = None) -> Reranker | None:
         cfg = (settings or self._settings()).retrieval.reranker
@@ -210,25 +220,25 @@ class Engine:
 
     # ------------------------------------------------------------ knowledge bases
     def create_kb(self, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
-        return knowledge.create_kb(self.parts, actor, name, description, visibility)
+        return knowledge.create_kb(self.db, actor, name, description, visibility)
 
     def list_kbs(self, actor: Actor) -> list[KnowledgeBase]:
-        return knowledge.list_kbs(self.parts, actor)
+        return knowledge.list_kbs(self.db, actor)
 
     def get_kb(self, actor: Actor, ref: str) -> KnowledgeBase:
-        return knowledge.get_kb(self.parts, actor, ref)
+        return knowledge.get_kb(self.db, actor, ref)
 
     def kb_stats(self, actor: Actor, ref: str) -> dict:
-        return knowledge.kb_stats(self.parts, actor, ref)
+        return knowledge.kb_stats(self.db, self.store, actor, ref)
 
     def update_kb(self, actor: Actor, ref: str, **changes) -> KnowledgeBase:
-        return knowledge.update_kb(self.parts, actor, ref, **changes)
+        return knowledge.update_kb(self.db, actor, ref, **changes)
 
     def share_kb(self, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
-        return knowledge.share_kb(self.parts, actor, ref, user_names)
+        return knowledge.share_kb(self.db, actor, ref, user_names)
 
     def shared_with(self, actor: Actor, ref: str) -> list[str]:
-        return knowledge.shared_with(self.parts, actor, ref)
+        return knowledge.shared_with(self.db, actor, ref)
 
     def delete_kb(self, actor: Actor, ref: str) -> None:
         knowledge.delete_kb(self.parts, actor, ref)
@@ -236,7 +246,7 @@ class Engine:
     # ------------------------------------------------------------ files
     def ingest(self, actor: Actor, kb: str, uploads: list[Upload],
                progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
-        return ingest_mod.ingest(self.parts, actor, kb, uploads, progress)
+        return ingest_mod.ingest(self.parts, self._snapshot(), actor, kb, uploads, progress)
 
     def ingest_paths(self, actor: Actor, kb: str, paths: list[Path | str],
                      progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
@@ -255,9 +265,14 @@ class Engine:
             q = select(FileRecord).order_by(FileRecord.created_at.desc())
             if kb is not None:
                 q = q.where(FileRecord.kb_id == resolve_kb(s, actor, kb).id)
-            elif not actor.is_admin:
-                visible = [k.id for k in knowledge.list_kbs(self.parts, actor)]
-                q = q.where((FileRecord.kb_id.in_(visible)) | ((FileRecord.kb_id.is_(None)) & (FileRecord.owner_id == actor.user_id)))
+            else:
+                # Chat files are their owner's alone, admins included; an admin sees every KB file.
+                own_chat_files = (FileRecord.kb_id.is_(None)) & (FileRecord.owner_id == actor.user_id)
+                if actor.is_admin:
+                    q = q.where((FileRecord.kb_id.is_not(None)) | own_chat_files)
+                else:
+                    visible = [k.id for k in knowledge.list_kbs(self.db, actor)]
+                    q = q.where((FileRecord.kb_id.in_(visible)) | own_chat_files)
             if status:
                 q = q.where(FileRecord.status == status)
             return list(s.exec(q))
@@ -291,76 +306,112 @@ class Engine:
         return jobs_mod.request_cancel(self.db, actor, job_id)
 
     def reindex(self, actor: Actor, kb: str, progress: Callable[[int, int, str], None] | None = None):
-        return reindex_mod.reindex(self.parts, actor, kb, progress)
+        return reindex_mod.reindex(self.parts, self._snapshot(), actor, kb, progress)
 
     def submit_reindex(self, actor: Actor, kb: str) -> Future:
         self.get_kb(actor, kb)
         return self._jobs.submit(self.reindex, actor, kb)
 
     def doctor(self, actor: Actor, repair: bool = False) -> doctor_mod.DoctorReport:
-        return doctor_mod.run_doctor(self.parts, actor, repair)
+        return doctor_mod.run_doctor(self.parts, self._snapshot(), actor, repair)
 
     # ------------------------------------------------------------ retrieval
     def search_targets(self, actor: Actor, kbs: list[str] | None = None) -> list[search_mod.SearchTarget]:
         with self.db.read() as s:
-            chosen = [resolve_kb(s, actor, ref) for ref in kbs] if kbs else knowledge.list_kbs(self.parts, actor)
+            chosen = [resolve_kb(s, actor, ref) for ref in kbs] if kbs else knowledge.list_kbs(self.db, actor)
         return [search_mod.SearchTarget(kb.collection, kb.embedder_id, kb.name, kb.id, kb.sparse_encoder)
                 for kb in chosen if kb.collection]
 
     def search(self, actor: Actor, query: str, kbs: list[str] | None = None, *, mode: str | None = None,
                top_k: int | None = None, min_score: float | None = None, file_ids: tuple[str, ...] = ()) -> search_mod.SearchResult:
-        if mode is not None and mode not in search_mod.MODES:
-            raise InvalidInput(f"mode must be one of {', '.join(search_mod.MODES)}")
-        settings = self._settings()  # one snapshot per query: each read is a database round trip
-        check_search(query, top_k, min_score, settings)
-        cfg = settings.retrieval
+        """The retrieval test: the same search function answering uses, on one settings snapshot."""
+        snap = self._snapshot()
+        check_search(query, top_k, min_score, snap.settings)
         for file_id in file_ids:
             self.get_file(actor, file_id)
-        return search_mod.search(
-            store=self.store, db=self.db, embedder=make_embedder(settings.embedding),
-            reranker=self.reranker(settings) if (mode or cfg.mode) == "hybrid+rerank" else None,
-            cfg=cfg, targets=self.search_targets(actor, kbs), query=query, mode=mode, top_k=top_k,
-            min_score=min_score, file_ids=tuple(file_ids),
-        )
+        targets = self.search_targets(actor, kbs)
+        return self._searcher(snap)(query, targets, mode=mode, top_k=top_k, min_score=min_score,
+                                                file_ids=tuple(file_ids))
 
     # ---- answering (core/answering): modes, chats, compare. Every call checks the actor.
     def ask(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
             mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event=None, web: bool = False):
         """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen.
+        One context per question: one settings and embedder snapshot, the actor's knowledge bases.
         ``web``: the chat's Web search switch (normal mode only; strict mode never searches)."""
         from core.answering.service import ask
 
-        check_question(question, self._settings())
-        return ask(self, actor, question, kbs=kbs, chat_id=chat_id, mode=mode, temporary=temporary,
-                   file_ids=tuple(file_ids), on_event=on_event, web=web)
+        started = time.perf_counter()
+        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web)
+        check_question(question, ctx.settings)
+        return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
+                   file_ids=tuple(file_ids), on_event=on_event, started=started)
+
+    def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False):
+        from dataclasses import replace
+
+        from core.answer_context import answer_context
+
+        snap = self._snapshot()
+        with self.db.read() as s:
+            kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
+        for file_id in file_ids:
+            self.get_file(actor, file_id)
+        ctx = answer_context(self.parts, snap, self._searcher(snap), actor, tuple(self._context_providers))
+        return (replace(ctx, open_web=self._web_opener(snap)) if web else ctx), kb_ids
+
+    def _web_opener(self, snap: Snapshot):
+        """Opens the message's web search (normal mode only: strict answering never receives it)."""
+        from core.answering.models import chat_model
+        from core.answering.web import open_session
+        from core.websearch.index import indexer
+
+        s, r = snap.settings, snap.settings.retrieval
+
+        def open_web(run, query: str, earlier):
+            model = None if s.llm.provider == "extractive" else chat_model(s.llm)
+            reranker = self.reranker(s) if r.mode == "hybrid+rerank" else None
+            index = indexer(self.parts, snap, top_k=r.rag_max_results, min_score=r.rag_min_similarity, reranker=reranker)
+            return open_session(s, run, query, model=model, index_and_search=index, history=earlier)
+
+        return open_web
+
+    def register_context_provider(self, provider) -> None:
+        """Add a source of extra context items for normal-mode answers (``answering.context.
+        ContextProvider``). Strict mode never calls one; it says it did not."""
+        self._context_providers.append(provider)
+
+    def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False):
+        """Both modes of one question from one context: the same snapshot, scope and search."""
+        from core.answering.compare import compare
+        from core.answering.service import ask
+
+        ctx, kb_ids = self._answer_context(actor, kbs, web=web)
+        check_question(question, ctx.settings)
+        return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
 
     def compare(self, actor: Actor, question: str, kbs: list[str] | None = None, web: bool = False):
-        from core.answering.compare import compare
-
-        check_question(question, self._settings())
-        return compare(self, actor, question, kbs, web=web)
+        """Normal and strict side by side; with ``web`` the normal side may search the web, the
+        strict side never does (it says so)."""
+        return self._compare_one(actor, question, kbs, web=web)
 
     def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None, web: bool = False):
-        from core.answering.compare import compare_batch
-
-        for question in questions:
-            check_question(question, self._settings())
-        return compare_batch(self, actor, questions, kbs, web=web)
+        return [self._compare_one(actor, q, kbs, web=web) for q in questions if q.strip()]
 
     def list_chats(self, actor: Actor, query: str = ""):
         from core.answering import chats
 
-        return chats.list_chats(self.parts, actor, query)
+        return chats.list_chats(self.db, actor, query)
 
     def chat_messages(self, actor: Actor, chat_id: str):
         from core.answering import chats
 
-        return chats.chat_messages(self.parts, actor, chat_id)
+        return chats.chat_messages(self.db, actor, chat_id)
 
     def create_chat(self, actor: Actor, title: str = ""):
         from core.answering import chats
 
-        return chats.create_chat(self.parts, actor, title)
+        return chats.create_chat(self.db, actor, title)
 
     def delete_chat(self, actor: Actor, chat_id: str) -> None:
         """The chat, its messages, its files and their vectors."""
@@ -372,7 +423,7 @@ class Engine:
         """Index files into the chat's own collection (``ragdesk_chat_<id>``; reindex never touches it)."""
         from core.answering.attach import attach_uploads
 
-        return attach_uploads(self, actor, chat_id, uploads)
+        return attach_uploads(self.parts, self._snapshot(), actor, chat_id, uploads)
 
     def test_llm(self, actor: Actor) -> str:
         """A cheap connectivity check of the configured chat model; raises LLMError."""

@@ -5,13 +5,14 @@ from __future__ import annotations
 from sqlmodel import delete, func, select
 
 from core.access import readable_kbs, resolve_kb
+from core.db.database import Database
 from core.db.models import FileRecord, KBShare, KnowledgeBase, User, utcnow
 from core.errors import AlreadyExists, InvalidInput, NotFound
 from core.ingest.parts import EngineParts
 from core.ingest.service import remove_file_everywhere
 from core.names import clean_name
 from core.types import Actor
-from core.vectorstore.base import kb_collection_prefix
+from core.vectorstore.base import VectorStore, kb_collection_prefix
 
 VISIBILITIES = ("private", "shared", "public")
 
@@ -20,11 +21,11 @@ def _check_name(name: str) -> str:
     return clean_name(name, "knowledge base", max_chars=120)  # NFC; control and bidi characters refused
 
 
-def create_kb(parts: EngineParts, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
+def create_kb(db: Database, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
     name = _check_name(name)
     if visibility not in VISIBILITIES:
         raise InvalidInput(f"visibility must be one of {', '.join(VISIBILITIES)}")
-    with parts.db.write() as s:
+    with db.write() as s:
         clash = s.exec(select(KnowledgeBase).where(KnowledgeBase.owner_id == actor.user_id, KnowledgeBase.name == name)).first()
         if clash:
             raise AlreadyExists(f"you already have a knowledge base named '{name}'")
@@ -33,31 +34,31 @@ def create_kb(parts: EngineParts, actor: Actor, name: str, description: str = ""
     return kb
 
 
-def list_kbs(parts: EngineParts, actor: Actor) -> list[KnowledgeBase]:
-    with parts.db.read() as s:
+def list_kbs(db: Database, actor: Actor) -> list[KnowledgeBase]:
+    with db.read() as s:
         return readable_kbs(s, actor)
 
 
-def get_kb(parts: EngineParts, actor: Actor, ref: str) -> KnowledgeBase:
-    with parts.db.read() as s:
+def get_kb(db: Database, actor: Actor, ref: str) -> KnowledgeBase:
+    with db.read() as s:
         return resolve_kb(s, actor, ref)
 
 
-def kb_stats(parts: EngineParts, actor: Actor, ref: str) -> dict:
+def kb_stats(db: Database, store: VectorStore, actor: Actor, ref: str) -> dict:
     """File and chunk counts from the database, vector count from the store."""
-    kb = get_kb(parts, actor, ref)
-    with parts.db.read() as s:
+    kb = get_kb(db, actor, ref)
+    with db.read() as s:
         rows = s.exec(select(FileRecord.status, func.count(), func.sum(FileRecord.chunk_count))
                       .where(FileRecord.kb_id == kb.id).group_by(FileRecord.status)).all()
     by_status = {status: int(n) for status, n, _ in rows}
     chunks = sum(int(c or 0) for status, _, c in rows if status == "indexed")
-    vectors = parts.store.count(kb.collection) if kb.collection and parts.store.collection_exists(kb.collection) else 0
+    vectors = store.count(kb.collection) if kb.collection and store.collection_exists(kb.collection) else 0
     return {"files": sum(by_status.values()), "by_status": by_status, "chunks": chunks, "vectors": vectors}
 
 
-def update_kb(parts: EngineParts, actor: Actor, ref: str, *, name: str | None = None, description: str | None = None,
+def update_kb(db: Database, actor: Actor, ref: str, *, name: str | None = None, description: str | None = None,
               visibility: str | None = None, full_document: bool | None = None) -> KnowledgeBase:
-    with parts.db.write() as s:
+    with db.write() as s:
         kb = resolve_kb(s, actor, ref, write=True)
         if name is not None:
             name = _check_name(name)
@@ -80,9 +81,9 @@ def update_kb(parts: EngineParts, actor: Actor, ref: str, *, name: str | None = 
     return kb
 
 
-def share_kb(parts: EngineParts, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
+def share_kb(db: Database, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
     """Replace the share list with these users; visibility becomes 'shared' when the list is not empty."""
-    with parts.db.write() as s:
+    with db.write() as s:
         kb = resolve_kb(s, actor, ref, write=True)
         users = []
         for uname in user_names:
@@ -99,8 +100,8 @@ def share_kb(parts: EngineParts, actor: Actor, ref: str, user_names: list[str]) 
     return [u.name for u in users]
 
 
-def shared_with(parts: EngineParts, actor: Actor, ref: str) -> list[str]:
-    with parts.db.read() as s:
+def shared_with(db: Database, actor: Actor, ref: str) -> list[str]:
+    with db.read() as s:
         kb = resolve_kb(s, actor, ref)
         return list(s.exec(select(User.name).join(KBShare, KBShare.user_id == User.id).where(KBShare.kb_id == kb.id)))
 

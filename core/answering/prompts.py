@@ -43,6 +43,7 @@ class ContextItem:
     slide: int | None = None
     start_seconds: float | None = None
     kind: str = "chunk"  # chunk | document | tool
+    origin: str = "kb"  # where it came from: kb | attachment (a chat's file) | url (a fetched page) | web
     n: int = 0  # citation number, set when the context is numbered
 
 

@@ -1,23 +1,24 @@
 """References typed into a message: ``#knowledge-base``, ``#file-name``, ``#https://…``, and
 YouTube links (with or without the ``#``).
 
-A ``#name`` that names a readable knowledge base narrows the search to it; one that names a
-readable file narrows it to that file; a ``#https://…`` URL or a YouTube link (its
-transcript) is fetched, parsed and added to the chat's own collection. Anything else after a
-``#`` is left alone (it is just text). The references are removed from the search query.
+``#name`` is resolved among the knowledge bases the actor can read, in a fixed order: their
+own, then those shared with them, then public ones (then, for an admin, other users' private
+ones). Two of the same tier with that name is ambiguous: the answer asks which one (owners
+shown) instead of guessing. A ``#name`` that is no knowledge base is tried as a file name, in
+the same order. A name close to a knowledge base or file (a typo) asks "did you mean"; any
+other ``#word`` stays plain text, with a notice that no knowledge base has that name.
+URLs are collected here; whether they are fetched is the mode's decision (strict: never).
+The references are removed from the search query.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
-from core.types import Actor
-
-if TYPE_CHECKING:
-    from core.engine import Engine
+from core.answering.context import TIERS, FileInfo, KBInfo, KnowledgeAccess
 
 _TOKEN = r"[^\s，。！？、；：（）【】「」《》]+"  # a reference ends at a space or CJK punctuation
 _REF = re.compile(r"(?<![\w#])#(%s)" % _TOKEN)
@@ -31,19 +32,44 @@ class References:
     query: str  # the message without its references (what is searched for)
     kbs: list[str] = field(default_factory=list)  # knowledge base ids
     file_ids: list[str] = field(default_factory=list)
+    file_kbs: list[str] = field(default_factory=list)  # the knowledge bases of those files
     urls: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # shown; the answer goes on
+    questions: list[str] = field(default_factory=list)  # the answer stops and asks these instead
 
     @property
     def any(self) -> bool:
         return bool(self.kbs or self.file_ids or self.urls)
 
 
-def parse_references(engine: "Engine", actor: Actor, message: str) -> References:
+def _first_tier(matches: list) -> list:
+    """The matches of the best tier present (own < shared < public < other)."""
+    for tier in TIERS:
+        found = [m for m in matches if m.tier == tier]
+        if found:
+            return found
+    return []
+
+
+def _kb_choice(name: str, kbs: list[KBInfo]) -> str:
+    options = "; ".join(f"'{k.name}' owned by {k.owner} (id {k.id})" for k in kbs)
+    return f"several knowledge bases are named '{name}': {options}. Which one did you mean? Mention it by id (#{kbs[0].id})."
+
+
+def _file_choice(name: str, files: list[FileInfo]) -> str:
+    options = "; ".join(f"'{f.name}' in '{f.kb_name}' owned by {f.owner} (id {f.id})" for f in files)
+    return f"several files are named '{name}': {options}. Which one did you mean? Mention it by id (#{files[0].id})."
+
+
+def parse_references(knowledge: KnowledgeAccess, message: str) -> References:
     videos = _bare_videos(message)
     if "#" not in message and not videos:
         return References(query=message)
-    kbs = {kb.name.lower(): kb.id for kb in engine.list_kbs(actor)}
-    files: dict[str, str] | None = None
+    kbs_by_name: dict[str, list[KBInfo]] = {}
+    for kb in knowledge.kbs:
+        kbs_by_name.setdefault(kb.name.lower(), []).append(kb)
+        kbs_by_name.setdefault(kb.id.lower(), []).append(kb)
+    files: dict[str, list[FileInfo]] | None = None
     refs = References(query=message)
     spans: list[tuple[int, int]] = []
     for m in _REF.finditer(message):
@@ -52,14 +78,24 @@ def parse_references(engine: "Engine", actor: Actor, message: str) -> References
         low = token.lower()
         if low.startswith(("http://", "https://")):
             refs.urls.append(token)
-        elif low in kbs:
-            refs.kbs.append(kbs[low])
+        elif low in kbs_by_name:
+            best = _first_tier(kbs_by_name[low])
+            if len(best) > 1:
+                refs.questions.append(_kb_choice(token, best))
+            else:
+                refs.kbs.append(best[0].id)
         else:
             if files is None:
-                files = _file_names(engine, actor)
+                files = _file_names(knowledge.files())
             if low in files:
-                refs.file_ids.append(files[low])
+                best = _first_tier(files[low])
+                if len(best) > 1:
+                    refs.questions.append(_file_choice(token, best))
+                else:
+                    refs.file_ids.append(best[0].id)
+                    refs.file_kbs.append(best[0].kb_id)
             else:
+                _unknown(token, list(kbs_by_name) + list(files), knowledge, refs)
                 continue
         spans.append((m.start(), end))
     for m, url in videos:
@@ -69,11 +105,26 @@ def parse_references(engine: "Engine", actor: Actor, message: str) -> References
     for start, end in reversed(spans):
         refs.query = refs.query[:start] + refs.query[end:]
     refs.query = re.sub(r"\s+", " ", refs.query).strip() or message
+    refs.kbs = list(dict.fromkeys(refs.kbs))
+    refs.file_ids = list(dict.fromkeys(refs.file_ids))
     return refs
 
 
+def _unknown(token: str, names: list[str], knowledge: KnowledgeAccess, refs: References) -> None:
+    close = difflib.get_close_matches(token.lower(), names, n=3, cutoff=0.75)
+    if close:
+        # Show names as written, not lowered.
+        shown = {k.name.lower(): k.name for k in knowledge.kbs}
+        offer = ", ".join(f"#{shown.get(c, c)}" for c in dict.fromkeys(close))
+        refs.questions.append(f"no knowledge base named '{token}'. Did you mean {offer}?")
+    else:
+        refs.notices.append(f"no knowledge base or file named '{token}'; '#{token}' was read as plain text")
+
+
 def _bare_videos(message: str) -> list[tuple[re.Match, str]]:
-    from core.parsers.youtube import youtube_video_id  # lazy: the transcript client is heavy
+    from core.parsers.youtube import (
+        youtube_video_id,  # lazy: the transcript client is heavy
+    )
 
     found = []
     for m in _BARE_VIDEO.finditer(message):
@@ -83,14 +134,13 @@ def _bare_videos(message: str) -> list[tuple[re.Match, str]]:
     return found
 
 
-def _file_names(engine: "Engine", actor: Actor) -> dict[str, str]:
-    """Readable indexed knowledge-base files by full name and by name without extension."""
-    names: dict[str, str] = {}
-    for f in engine.list_files(actor, status="indexed"):
-        if not f.kb_id:
-            continue
-        names.setdefault(f.name.lower(), f.id)
-        names.setdefault(PurePosixPath(f.name).stem.lower(), f.id)
+def _file_names(files: list[FileInfo]) -> dict[str, list[FileInfo]]:
+    """Readable indexed knowledge-base files by full name, by name without extension and by id."""
+    names: dict[str, list[FileInfo]] = {}
+    for f in files:
+        keys = {f.name.lower(), PurePosixPath(f.name).stem.lower(), f.id.lower()}
+        for key in keys:
+            names.setdefault(key, []).append(f)
     return names
 
 

@@ -47,7 +47,15 @@ class AnswerRun:
         by_n = {i.n: i for i in items}
         cited = sorted({int(m) for m in _CITE.findall(self.answer.text) if int(m) in by_n})
         chosen = [by_n[n] for n in cited] if cited else [i for i in self.injected if i.n in by_n]
-        self.answer.citations = [citation(i) for i in chosen]
+        self.set_citations([citation(i) for i in chosen])
+
+    def set_citations(self, citations: list[Citation]) -> None:
+        self.answer.citations = citations
+        self.answer.sources = list(dict.fromkeys(c.origin for c in citations))
+        # from_kb stays the badge's "from the knowledge base": only when a KB passage is cited
+        # or, with nothing cited, when nothing else was used.
+        if citations and "kb" not in self.answer.sources:
+            self.answer.from_kb = False
 
     def finish(self) -> Answer:
         self.answer.timings_ms["total_ms"] = self.elapsed_ms()
@@ -58,7 +66,7 @@ class AnswerRun:
 def citation(i: ContextItem) -> Citation:
     return Citation(n=i.n, chunk_id=i.chunk_id, file_id=i.file_id, source_name=i.source, location=i.location,
                     heading_path=list(i.heading_path), text=i.text, score=round(i.score, 4), kb_id=i.kb_id,
-                    page=i.page, slide=i.slide, start_seconds=i.start_seconds)
+                    page=i.page, slide=i.slide, start_seconds=i.start_seconds, origin=i.origin)
 
 
 def citation_dicts(answer: Answer) -> list[dict]:

@@ -4,31 +4,39 @@
 returns a file's parsed text, ``search_chats`` finds the user's earlier messages. Every
 result that comes from a document is numbered like injected context, so the answer can
 cite it as ``[n]`` and the citations list includes it.
+
+Strict mode offers knowledge-base search alone, without a choice of knowledge bases: it
+searches exactly the question's scope (``strict_toolbox``), with the same search function.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
-from core.answering import chats
+from core.answering.chats import ChatStore
+from core.answering.context import Document, KnowledgeAccess
 from core.answering.prompts import ContextItem, format_context
 from core.answering.retrieve import retrieve
 from core.errors import CoreError
 from core.llm.base import ToolCall, ToolSpec
-from core.types import Actor
+from core.retrieval.search import SearchTarget
 
-if TYPE_CHECKING:
-    from core.engine import Engine
-
+_QUERY = {"type": "string", "description": "What to search for."}
 QUERY_KB = ToolSpec(
     "query_knowledge_bases",
     "Search the knowledge bases for passages relevant to a query. Returns numbered passages to cite as [n].",
     {"type": "object", "properties": {
-        "query": {"type": "string", "description": "What to search for."},
+        "query": _QUERY,
         "knowledge_bases": {"type": "array", "items": {"type": "string"},
                             "description": "Names of knowledge bases to search (default: the ones in use)."},
     }, "required": ["query"]},
+)
+# Strict: the same tool name, no choice of knowledge bases (the scope is fixed for the question).
+QUERY_KB_STRICT = ToolSpec(
+    QUERY_KB.name,
+    "Search this question's knowledge bases for passages relevant to a query. Returns numbered passages to cite as [n].",
+    {"type": "object", "properties": {"query": _QUERY}, "required": ["query"]},
 )
 VIEW_FILE = ToolSpec(
     "view_knowledge_file",
@@ -41,22 +49,25 @@ SEARCH_CHATS = ToolSpec(
     {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
 )
 ALL_TOOLS = [QUERY_KB, VIEW_FILE, SEARCH_CHATS]
-STRICT_TOOLS = [QUERY_KB]  # strict mode: knowledge-base search only
+STRICT_TOOLS = [QUERY_KB_STRICT]  # strict mode: knowledge-base search only
 VIEW_FILE_MAX_CHARS = 12_000
 
 
 @dataclass
 class ToolBox:
-    engine: "Engine"
-    actor: Actor
-    kbs: list[str] | None
-    chat_id: str | None
+    knowledge: KnowledgeAccess
+    targets: list[SearchTarget]  # the question's scope: what a search without a choice searches
+    file_ids: tuple[str, ...]
     top_k: int
     min_score: float
     next_n: int  # the citation number the next passage gets
     allowed: list[ToolSpec] = field(default_factory=lambda: list(ALL_TOOLS))
+    origins: dict[str, str] = field(default_factory=dict)  # chat file id -> attachment | url
+    read_file: Callable[[str], Document] | None = None  # normal mode only
+    chats: ChatStore | None = None  # normal mode only
+    fixed_scope: bool = False  # strict: the model cannot widen the search
     cited: list[ContextItem] = field(default_factory=list)  # every passage a tool returned
-    web_search: Callable[[str], list[ContextItem]] | None = None  # search_web (core/answering/web.py)
+    web_search: Callable[[str], list[ContextItem]] | None = None  # search_web (core/answering/web.py), normal mode only
 
     def run(self, call: ToolCall) -> str:
         """The tool's result as text for the model; errors are reported to the model, not raised."""
@@ -65,12 +76,17 @@ class ToolBox:
         try:
             if call.name == QUERY_KB.name:
                 return self._query(str(call.arguments.get("query", "")), call.arguments.get("knowledge_bases"))
-            if call.name == VIEW_FILE.name:
+            if call.name == VIEW_FILE.name and self.read_file is not None:
                 return self._view(str(call.arguments.get("file", "")))
+            if call.name == SEARCH_CHATS.name and self.chats is not None:
+                return self._search_chats(str(call.arguments.get("query", "")))
             if call.name == "search_web" and self.web_search is not None:
-                found = self.web_search(str(call.arguments.get("query", "")).strip())
+                query = str(call.arguments.get("query", "")).strip()
+                if not query:
+                    return "error: query is empty"
+                found = self.web_search(query)
                 return format_context(self._number(found)) if found else "The web search found nothing usable."
-            return self._search_chats(str(call.arguments.get("query", "")))
+            return f"error: tool {call.name!r} is not available"
         except CoreError as exc:
             return f"error: {exc.message}"
 
@@ -81,38 +97,35 @@ class ToolBox:
         self.cited.extend(items)
         return items
 
+    def _targets(self, names) -> tuple[list[SearchTarget], tuple[str, ...]]:
+        if self.fixed_scope or not (isinstance(names, list) and names):
+            return self.targets, self.file_ids
+        wanted = {str(n).lower() for n in names}
+        chosen = [kb.target() for kb in self.knowledge.kbs if kb.name.lower() in wanted or kb.id in wanted]
+        if not chosen:
+            raise CoreError("no knowledge base with those names: " + ", ".join(sorted(wanted)))
+        return chosen, ()
+
     def _query(self, query: str, kbs) -> str:
         if not query.strip():
             return "error: query is empty"
-        chosen = [str(k) for k in kbs] if isinstance(kbs, list) and kbs else self.kbs
-        found = retrieve(self.engine, self.actor, query, kbs=chosen, chat_id=self.chat_id,
-                         top_k=self.top_k, min_score=self.min_score)
+        targets, file_ids = self._targets(kbs)
+        found = retrieve(self.knowledge.search, query, targets, top_k=self.top_k, min_score=self.min_score,
+                         file_ids=file_ids, origins=self.origins)
         if not found.items:
             return "No passage in the knowledge bases is relevant to this query."
         return format_context(self._number(found.items))
 
     def _view(self, ref: str) -> str:
-        rec = self._find_file(ref)
-        doc = self.engine.file_text(self.actor, rec.id)
-        if doc is None:
-            return f"error: no parsed text is stored for '{rec.name}'"
+        doc = self.read_file(ref)  # type: ignore[misc]
         text = doc.text
         note = "" if len(text) <= VIEW_FILE_MAX_CHARS else f"\n(first {VIEW_FILE_MAX_CHARS} of {len(text)} characters)"
-        item = ContextItem(text=text[:VIEW_FILE_MAX_CHARS], source=rec.name, score=1.0, file_id=rec.id,
-                           kb_id=rec.kb_id or "", kind="document")
+        item = ContextItem(text=text[:VIEW_FILE_MAX_CHARS], source=doc.name, score=1.0, file_id=doc.file_id,
+                           kb_id=doc.kb_id, kind="document", origin=doc.origin)
         return format_context(self._number([item])) + note
 
-    def _find_file(self, ref: str):
-        try:
-            return self.engine.get_file(self.actor, ref)
-        except CoreError:
-            matches = [f for f in self.engine.list_files(self.actor, status="indexed") if f.name == ref]
-            if not matches:
-                raise
-            return matches[0]
-
     def _search_chats(self, query: str) -> str:
-        found = chats.search_messages(self.engine.parts, self.actor, query)
+        found = self.chats.search(query)  # type: ignore[union-attr]
         if not found:
             return "No earlier chat message matches."
         return "\n\n".join(f"[chat '{c.title or c.id}', {m.role}, {m.created_at:%Y-%m-%d}]\n{m.content[:500]}" for c, m in found)

@@ -22,6 +22,7 @@ class Citation:
     page: int | None = None
     slide: int | None = None
     start_seconds: float | None = None
+    origin: str = "kb"  # kb | attachment (a file of this chat) | url (a fetched page) | web
 
 
 @dataclass
@@ -51,6 +52,9 @@ class Answer:
     notices: list[str] = field(default_factory=list)  # e.g. "not from the knowledge base", context cut
     flagged: bool = False  # normal mode low-similarity → flagged for a human (setting)
     from_kb: bool = True  # False when answered from general knowledge (normal mode, no hit)
+    # Where the cited passages came from, in first-cited order: "kb", "attachment", "url", "web".
+    # Empty when nothing is cited (general knowledge, a refusal, a question back to the user).
+    sources: list[str] = field(default_factory=list)
     chat_id: str | None = None
     message_id: str | None = None
     error: str = ""

@@ -47,7 +47,7 @@ def items_of(ctx: WebContext) -> list[ContextItem]:
     """Web passages as context items: cited by page title, located by URL."""
     kind = "document" if ctx.whole_documents else "chunk"
     return [ContextItem(text=p.text, source=p.title or p.url, location=p.url, score=p.score, chunk_id=p.chunk_id,
-                        kind=kind) for p in ctx.passages]
+                        kind=kind, origin="web") for p in ctx.passages]
 
 
 @dataclass

@@ -18,7 +18,7 @@ from core.answering.questions import parse_questions
 
 def _answer_payload(answer) -> dict:
     d = asdict(answer)
-    keep = ("question", "text", "mode", "hit", "llm_called", "from_kb", "flagged", "error", "notices", "citations",
+    keep = ("question", "text", "mode", "hit", "llm_called", "from_kb", "sources", "flagged", "error", "notices", "citations",
             "events", "timings_ms", "retrieved", "chat_id", "message_id")
     return {k: d[k] for k in keep}
 

@@ -26,7 +26,7 @@ FileProgress = Callable[[str, int, int, str], None]
 
 
 def status(parts: EngineParts, actor: Actor) -> dict:
-    cfg = parts.settings().gdrive
+    cfg = parts.snapshot().settings.gdrive
     conn = oauth.get_connection(parts.db, actor.user_id)
     return {"enabled": cfg.enabled, "missing": oauth.missing_settings(cfg), "picker": bool(cfg.api_key),
             "connected": conn is not None and conn.state == "connected",
@@ -36,7 +36,7 @@ def status(parts: EngineParts, actor: Actor) -> dict:
 
 
 def client_for(parts: EngineParts, box: SecretBox, user_id: str) -> DriveClient:
-    cfg = parts.settings().gdrive
+    cfg = parts.snapshot().settings.gdrive
     creds = oauth.load_credentials(parts.db, box, cfg, user_id)
     return DriveClient(creds, cfg.api_base_url, on_token=lambda c: oauth.save_connection(parts.db, box, user_id, c))
 
@@ -108,5 +108,5 @@ def sync_source(parts: EngineParts, box: SecretBox, actor: Actor, row: SyncedSou
 
 
 def disconnect(parts: EngineParts, box: SecretBox, actor: Actor) -> dict:
-    revoked = oauth.disconnect(parts.db, box, parts.settings().gdrive, actor.user_id)
+    revoked = oauth.disconnect(parts.db, box, parts.snapshot().settings.gdrive, actor.user_id)
     return {"disconnected": True, "revoked_at_google": revoked}

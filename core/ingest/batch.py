@@ -4,9 +4,11 @@ A knowledge base of many small documents (FAQ entries, tickets, slides exported 
 would otherwise send one tiny embedding request and one vector-store write per file; the
 embedder's batching is where its throughput comes from. So files are prepared one by one
 (record, parse, chunk — a bad file fails alone here), then the chunks of a group of files are
-embedded and stored in full batches, then each file is committed on its own. Cancel is per
-file and checked between batches; an embedding failure fails the files of its group that are
-not yet committed, never the files before them.
+embedded and stored in full batches (``pipeline.embed_files``, the path reindex and repair use
+too), then each file is committed on its own. Cancel is per file and checked between batches;
+an embedding failure fails the files of its group that are not yet committed, never the files
+before them. The whole batch uses one settings and embedder snapshot, and each commit checks
+that its knowledge base still expects that embedder.
 """
 
 from __future__ import annotations
@@ -18,20 +20,29 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.errors import Cancelled, CoreError, EmbeddingError, InvalidInput
+from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest.jobs import JobTracker
-from core.ingest.parts import EngineParts
-from core.ingest.pipeline import FileTarget, chunk_payload, make_chunks, point_id
-from core.ingest.service import IngestResult, Upload, abandon_file, failed_before_start, fetch_url_doc
+from core.ingest.parts import EngineParts, Snapshot
+from core.ingest.pipeline import (
+    EmbedJob,
+    FileTarget,
+    embed_files,
+    full_group,
+    make_chunks,
+)
+from core.ingest.service import (
+    IngestResult,
+    Upload,
+    abandon_file,
+    failed_before_start,
+    fetch_url_doc,
+)
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
-from core.retrieval import bm25
-from core.types import Actor, Chunk, ParsedDoc, VectorPoint
+from core.types import Actor, ParsedDoc
 
 log = logging.getLogger(__name__)
 
-GROUP_CHUNKS = 256  # chunks embedded per group: bounded memory, steady progress
-GROUP_FILES = 64
 _MB = 1024 * 1024
 
 Progress = Callable[[int, int, str], None]
@@ -42,11 +53,9 @@ class _Prepared:
     upload: Upload
     record_id: str
     tracker: JobTracker
-    target: FileTarget
-    doc: ParsedDoc
-    chunks: list[Chunk]
+    job: EmbedJob
+    doc: ParsedDoc | None
     progress: Progress | None
-    embedded: int = 0
     failed: IngestResult | None = None
 
     def report(self, done: int, total: int, message: str) -> None:
@@ -55,50 +64,59 @@ class _Prepared:
             self.progress(done, total, message)
 
     def fail(self, parts: EngineParts, state: str, message: str) -> None:
-        abandon_file(parts, self.record_id, self.target.collection, state, message)
+        abandon_file(parts, self.record_id, self.job.target.collection, state, message)
         self.tracker.finish(state, error=message)
         self.failed = IngestResult(self.upload.name, state, file_id=self.record_id, error=message,
                                    job_id=self.tracker.job_id)
 
 
-def ingest_many(parts: EngineParts, actor: Actor, uploads: list[Upload], *, collection: str,
-                kb_id: str | None = None, chat_id: str | None = None,
+def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[Upload], *, collection: str,
+                kb_id: str | None = None, chat_id: str | None = None, parsed: ParsedDoc | None = None,
                 progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
+    """``parsed``: the text of a single upload that is already parsed (a fetched page)."""
     results: list[IngestResult | None] = [None] * len(uploads)
     group: list[tuple[int, _Prepared]] = []
-    # One settings snapshot for the whole batch: its files are chunked and embedded alike.
-    settings, embedder = parts.settings(), parts.embedder()
     for i, upload in enumerate(uploads):
         on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
-        prepared = _prepare(parts, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,
-                            progress=on_progress, settings=settings, embedder=embedder)
+        prepared = _prepare(parts, snap, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,
+                            progress=on_progress, parsed=parsed)
         if isinstance(prepared, IngestResult):
             results[i] = prepared
             continue
         group.append((i, prepared))
-        if sum(len(p.chunks) for _, p in group) >= GROUP_CHUNKS or len(group) >= GROUP_FILES:
-            _flush(parts, group, results, settings, embedder)
+        if full_group([p for _, p in group], lambda p: len(p.job.chunks)):
+            _flush(parts, snap, group, results)
             group = []
     if group:
-        _flush(parts, group, results, settings, embedder)
+        _flush(parts, snap, group, results)
     return [r for r in results if r is not None]
 
 
-def _flush(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list, settings, embedder) -> None:
-    _embed_group(parts, [p for _, p in group], embedder, settings.embedding.batch_size)
-    for i, prepared in group:
-        results[i] = prepared.failed or _commit(parts, prepared)
+def _flush(parts: EngineParts, snap: Snapshot, group: list[tuple[int, _Prepared]], results: list) -> None:
+    prepared = [p for _, p in group]
+    by_job = {id(p.job): p for p in prepared}
+    for p in prepared:
+        p.report(0, len(p.job.chunks), "embedding")
+    embed_files([p.job for p in prepared], snap.embedder, parts.store, batch_size=snap.settings.embedding.batch_size,
+                should_cancel=lambda j: by_job[id(j)].tracker.should_cancel(),
+                progress=lambda j: by_job[id(j)].report(j.embedded, len(j.chunks), "embedding"))
+    for i, p in group:
+        if p.job.state:
+            p.fail(parts, p.job.state, p.job.error)
+        results[i] = p.failed or _commit(parts, snap, p)
 
 
-def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: str, kb_id: str | None,
-             chat_id: str | None, progress: Progress | None, settings, embedder) -> _Prepared | IngestResult:
+def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *, collection: str,
+             kb_id: str | None, chat_id: str | None, progress: Progress | None,
+             parsed: ParsedDoc | None) -> _Prepared | IngestResult:
     """Record, parse and chunk one file. Anything wrong fails this file alone."""
+    settings = snap.settings
     checked = _check_upload(upload, settings.parsing)
     if isinstance(checked, str):
         shown = upload if upload.url else Upload(file_display_name(upload.name))
         return failed_before_start(parts, actor, shown, checked, kb_id=kb_id, chat_id=chat_id)
     upload = checked
-    fetched = None
+    fetched = parsed
     if upload.url:
         try:
             fetched = fetch_url_doc(upload.url, settings)
@@ -120,7 +138,7 @@ def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: st
         tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
                                       message=f"parsing {upload.name}")
     target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
-    prepared = _Prepared(upload, record.id, tracker, target, doc=None, chunks=[], progress=progress)  # type: ignore[arg-type]
+    prepared = _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=None, progress=progress)
 
     def parse_progress(done: int, total: int, message: str) -> None:
         prepared.report(done, total, message)
@@ -130,10 +148,10 @@ def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: st
     try:
         prepared.doc = fetched or parts.parse(upload.data, upload.name,
                                               ParseContext(settings=settings.parsing, progress=parse_progress))
-        prepared.chunks = make_chunks(prepared.doc, settings.chunking, embedder)
+        prepared.job.chunks = make_chunks(prepared.doc, settings.chunking, snap.embedder)
         cap = settings.parsing.max_chunks_per_file
-        if len(prepared.chunks) > cap:
-            raise InvalidInput(f"'{upload.name}' makes {len(prepared.chunks)} chunks, more than the limit of {cap} per file "
+        if len(prepared.job.chunks) > cap:
+            raise InvalidInput(f"'{upload.name}' makes {len(prepared.job.chunks)} chunks, more than the limit of {cap} per file "
                                "(setting parsing.max_chunks_per_file): split the file, use larger chunks, or raise the limit")
         parts.blobs.put_parsed(record.id, prepared.doc)
     except CoreError as exc:
@@ -159,61 +177,34 @@ def _check_upload(upload: Upload, parsing) -> Upload | str:
     return Upload(name, upload.data, upload.url)
 
 
-def _embed_group(parts: EngineParts, group: list[_Prepared], embedder, batch_size: int) -> None:
-    queue = [(p, c) for p in group for c in p.chunks]
-    for p in group:
-        p.report(0, len(p.chunks), "embedding")
-    while queue:
-        for p in group:
-            if p.failed is None and p.tracker.should_cancel():
-                p.fail(parts, "cancelled", "cancelled by request")
-        queue = [(p, c) for p, c in queue if p.failed is None]
-        batch, queue = queue[:batch_size], queue[batch_size:]
-        if not batch:
-            break
-        try:
-            vectors = embedder.embed_documents([c.text for _, c in batch])
-            if len(vectors) != len(batch):
-                raise EmbeddingError(f"the embedder returned {len(vectors)} vectors for {len(batch)} texts")
-            by_collection: dict[str, list[VectorPoint]] = {}
-            for (p, c), vec in zip(batch, vectors):
-                by_collection.setdefault(p.target.collection, []).append(VectorPoint(
-                    id=point_id(p.target.file_id, c.index), dense=[float(x) for x in vec],
-                    sparse=bm25.encode_document(c.text), payload=chunk_payload(c, p.target)))
-            for name, points in by_collection.items():
-                parts.store.upsert(name, points)
-        except Exception as exc:  # the whole batch is lost: every unfinished file of the group fails
-            message = exc.message if isinstance(exc, CoreError) else f"unexpected error while embedding ({type(exc).__name__}: {exc})"
-            if not isinstance(exc, CoreError):
-                log.exception("unexpected error while embedding a batch")
-            for p in group:
-                if p.failed is None:
-                    p.fail(parts, "failed", message)
-            return
-        for p, _ in batch:
-            p.embedded += 1
-        for p in {id(p): p for p, _ in batch}.values():
-            p.report(p.embedded, len(p.chunks), "embedding")
-
-
-def _commit(parts: EngineParts, p: _Prepared) -> IngestResult:
+def _commit(parts: EngineParts, snap: Snapshot, p: _Prepared) -> IngestResult:
     """Make one fully embedded file searchable."""
-    kb_id, collection = p.target.kb_id, p.target.collection
+    kb_id, collection = p.job.target.kb_id, p.job.target.collection
+    doc, chunks = p.doc, p.job.chunks
+    assert doc is not None  # a prepared file that did not fail has its text
     with parts.db.write() as s:
         # Checked in the same transaction that makes the file searchable, so a reindex switch
         # can't slip in between.
         kb = s.get(KnowledgeBase, kb_id) if kb_id else None
-        moved = kb_id is not None and (kb is None or kb.collection != collection)
-        if not moved:
+        if kb_id is not None and (kb is None or kb.collection != collection):
+            problem = "the knowledge base was reindexed or deleted while this file was processing; upload it again"
+        elif kb is not None and kb.embedder_id != snap.embedder.id:
+            problem = (f"the knowledge base now expects {kb.embedder_id} but this file was embedded with "
+                       f"{snap.embedder.id}; upload it again")
+        else:
+            problem = ""
             rec = s.get(FileRecord, p.record_id)
-            rec.status, rec.chunk_count, rec.char_count = "indexed", len(p.chunks), len(p.doc.text)
-            rec.mime = p.doc.mime
-            rec.meta = {k: v for k, v in p.doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
+            rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
+            rec.mime = doc.mime
+            meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
+            # Recorded for every file: a chat's collection has no knowledge-base row saying which
+            # model built it, so its files carry it (a later embedder change is noticed).
+            rec.meta = dict(meta, embedder_id=snap.embedder.id)
             rec.updated_at = utcnow()
             s.add(rec)
-            p.tracker.finish_in(s, "done", message=f"{len(p.chunks)} chunks", total=len(p.chunks))
-    if moved:
-        p.fail(parts, "failed", "the knowledge base was reindexed or deleted while this file was processing; upload it again")
-        return p.failed
-    return IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.chunks), job_id=p.tracker.job_id,
-                        warnings=list(p.doc.warnings))
+            p.tracker.finish_in(s, "done", message=f"{len(chunks)} chunks", total=len(chunks))
+    if problem:
+        p.fail(parts, "failed", problem)
+        return p.failed  # type: ignore[return-value]
+    return IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(chunks), job_id=p.tracker.job_id,
+                        warnings=list(doc.warnings))

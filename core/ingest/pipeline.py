@@ -1,25 +1,26 @@
-"""parse → clean → chunk → embed (batched) → store, for one document.
+"""parse → clean → chunk → embed (batched across files) → store.
 
 Pure steps with typed inputs; the service around it owns records, jobs and permissions.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from dataclasses import dataclass
 from typing import Callable
 
 from core.chunking import chunk_document
 from core.embeddings.base import Embedder
-from core.errors import Cancelled, EmbeddingError
+from core.errors import CoreError, EmbeddingError
 from core.retrieval import bm25
 from core.settings.model import ChunkingSettings
 from core.types import Chunk, ParsedDoc, VectorPoint
 from core.vectorstore.base import VectorStore
 
-_POINT_NAMESPACE = uuid.UUID("6f1c1f7e-3c1a-4c59-9a43-5b0e2a7e1d11")
+log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int, str], None]
+_POINT_NAMESPACE = uuid.UUID("6f1c1f7e-3c1a-4c59-9a43-5b0e2a7e1d11")
 
 
 @dataclass(frozen=True)
@@ -61,34 +62,62 @@ def chunk_payload(chunk: Chunk, target: FileTarget) -> dict:
     return payload
 
 
-def embed_and_store(
-    chunks: list[Chunk],
-    target: FileTarget,
-    embedder: Embedder,
-    store: VectorStore,
-    *,
-    batch_size: int,
-    progress: Progress,
-    should_cancel: Callable[[], bool],
-) -> None:
-    """Embed chunks in batches and upsert them; checks for cancel between batches."""
-    total = len(chunks)
-    progress(0, total, "embedding")
-    for start in range(0, total, batch_size):
-        if should_cancel():
-            raise Cancelled("cancelled by request")
-        batch = chunks[start : start + batch_size]
-        vectors = embedder.embed_documents([c.text for c in batch])
-        if len(vectors) != len(batch):
-            raise EmbeddingError(f"the embedder returned {len(vectors)} vectors for {len(batch)} texts")
-        points = [
-            VectorPoint(
-                id=point_id(target.file_id, c.index),
-                dense=[float(x) for x in vec],
-                sparse=bm25.encode_document(c.text),
-                payload=chunk_payload(c, target),
-            )
-            for c, vec in zip(batch, vectors)
-        ]
-        store.upsert(target.collection, points)
-        progress(min(start + len(batch), total), total, "embedding")
+@dataclass
+class EmbedJob:
+    """One file's chunks on their way into the store, and how far they got."""
+
+    target: FileTarget
+    chunks: list[Chunk]
+    embedded: int = 0
+    state: str = ""  # "" while going, else failed | cancelled
+    error: str = ""
+
+
+def embed_files(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore, *, batch_size: int,
+                should_cancel: Callable[[EmbedJob], bool], progress: Callable[[EmbedJob], None]) -> None:
+    """The one embedding path (ingest, reindex, repair): the chunks of many files are embedded in
+    shared full batches and upserted. A cancelled file stops at the next batch; a failed batch
+    fails every unfinished file of ``jobs`` (never raises for it). Callers commit or clean up."""
+    queue = [(j, c) for j in jobs for c in j.chunks]
+    while queue:
+        for j in jobs:
+            if not j.state and should_cancel(j):
+                j.state, j.error = "cancelled", "cancelled by request"
+        queue = [(j, c) for j, c in queue if not j.state]
+        batch, queue = queue[:batch_size], queue[batch_size:]
+        if not batch:
+            return
+        try:
+            vectors = embedder.embed_documents([c.text for _, c in batch])
+            if len(vectors) != len(batch):
+                raise EmbeddingError(f"the embedder returned {len(vectors)} vectors for {len(batch)} texts")
+            by_collection: dict[str, list[VectorPoint]] = {}
+            for (j, c), vec in zip(batch, vectors):
+                by_collection.setdefault(j.target.collection, []).append(VectorPoint(
+                    id=point_id(j.target.file_id, c.index), dense=[float(x) for x in vec],
+                    sparse=bm25.encode_document(c.text), payload=chunk_payload(c, j.target)))
+            for name, points in by_collection.items():
+                store.upsert(name, points)
+        except Exception as exc:  # the whole batch is lost: every unfinished file fails
+            if isinstance(exc, CoreError):
+                message = exc.message
+            else:
+                log.exception("unexpected error while embedding a batch")
+                message = f"unexpected error while embedding ({type(exc).__name__}: {exc})"
+            for j in jobs:
+                if not j.state:
+                    j.state, j.error = "failed", message
+            return
+        for j, _ in batch:
+            j.embedded += 1
+        for j in {id(j): j for j, _ in batch}.values():
+            progress(j)
+
+
+GROUP_CHUNKS = 256  # chunks embedded per group: bounded memory, steady progress
+GROUP_FILES = 64
+
+
+def full_group(jobs: list, chunks_of: Callable[[object], int]) -> bool:
+    """Whether a group of files is big enough to embed now."""
+    return sum(chunks_of(j) for j in jobs) >= GROUP_CHUNKS or len(jobs) >= GROUP_FILES

@@ -2,7 +2,9 @@
 
 Search keeps answering from the old collection until the one-row switch commits. A failed
 or cancelled reindex drops only the new collection, so the old index keeps serving.
-Files indexed meanwhile are caught up before the switch.
+Files indexed meanwhile are caught up before the switch. Files are re-embedded in groups
+through the same batched path as ingest (``pipeline.embed_files``), with one settings and
+embedder snapshot for the whole reindex.
 """
 
 from __future__ import annotations
@@ -17,8 +19,14 @@ from core.access import resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import Cancelled, CoreError
 from core.ingest.jobs import JobTracker
-from core.ingest.parts import EngineParts
-from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
+from core.ingest.parts import EngineParts, Snapshot
+from core.ingest.pipeline import (
+    EmbedJob,
+    FileTarget,
+    embed_files,
+    full_group,
+    make_chunks,
+)
 from core.ingest.service import kb_collection_name
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
@@ -39,11 +47,11 @@ class ReindexResult:
     file_errors: dict[str, str] = field(default_factory=dict)
 
 
-def reindex(parts: EngineParts, actor: Actor, kb_ref: str, progress: Callable[[int, int, str], None] | None = None) -> ReindexResult:
+def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
+            progress: Callable[[int, int, str], None] | None = None) -> ReindexResult:
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
-    settings = parts.settings()
-    embedder = parts.embedder()
+    settings, embedder = snap.settings, snap.embedder
     version = kb.collection_version + 1
     new = kb_collection_name(kb.id, version)
     tracker = JobTracker.start(parts.db, kind="reindex", actor=actor, kb_id=kb.id, file_id=None,
@@ -66,17 +74,19 @@ def reindex(parts: EngineParts, actor: Actor, kb_ref: str, progress: Callable[[i
             busy = [f for f in files if f.status == "processing"]
             if not todo and not busy:
                 break
+            group: list[tuple[FileRecord, EmbedJob]] = []
             for i, rec in enumerate(todo):
                 if tracker.should_cancel():
                     raise Cancelled("reindex cancelled; the old index keeps serving")
                 report(len(done), len(done) + len(todo) - i, f"re-embedding {rec.name}")
                 try:
-                    done[rec.id] = _reindex_file(parts, rec, new, settings, embedder, tracker)
-                except Cancelled:
-                    raise
+                    group.append((rec, _prepare_file(parts, rec, new, settings, embedder)))
                 except CoreError as exc:
                     result.file_errors[rec.name] = exc.message
                     done[rec.id] = -1
+                if full_group(group, lambda g: len(g[1].chunks)) or i == len(todo) - 1:
+                    _embed_group(parts, group, embedder, settings.embedding.batch_size, tracker, result, done)
+                    group = []
             if busy and not todo:
                 time.sleep(0.5)  # an upload into the old index is finishing; catch it up next round
         else:
@@ -102,16 +112,27 @@ def reindex(parts: EngineParts, actor: Actor, kb_ref: str, progress: Callable[[i
     return result
 
 
-def _reindex_file(parts, rec: FileRecord, collection: str, settings, embedder, tracker: JobTracker) -> int:
+def _prepare_file(parts: EngineParts, rec: FileRecord, collection: str, settings, embedder) -> EmbedJob:
     doc = parts.blobs.get_parsed(rec.id)
     if doc is None:  # parsed cache lost: parse the stored original again
         doc = parts.parse(parts.blobs.get(rec.sha256), rec.name, ParseContext(settings=settings.parsing))
         parts.blobs.put_parsed(rec.id, doc)
     chunks = make_chunks(doc, settings.chunking, embedder)
-    target = FileTarget(file_id=rec.id, collection=collection, kb_id=rec.kb_id)
-    embed_and_store(chunks, target, embedder, parts.store, batch_size=settings.embedding.batch_size,
-                    progress=lambda *_: None, should_cancel=tracker.should_cancel)
-    return len(chunks)
+    return EmbedJob(FileTarget(file_id=rec.id, collection=collection, kb_id=rec.kb_id), chunks)
+
+
+def _embed_group(parts: EngineParts, group: list[tuple[FileRecord, EmbedJob]], embedder, batch_size: int,
+                 tracker: JobTracker, result: ReindexResult, done: dict[str, int]) -> None:
+    embed_files([job for _, job in group], embedder, parts.store, batch_size=batch_size,
+                should_cancel=lambda _job: tracker.should_cancel(), progress=lambda _job: None)
+    for rec, job in group:
+        if job.state == "cancelled":
+            raise Cancelled("reindex cancelled; the old index keeps serving")
+        if job.state:
+            result.file_errors[rec.name] = job.error
+            done[rec.id] = -1
+        else:
+            done[rec.id] = len(job.chunks)
 
 
 def _switch(parts, kb_id: str, new: str, version: int, embedder, settings, done: dict[str, int]) -> str:

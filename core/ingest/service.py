@@ -21,7 +21,7 @@ from core.access import check_file, resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import CoreError, ReindexNeeded
 from core.ingest.jobs import JobTracker, abandoned, mark_abandoned
-from core.ingest.parts import EngineParts
+from core.ingest.parts import EngineParts, Snapshot
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.types import Actor
@@ -65,9 +65,9 @@ def kb_collection_name(kb_id: str, version: int) -> str:
     return kb_collection(kb_id, version)
 
 
-def ensure_kb_index(parts: EngineParts, kb_id: str) -> KnowledgeBase:
-    """Give a knowledge base its first collection, or check it matches the current embedder."""
-    embedder = parts.embedder()
+def ensure_kb_index(parts: EngineParts, snap: Snapshot, kb_id: str) -> KnowledgeBase:
+    """Give a knowledge base its first collection, or check it matches the snapshot's embedder."""
+    embedder = snap.embedder
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if kb.collection:
@@ -83,7 +83,7 @@ def ensure_kb_index(parts: EngineParts, kb_id: str) -> KnowledgeBase:
         kb.collection = kb_collection_name(kb.id, 1)
         kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
         kb.sparse_encoder = bm25.TOKENIZER_ID
-        kb.chunking = parts.settings().chunking.model_dump()
+        kb.chunking = snap.settings.chunking.model_dump()
         kb.updated_at = utcnow()
         s.add(kb)
     if not parts.store.collection_exists(kb.collection):
@@ -91,26 +91,16 @@ def ensure_kb_index(parts: EngineParts, kb_id: str) -> KnowledgeBase:
     return kb
 
 
-def ingest(parts: EngineParts, actor: Actor, kb_ref: str, uploads: list[Upload],
+def ingest(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str, uploads: list[Upload],
            progress: FileProgress | None = None) -> list[IngestResult]:
-    """Index uploads into a knowledge base, one result per upload; a bad file fails alone."""
+    """Index uploads into a knowledge base, one result per upload; a bad file fails alone.
+    The index check and every file of the batch use the same snapshot."""
     from core.ingest.batch import ingest_many
 
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
-    kb = ensure_kb_index(parts, kb.id)
-    return ingest_many(parts, actor, uploads, collection=kb.collection, kb_id=kb.id, progress=progress)
-
-
-def ingest_one(parts: EngineParts, actor: Actor, upload: Upload, *, collection: str,
-               kb_id: str | None = None, chat_id: str | None = None,
-               progress: Callable[[int, int, str], None] | None = None) -> IngestResult:
-    from core.ingest.batch import ingest_many
-
-    per_file = (lambda _name, d, t, m: progress(d, t, m)) if progress else None
-    [result] = ingest_many(parts, actor, [upload], collection=collection, kb_id=kb_id, chat_id=chat_id,
-                           progress=per_file)
-    return result
+    kb = ensure_kb_index(parts, snap, kb.id)
+    return ingest_many(parts, snap, actor, uploads, collection=kb.collection, kb_id=kb.id, progress=progress)
 
 
 def fetch_url_doc(url: str, settings):

@@ -31,7 +31,7 @@ def run_source(parts: EngineParts, box: SecretBox, actor: Actor, row: SyncedSour
 
         return sync_source(parts, box, actor, row, trigger=trigger, progress=progress, tracker=tracker)
     if row.kind == "web":
-        source = WebPagesSource(list(row.config.get("urls", [])), lambda url: fetch_url_doc(url, parts.settings()))
+        source = WebPagesSource(list(row.config.get("urls", [])), lambda url: fetch_url_doc(url, parts.snapshot().settings))
         return run_sync(parts, actor, row.id, source, trigger=trigger, progress=progress, tracker=tracker)
     raise InvalidInput(f"unknown source kind '{row.kind}' (known: {', '.join(KINDS)})")
 

@@ -186,7 +186,7 @@ def _ingest_group(parts: EngineParts, actor: Actor, row: SyncedSource, source: S
             results.append(ItemResult(item.item_id, item.name, "failed", old.file_id if old else None, error=exc.message))
     if not fetched:
         return results
-    outcomes = ingest_mod.ingest(parts, actor, row.kb_id, [u for _, _, u in fetched], progress)
+    outcomes = ingest_mod.ingest(parts, parts.snapshot(), actor, row.kb_id, [u for _, _, u in fetched], progress)
     for (item, old, _), outcome in zip(fetched, outcomes):
         results.append(_apply(parts, row, item, old, outcome))
     return results

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 
-from core.ingest.parts import EngineParts
-from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
+from core.errors import EmbeddingError
+from core.ingest.parts import EngineParts, Snapshot
+from core.ingest.pipeline import EmbedJob, FileTarget, embed_files, make_chunks
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker
 from core.websearch import collections
@@ -23,23 +24,24 @@ def page_id(url: str) -> str:
     return "web-" + hashlib.sha256(url.encode("utf-8")).hexdigest()[:24]
 
 
-def index_and_search(parts: EngineParts, collection: str, docs: list[WebDocument], queries: list[str], *, top_k: int,
-                     min_score: float, reranker: Reranker | None = None) -> list[WebPassage]:
+def index_and_search(parts: EngineParts, snap: Snapshot, collection: str, docs: list[WebDocument], queries: list[str], *,
+                     top_k: int, min_score: float, reranker: Reranker | None = None) -> list[WebPassage]:
     """Index ``docs`` into ``collection`` (overwritten) and search it with each of ``queries`` (the
     user's message first, then the search queries: a page in another language than the message is
     still found); the best ``top_k`` chunks above ``min_score``."""
-    settings = parts.settings()
-    embedder = parts.embedder()
+    settings, embedder = snap.settings, snap.embedder
     collections.remove_expired(parts.store, parts.db, settings.web_search.web_search_collection_ttl_hours)
     by_id = {page_id(d.url): d for d in docs}
     with collections.collection_lock(collection):
         parts.store.drop_collection(collection)  # overwritten, as in the reference
         parts.store.create_collection(collection, embedder.dimension)
-        for file_id, doc in by_id.items():
-            chunks = make_chunks(doc.doc, settings.chunking, embedder)
-            embed_and_store(chunks, FileTarget(file_id, collection, kb_id=WEB_KB_ID), embedder, parts.store,
-                            batch_size=settings.embedding.batch_size, progress=lambda *_: None,
-                            should_cancel=lambda: False)
+        jobs = [EmbedJob(FileTarget(file_id, collection, kb_id=WEB_KB_ID), make_chunks(doc.doc, settings.chunking, embedder))
+                for file_id, doc in by_id.items()]
+        embed_files(jobs, embedder, parts.store, batch_size=settings.embedding.batch_size,
+                    should_cancel=lambda job: False, progress=lambda job: None)
+        failed = [j for j in jobs if j.state]
+        if failed:
+            raise EmbeddingError(f"the web pages could not be embedded: {failed[0].error}")
         collections.record(parts.db, collection, list(queries), [d.url for d in docs])
         best: dict[str, search_mod.SearchHit] = {}
         target = search_mod.SearchTarget(collection, embedder.id, "web search")
@@ -55,10 +57,12 @@ def index_and_search(parts: EngineParts, collection: str, docs: list[WebDocument
             for h in hits if h.file_id in by_id]
 
 
-def indexer(parts: EngineParts, *, top_k: int, min_score: float, reranker: Reranker | None = None) -> IndexAndSearch:
-    """The ``index_and_search`` function the flow takes, bound to the engine's parts and thresholds."""
+def indexer(parts: EngineParts, snap: Snapshot, *, top_k: int, min_score: float,
+            reranker: Reranker | None = None) -> IndexAndSearch:
+    """The ``index_and_search`` function the flow takes, bound to the question's snapshot and thresholds."""
     def run(collection: str, docs: list[WebDocument], queries: list[str]) -> list[WebPassage]:
-        return index_and_search(parts, collection, docs, queries, top_k=top_k, min_score=min_score, reranker=reranker)
+        return index_and_search(parts, snap, collection, docs, queries, top_k=top_k, min_score=min_score,
+                                reranker=reranker)
 
     return run
 

@@ -9,7 +9,7 @@ from core.types import SYSTEM_ACTOR
 from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, make_engine, md
 from tests.fakes import fake_llm_server
 
-__all__ = ["use_openai", "use_ollama", "configure"]
+__all__ = ["use_openai", "use_ollama", "configure", "knowledge"]
 
 
 @pytest.fixture
@@ -40,3 +40,11 @@ def use_openai(engine, srv, **llm) -> None:
 
 def use_ollama(engine, srv, **llm) -> None:
     configure(engine, llm={"provider": "ollama", "base_url": srv.ollama_url, "model": "fake-model", **llm})
+
+
+def knowledge(engine, actor):
+    """What answering gets for ``actor``'s question (the knowledge-base part of its context)."""
+    from core.answer_context import answer_context
+
+    snap = engine._snapshot()
+    return answer_context(engine.parts, snap, engine._searcher(snap), actor).knowledge

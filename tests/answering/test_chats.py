@@ -13,7 +13,7 @@ from core.errors import NotFound
 from core.ingest.service import Upload
 from core.types import SYSTEM_ACTOR as ADMIN
 from core.vectorstore.base import chat_collection
-from tests.answering.conftest import configure, use_openai
+from tests.answering.conftest import configure, knowledge, use_openai
 from tests.fakes import text
 from tests.parsers.http_fixtures import local_server
 
@@ -132,8 +132,9 @@ def test_full_document_mode_injects_the_whole_text(engine, server):
 
 
 def test_references_are_parsed_and_removed_from_the_query(engine):
-    from core.answering.references import parse_references
+    from core.answering.references import parse_references as parse
 
+    parse_references = lambda _engine, _actor, message: parse(knowledge(engine, ADMIN), message)  # noqa: E731
     kb = engine.get_kb(ADMIN, "policy")
     video = "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
     refs = parse_references(engine, ADMIN, f"#policy #handbook 看看 {video}，还有 #https://example.com/a.html 和 #话题 呢")

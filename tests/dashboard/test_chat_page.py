@@ -83,8 +83,8 @@ def test_temporary_chat_stores_nothing(engine):
 
 def test_files_attached_to_the_chat_are_indexed_and_cited(engine):
     at, actor, kb = _chat_ready(engine)
-    # the point here is where the passage comes from (the chat's own file), not the threshold
-    engine.save_settings(actor, {"strict": {"rag_strict_min_similarity": 0.05}})
+    # Normal mode uses a chat's files; strict mode answers from the knowledge bases only (below).
+    engine.save_settings(actor, {"strict": {"rag_strict_mode": False}})
     leave = "# 年假规定\n\n第一条 新入职员工每年享有五天带薪年假。\n\n第二条 年假须提前一周申请。"
     at.chat_input[0].upload("年假.md", leave.encode(), "text/markdown").set_value("#none 新入职员工有几天年假？").run()
     assert not at.exception
@@ -94,3 +94,7 @@ def test_files_attached_to_the_chat_are_indexed_and_cited(engine):
     assert [f.name for f in files] == ["年假.md"] and files[0].status == "indexed"
     assert "五天" in _bubbles(at)[-1]
     assert any("年假.md" in e.label for e in at.expander if e.label.startswith("["))
+    engine.save_settings(actor, {"strict": {"rag_strict_mode": True}})
+    at.chat_input[0].set_value("新入职员工有几天年假？").run()
+    strict = _bubbles(at)[-1]
+    assert "files attached to this chat are not used" in strict and "五天" not in strict

@@ -53,3 +53,69 @@ def test_an_embedding_outage_fails_the_group_cleanly_and_keeps_earlier_files(api
     assert engine.doctor(A).healthy
     again = engine.ingest(A, "kb", _small_files(6)[1:])  # retry after the outage
     assert all(r.status == "indexed" for r in again)
+
+
+def test_reindex_batches_across_files_like_ingest(api_engine):
+    engine, srv = api_engine
+    engine.ingest(A, "kb", _small_files(10))
+    before = srv.embed_count
+    result = engine.reindex(A, "kb")
+    assert result.status == "done" and result.files == 10 and result.chunks == 10
+    assert srv.embed_count - before == 3  # one path for ingest and reindex: shared batches of 4
+    kb = engine.get_kb(A, "kb")
+    assert engine.store.count(kb.collection) == 10 and engine.doctor(A).healthy
+
+
+def test_doctor_rebuilds_missing_vectors_in_shared_batches(api_engine):
+    engine, srv = api_engine
+    results = engine.ingest(A, "kb", _small_files(6))
+    kb = engine.get_kb(A, "kb")
+    for r in results:
+        engine.store.delete_file(kb.collection, r.file_id)  # vectors lost behind the database's back
+    before = srv.embed_count
+    engine.doctor(A, repair=True)
+    assert srv.embed_count - before == 2  # ceil(6 / 4), not one request per file
+    assert engine.store.count(kb.collection) == 6 and engine.doctor(A).healthy
+
+
+def test_a_model_switch_during_an_ingest_does_not_mix_vectors(api_engine):
+    engine, srv = api_engine
+    switched = []
+
+    def switch_model(name: str, done: int, total: int, message: str) -> None:
+        if not switched:  # an admin saves another embedder while the batch is being embedded
+            switched.append(name)
+            engine.save_settings(A, {"embedding": {"provider": "local", "model": "hash-32"}})
+
+    results = engine.ingest(A, "kb", _small_files(3), progress=switch_model)
+    assert switched and [r.status for r in results] == ["indexed"] * 3
+    kb = engine.get_kb(A, "kb")
+    # The whole batch used the embedder it started with: one model, one dimension in the collection.
+    assert kb.embedder_id == "openai/fake-embed"
+    assert engine.store.dimension(kb.collection) == 64 and engine.store.count(kb.collection) == 3
+    assert all(f.meta["embedder_id"] == kb.embedder_id for f in engine.list_files(A, "kb"))
+    # The next batch sees the switch and refuses to add 32-d vectors to the 64-d index.
+    from core.errors import ReindexNeeded
+
+    with pytest.raises(ReindexNeeded):
+        engine.ingest(A, "kb", _small_files(4)[3:])
+
+
+def test_a_commit_refuses_vectors_of_a_model_the_knowledge_base_no_longer_expects(api_engine):
+    from core.db.models import KnowledgeBase
+
+    engine, _ = api_engine
+    engine.ingest(A, "kb", _small_files(1))  # the index exists, built with openai/fake-embed
+    kb = engine.get_kb(A, "kb")
+
+    def rebuilt_elsewhere(*_args) -> None:
+        # Another process switched this knowledge base to another model while our batch embedded.
+        with engine.db.write() as s:
+            row = s.get(KnowledgeBase, kb.id)
+            row.embedder_id = "test/hash-64"
+            s.add(row)
+
+    [result] = engine.ingest(A, "kb", _small_files(2)[1:], progress=rebuilt_elsewhere)
+    assert result.status == "failed"
+    assert "expects test/hash-64" in result.error and "openai/fake-embed" in result.error
+    assert engine.store.count(kb.collection, file_id=result.file_id) == 0  # no vector of it is left

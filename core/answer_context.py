@@ -1,0 +1,188 @@
+"""Builds the typed context answering gets per question (``core/answering/context.py``).
+
+This is the engine's side of the boundary: it knows the database, the vector store and the
+blob store, checks the actor on everything it hands over, and gives answering functions bound
+to one settings and embedder snapshot. Answering never sees the engine.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from sqlmodel import Session, select
+
+from core.access import check_file, readable_kbs
+from core.answering import attach
+from core.answering.chats import ChatStore, chat_collection, chat_files, get_chat
+from core.answering.context import (
+    AnswerContext,
+    ContextProvider,
+    Document,
+    FileInfo,
+    KBInfo,
+    KnowledgeAccess,
+    Tier,
+)
+from core.db.models import FileRecord, KBShare, KnowledgeBase, User
+from core.errors import CoreError, NotFound
+from core.ingest.parts import EngineParts, Snapshot
+from core.ingest.service import IngestResult
+from core.parsers.base import ParseContext
+from core.retrieval.search import SearchTarget
+from core.searcher import Searcher
+from core.types import Actor, ParsedDoc
+
+
+def kb_infos(session: Session, actor: Actor) -> tuple[KBInfo, ...]:
+    kbs = readable_kbs(session, actor)
+    shared = set(session.exec(select(KBShare.kb_id).where(KBShare.user_id == actor.user_id)))
+    owner_ids = {k.owner_id for k in kbs}
+    owners = {u.id: u.name for u in session.exec(select(User).where(User.id.in_(owner_ids)))} if owner_ids else {}
+    return tuple(KBInfo(kb.id, kb.name, owners.get(kb.owner_id, kb.owner_id), _tier(kb, actor, shared),
+                        kb.collection, kb.embedder_id, kb.sparse_encoder, kb.full_document) for kb in kbs)
+
+
+def _tier(kb: KnowledgeBase, actor: Actor, shared: set[str]) -> Tier:
+    if kb.owner_id == actor.user_id:
+        return "own"
+    if kb.id in shared:
+        return "shared"
+    return "public" if kb.visibility == "public" else "other"
+
+
+def answer_context(parts: EngineParts, snap: Snapshot, searcher: Searcher, actor: Actor,
+                   providers: tuple[ContextProvider, ...] = ()) -> AnswerContext:
+    with parts.db.read() as s:
+        kbs = kb_infos(s, actor)
+    knowledge = KnowledgeAccess(actor, snap.settings, searcher, kbs, lambda: _files(parts, kbs))
+    parsing = ParseContext(settings=snap.settings.parsing)
+
+    def fetch(url: str) -> ParsedDoc:
+        from core.parsers.url import (
+            fetch_url,  # lazy: pulls the HTTP and HTML stacks; goes through the URL guard
+        )
+
+        return fetch_url(url, parsing)
+
+    return AnswerContext(
+        knowledge=knowledge,
+        chats=ChatStore(parts.db, actor),
+        chat_files=ChatFileAccess(parts, snap, actor, fetch),
+        read_file=lambda ref: _read_file(parts, actor, knowledge, ref),
+        whole_documents=lambda kb_ids, file_ids: _whole_documents(parts, kb_ids, file_ids),
+        fetch_url=fetch,
+        providers=providers,
+    )
+
+
+def _files(parts: EngineParts, kbs: tuple[KBInfo, ...]) -> list[FileInfo]:
+    by_id = {k.id: k for k in kbs}
+    if not by_id:
+        return []
+    with parts.db.read() as s:
+        rows = s.exec(select(FileRecord).where(FileRecord.kb_id.in_(list(by_id)), FileRecord.status == "indexed")).all()
+    return [FileInfo(f.id, f.name, f.kb_id, by_id[f.kb_id].name, by_id[f.kb_id].owner, by_id[f.kb_id].tier) for f in rows]
+
+
+def _read_file(parts: EngineParts, actor: Actor, knowledge: KnowledgeAccess, ref: str) -> Document:
+    """A readable file by id (chat files: their chat's owner only), or a knowledge-base file by
+    name, resolved in the #mention order; two of the best tier is an error naming both."""
+    with parts.db.read() as s:
+        rec = s.get(FileRecord, ref)
+        if rec is not None:
+            rec = check_file(s, actor, rec, ref)
+    if rec is None:
+        low = ref.lower()
+        named = [f for f in knowledge.files() if low in (f.name.lower(), PurePosixPath(f.name).stem.lower())]
+        for tier in ("own", "shared", "public", "other"):
+            best = [f for f in named if f.tier == tier]
+            if len(best) > 1:
+                raise CoreError(f"several files are named '{ref}': "
+                                + "; ".join(f"{f.id} in '{f.kb_name}' ({f.owner})" for f in best) + "; use an id")
+            if best:
+                with parts.db.read() as s:
+                    rec = s.get(FileRecord, best[0].id)
+                break
+    if rec is None:
+        raise NotFound(f"file '{ref}' not found")
+    doc = parts.blobs.get_parsed(rec.id)
+    if doc is None:
+        raise CoreError(f"no parsed text is stored for '{rec.name}'")
+    return Document(rec.id, rec.name, doc.text, rec.kb_id or "", _origin(rec))
+
+
+def _whole_documents(parts: EngineParts, kb_ids: tuple[str, ...], file_ids: tuple[str, ...]) -> list[Document]:
+    """Whole texts of files in full-document knowledge bases and of full-document files
+    ("Using Entire Document"), within the given (already readable) knowledge bases."""
+    if not kb_ids:
+        return []
+    with parts.db.read() as s:
+        whole_kbs = set(s.exec(select(KnowledgeBase.id).where(KnowledgeBase.id.in_(kb_ids), KnowledgeBase.full_document == True)))
+        q = select(FileRecord).where(FileRecord.status == "indexed", FileRecord.kb_id.in_(kb_ids),
+                                     (FileRecord.kb_id.in_(whole_kbs)) | (FileRecord.full_document == True))
+        files = list(s.exec(q))
+    if file_ids:
+        files = [f for f in files if f.id in file_ids]
+    docs = []
+    for f in files:
+        doc = parts.blobs.get_parsed(f.id)
+        if doc is not None and doc.text.strip():
+            docs.append(Document(f.id, f.name, doc.text, f.kb_id or "", "kb"))
+    return docs
+
+
+def _origin(rec: FileRecord) -> str:
+    if rec.kb_id:
+        return "kb"
+    return "url" if rec.name.startswith(("http://", "https://")) else "attachment"
+
+
+class ChatFileAccess:
+    """The files of the actor's own chats, for one question (one snapshot)."""
+
+    def __init__(self, parts: EngineParts, snap: Snapshot, actor: Actor, fetch):
+        self._parts, self._snap, self._actor, self._fetch = parts, snap, actor, fetch
+        self._cache: dict[str, list[FileRecord]] = {}
+
+    def _indexed(self, chat_id: str) -> list[FileRecord]:
+        if chat_id not in self._cache:
+            get_chat(self._parts.db, self._actor, chat_id)  # the actor's own chat, or NotFound
+            self._cache[chat_id] = [f for f in chat_files(self._parts.db, chat_id) if f.status == "indexed"]
+        return self._cache[chat_id]
+
+    def _current(self, chat_id: str) -> tuple[list[FileRecord], list[str]]:
+        current = self._snap.embedder.id
+        files = self._indexed(chat_id)
+        stale = [f for f in files if (f.meta or {}).get("embedder_id", current) != current]
+        return [f for f in files if f not in stale], [f.name for f in stale]
+
+    def target(self, chat_id: str) -> tuple[SearchTarget | None, list[str]]:
+        files, stale = self._current(chat_id)
+        notices = ["files attached to this chat were embedded with another model and are not searched; "
+                   "upload them again: " + ", ".join(stale)] if stale else []
+        if stale or not files or not self._parts.store.collection_exists(chat_collection(chat_id)):
+            return None, notices
+        return SearchTarget(chat_collection(chat_id), self._snap.embedder.id, "this chat's files"), notices
+
+    def documents(self, chat_id: str, max_chars: int) -> list[Document]:
+        files, stale = self._current(chat_id)
+        if stale:
+            return []
+        docs = []
+        for f in files:
+            if f.char_count and f.char_count <= max_chars:
+                doc = self._parts.blobs.get_parsed(f.id)
+                if doc is not None and doc.text.strip():
+                    docs.append(Document(f.id, f.name, doc.text, "", _origin(f)))
+        return docs
+
+    def origins(self, chat_id: str) -> dict[str, str]:
+        return {f.id: _origin(f) for f in self._indexed(chat_id)}
+
+    def attach_url(self, chat_id: str, url: str) -> IngestResult:
+        self._cache.pop(chat_id, None)
+        try:
+            doc = self._fetch(url)
+        except CoreError as exc:
+            return IngestResult(url, "failed", error=exc.message)
+        return attach.attach_page(self._parts, self._snap, self._actor, chat_id, url, doc)

@@ -1,0 +1,160 @@
+"""Normal mode: the intent gate, the normal threshold, the RAG template, history, tools, the
+low-similarity action when nothing passes the threshold, and every source of context.
+
+``gather`` is the one place context items are collected: fetched pages (``#https://…``), the
+chat's own files, the knowledge-base search of the scope, whole documents, and the context
+providers (web search). Strict mode never runs it.
+"""
+
+from __future__ import annotations
+
+from core.answering.budget import messages_tokens, trim_history
+from core.answering.context import AnswerContext
+from core.answering.generate import generate
+from core.answering.intent import skip_reason
+from core.answering.prompts import ContextItem, normal_messages, number
+from core.answering.references import References
+from core.answering.retrieve import document_item
+from core.answering.run import AnswerRun
+from core.answering.scope import Scope
+from core.answering.steps import extractive, fit, model_for, report_found, search_step
+from core.answering.tools import ALL_TOOLS, ToolBox
+from core.errors import CoreError
+from core.llm.base import ChatMessage
+from core.llm.extractive import ExtractiveAnswerer
+from core.llm.text_match import has_cjk
+
+# A chat attachment up to this size is injected whole, as the conversation's own material (a
+# table, a short note): its few chunks would otherwise compete, in a collection of their own,
+# against whole knowledge bases on scores calibrated for those. Larger ones are retrieved.
+ATTACHMENT_WHOLE_CHARS = 8_000
+
+_TEXT = {
+    "flagged": {"en": "Nothing in the knowledge base is relevant enough to answer this; the question has been flagged for a person to answer.",
+                "zh": "知识库中没有足够相关的内容，此问题已标记，转交人工处理。"},
+    "nothing": {"en": "Nothing relevant was found in the knowledge base, and no language model is configured to answer from general knowledge.",
+                "zh": "知识库中没有找到相关内容；当前未配置语言模型，无法凭通用知识作答。"},
+    "hello": {"en": "Hello! Ask me a question about your knowledge bases.", "zh": "你好！请直接提出与知识库相关的问题。"},
+}
+
+
+def _say(key: str, question: str) -> str:
+    return _TEXT[key]["zh" if has_cjk(question) else "en"]
+
+
+def fetch_urls(ctx: AnswerContext, chat_id: str | None, urls: list[str], run: AnswerRun) -> list[ContextItem]:
+    """Saved chat: each page is indexed into the chat's collection (searched below and later).
+    Temporary chat: each page is used whole for this answer only. A failed fetch fails alone."""
+    items: list[ContextItem] = []
+    for url in urls:
+        run.emit("notice", f"fetching {url}")
+        if chat_id is None:
+            try:
+                doc = ctx.fetch_url(url)
+            except CoreError as exc:
+                run.notice(f"could not use {url}: {exc.message}")
+                continue
+            items.append(ContextItem(text=doc.text, source=url, score=1.0, kind="document", origin="url"))
+            continue
+        result = ctx.chat_files.attach_url(chat_id, url)
+        if not result.ok:
+            run.notice(f"could not use {url}: {result.error}")
+    return items
+
+
+def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, chat_id: str | None,
+           pages: list[ContextItem]) -> list[ContextItem]:
+    """Every context item of a normal answer, most relevant first."""
+    r = ctx.settings.retrieval
+    targets, origins = scope.targets(), {}
+    if chat_id is not None:
+        chat_target, notices = ctx.chat_files.target(chat_id)
+        for n in notices:
+            run.notice(n)
+        if chat_target is not None:
+            targets.append(chat_target)
+            origins = ctx.chat_files.origins(chat_id)
+    found = search_step(run, ctx.knowledge, refs.query, targets, file_ids=scope.file_ids,
+                        top_k=r.rag_max_results, min_score=r.rag_min_similarity, origins=origins)
+    docs = ctx.whole_documents(scope.kb_ids, scope.file_ids)
+    if chat_id is not None and not scope.file_ids:
+        docs += ctx.chat_files.documents(chat_id, ATTACHMENT_WHOLE_CHARS)
+    whole = {d.file_id for d in docs}
+    items = pages + [document_item(d) for d in docs] + [i for i in found.items if i.file_id not in whole]
+    for provider in ctx.providers:  # extra sources (web search) join here, in normal mode only
+        try:
+            items += provider.items(refs.query, ctx.settings)
+        except CoreError as exc:
+            run.notice(f"{provider.name} was not used: {exc.message}")
+    report_found(run, items)
+    return items
+
+
+def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, earlier: list[ChatMessage],
+                  chat_id: str | None) -> None:
+    settings = ctx.settings
+    a = settings.answering
+    question = run.answer.question
+    pages = fetch_urls(ctx, chat_id, refs.urls, run)
+    web = ctx.open_web(run, refs.query, earlier) if ctx.open_web is not None else None
+    items: list[ContextItem] = list(pages)
+    retrieved = gated = False
+    if not a.file_context:
+        run.emit("notice", "file context is off: nothing is injected" + (" (the model may use tools)" if a.builtin_tools else ""))
+    elif (reason := skip_reason(question)) and not refs.any:
+        run.emit("notice", f"retrieval skipped: {reason}", skipped=reason)
+        gated = True
+    else:
+        items = gather(ctx, scope, run, refs, chat_id, pages)
+        retrieved = True
+    run.answer.hit = bool(items)
+    if retrieved and web is not None:  # web passages answer, but are no knowledge-base hit
+        items += web.context_items()
+        run.answer.from_kb = run.answer.hit
+    if retrieved and not items and a.low_similarity_action == "flag_for_human":
+        run.answer.flagged, run.answer.from_kb = True, False
+        run.answer.text = _say("flagged", question)
+        run.notice("flagged for a human: nothing passed the similarity threshold")
+        return
+    model = model_for(settings, run, injecting=bool(items), web=web is not None and web.may_inject)
+    if isinstance(model, ExtractiveAnswerer):
+        if items:
+            extractive(run, model, refs.query, number(items), None)
+        else:
+            run.answer.from_kb = False
+            run.answer.text = _say("hello" if gated else "nothing", question)
+        return
+    if not items:
+        run.answer.from_kb = False
+    if retrieved and not items:
+        run.notice(a.not_from_kb_marker)
+    template_only = normal_messages(question, [], [], template=a.rag_template, system_context=a.rag_system_context)
+    fixed_tokens = messages_tokens(template_only.messages, model.count_tokens)
+    history = trim_history(earlier, max(0, (model.context_length - fixed_tokens) // 4), model.count_tokens)
+    if items:
+        with_template = normal_messages(question, [ContextItem("", "")], history, template=a.rag_template,
+                                        system_context=a.rag_system_context)
+        items = fit(run, model, items, with_template)
+    run.injected = items
+    prompt = normal_messages(question, items, history, template=a.rag_template, system_context=a.rag_system_context)
+    tools = ALL_TOOLS + (web.tools() if web is not None else []) if a.builtin_tools else None
+    box = _toolbox(ctx, scope, chat_id, next_n=len(items) + 1) if tools else None
+    if box is not None and web is not None:
+        box.allowed, box.web_search = list(tools), web.search_tool
+    text = generate(run, model, prompt.messages, tools, box, a.max_tool_rounds)
+    run.answer.text = f"{a.not_from_kb_marker}\n\n{text}" if retrieved and not items else text
+    run.cite(items + (box.cited if box else []))
+
+
+def _toolbox(ctx: AnswerContext, scope: Scope, chat_id: str | None, next_n: int) -> ToolBox:
+    """Normal-mode tools search the same scope (the chat's files included) unless the model names
+    other knowledge bases; they also read files and earlier chats."""
+    r = ctx.settings.retrieval
+    targets, origins = scope.targets(), {}
+    if chat_id is not None:
+        target, _ = ctx.chat_files.target(chat_id)
+        if target is not None:
+            targets.append(target)
+            origins = ctx.chat_files.origins(chat_id)
+    return ToolBox(ctx.knowledge, targets, scope.file_ids, r.rag_max_results, r.rag_min_similarity, next_n=next_n,
+                   origins=origins, read_file=ctx.read_file, chats=ctx.chats)

@@ -1,0 +1,72 @@
+"""Steps both modes share: one search over the scope, the chat model, the context budget, the
+offline extractive answerer."""
+
+from __future__ import annotations
+
+from core.answering.budget import answer_reserve, fit_items, messages_tokens
+from core.answering.context import KnowledgeAccess
+from core.answering.models import chat_model
+from core.answering.prompts import ContextItem, Prompt, number, passages
+from core.answering.retrieve import Retrieval, retrieve
+from core.answering.run import AnswerRun, citation
+from core.llm.base import ChatModel
+from core.llm.extractive import ExtractiveAnswerer
+from core.retrieval.search import SearchTarget
+from core.settings.model import Settings
+
+
+def search_step(run: AnswerRun, knowledge: KnowledgeAccess, query: str, targets: list[SearchTarget], *,
+                file_ids: tuple[str, ...], top_k: int, min_score: float,
+                origins: dict[str, str] | None = None) -> Retrieval:
+    """Search the scope once, record what was scored and how long it took."""
+    run.emit("retrieval_started", "searching the knowledge base")
+    found = retrieve(knowledge.search, query, targets, top_k=top_k, min_score=min_score, file_ids=file_ids,
+                     origins=origins)
+    run.answer.retrieved = found.scored
+    run.answer.timings_ms["retrieval_ms"] = round(found.timings_ms.get("total", 0.0), 2)
+    if "embed_query" in found.timings_ms:
+        run.answer.timings_ms["embed_query_ms"] = round(found.timings_ms["embed_query"], 2)
+    for n in found.notices:
+        run.notice(n)
+    return found
+
+
+def report_found(run: AnswerRun, items: list[ContextItem]) -> None:
+    if items:
+        run.emit("sources_found", f"{len(items)} source(s) found", n=len(items))
+    else:
+        run.emit("no_hit", "nothing in the knowledge base passed the threshold", n=0)
+
+
+def model_for(settings: Settings, run: AnswerRun, injecting: bool, web: bool = False) -> ChatModel:
+    """``web``: web pages are (or through a tool may be) injected: pages run to thousands of tokens."""
+    model = chat_model(settings.llm)
+    if settings.llm.provider == "ollama":
+        from core.llm.ollama_chat import needs_context_warning
+
+        warning = needs_context_warning(settings.llm.context_length, injecting or web, web=web)
+        if warning:
+            run.notice(warning)
+    return model
+
+
+def fit(run: AnswerRun, model: ChatModel, items: list[ContextItem], fixed: Prompt) -> list[ContextItem]:
+    """Number the items that fit the model's context, most relevant first; say what was cut."""
+    available = model.context_length - answer_reserve(model.context_length) - messages_tokens(fixed.messages, model.count_tokens)
+    fitted = fit_items(items, available, model.count_tokens)
+    if fitted.notice():
+        run.notice(fitted.notice())
+    return number(fitted.kept)
+
+
+def extractive(run: AnswerRun, model: ExtractiveAnswerer, question: str, items: list[ContextItem],
+               uncovered: str | None) -> None:
+    """The offline answerer quotes the passages; it is not a language model (llm_called stays False)."""
+    run.injected = items
+    run.emit("generating", "quoting the knowledge base (no language model configured)")
+    result = model.answer(question, passages(items), uncovered)
+    run.answer.text = result.text
+    run.mark("first_token_ms")
+    run.emit("text", result.text)
+    by_n = {i.n: i for i in items}
+    run.set_citations([citation(by_n[n]) for n in result.citations if n in by_n])

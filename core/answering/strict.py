@@ -1,0 +1,44 @@
+"""Strict mode: answers from the question's knowledge bases and nothing else.
+
+It receives ``KnowledgeAccess`` alone (no URL fetch, no chat files, no context provider) and
+the scope decided before anything was searched. No hit gives the fixed reply and no model is
+called; a hit sends exactly one system message (the passages and the "answer only from these"
+rules) immediately before the user message, offers no tool but a knowledge-base search of that
+same scope, and injects nothing else (no history, no other context, no fallback).
+"""
+
+from __future__ import annotations
+
+from core.answering.context import KnowledgeAccess
+from core.answering.generate import generate
+from core.answering.prompts import number, strict_messages
+from core.answering.run import AnswerRun
+from core.answering.scope import Scope
+from core.answering.steps import extractive, fit, model_for, report_found, search_step
+from core.answering.tools import STRICT_TOOLS, ToolBox
+from core.llm.extractive import ExtractiveAnswerer
+
+
+def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, query: str) -> None:
+    settings = knowledge.settings
+    s = settings.strict
+    found = search_step(run, knowledge, query, scope.targets(), file_ids=scope.file_ids,
+                        top_k=s.rag_strict_max_results, min_score=s.rag_strict_min_similarity)
+    items = found.items
+    report_found(run, items)
+    if not items:
+        run.answer.text = s.rag_strict_no_hit_reply  # the hard guarantee: no model is called
+        return
+    run.answer.hit = True
+    model = model_for(settings, run, injecting=True)
+    if isinstance(model, ExtractiveAnswerer):
+        extractive(run, model, query, number(items), s.rag_strict_uncovered_text)
+        return
+    items = fit(run, model, items, strict_messages(run.answer.question, [], s.rag_strict_uncovered_text))
+    prompt = strict_messages(run.answer.question, items, s.rag_strict_uncovered_text)
+    run.injected = items
+    tools = STRICT_TOOLS if settings.answering.builtin_tools else None
+    box = ToolBox(knowledge, scope.targets(), scope.file_ids, s.rag_strict_max_results, s.rag_strict_min_similarity,
+                  next_n=len(items) + 1, allowed=list(STRICT_TOOLS), fixed_scope=True)
+    run.answer.text = generate(run, model, prompt.messages, tools, box, settings.answering.max_tool_rounds)
+    run.cite(items + box.cited)
