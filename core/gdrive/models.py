@@ -43,3 +43,15 @@ def ensure_tables(db: Database) -> None:
         return
     SQLModel.metadata.create_all(db.engine, tables=_TABLES)
     _ready.add(db)
+
+
+def _register_for_rotation() -> None:
+    """``python -m core secrets rotate`` re-encrypts these columns with the new key."""
+    from core.secret_rotation import register_encrypted_column
+
+    for column in ("refresh_token", "access_token"):
+        register_encrypted_column(DriveConnection, column)
+    register_encrypted_column(DriveAuthRequest, "code_verifier")
+
+
+_register_for_rotation()

@@ -40,12 +40,13 @@ def _transport(parsing: ParsingSettings, verify: bool) -> httpx.BaseTransport | 
     """None: the loader's own guarded transport. Only certificate checks switched off need another."""
     if verify:
         return None
+    from core.parsers.url_guard import AllowList
     from core.parsers.url_transport import GuardedTransport
 
     context = ssl.create_default_context()
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
-    return GuardedTransport(parsing.url_allow_private, context)
+    return GuardedTransport(AllowList.of(parsing), context)
 
 
 def load_one(url: str, parsing: ParsingSettings, verify: bool) -> LoadedPage | PageFailure:
