@@ -17,8 +17,8 @@ import pytest
 from core.config import RuntimeConfig
 from core.engine import Engine
 from core.errors import InvalidInput, PermissionDenied, StoreError
-from core.handoff import (HandoffServer, RemoteEngine, check_peer, decode, encode, find_socket, private_dir,
-                          receive, socket_candidates, verify_private_dir)
+from core.handoff import (HandoffServer, RemoteEngine, check_peer, decode, encode, find_socket, peer_uid,
+                          private_dir, receive, socket_candidates, verify_private_dir)
 from core.types import SYSTEM_ACTOR, Actor
 
 PLAIN = Actor(user_id="u-mallory", role="user", name="mallory")
@@ -100,6 +100,9 @@ def test_the_cli_client_round_trips_typed_results_and_errors(served):
 
 
 def test_a_peer_with_another_uid_is_refused():
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with left, right:
+        assert peer_uid(left) == os.getuid()  # the kernel's answer for a real peer
     check_peer(os.getuid(), os.getuid())
     with pytest.raises(PermissionDenied, match="uid 4242"):
         check_peer(4242, os.getuid())
