@@ -35,8 +35,8 @@ from core.limits import check_question, check_search
 from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
-from core.settings.model import Settings
 from core.secrets import SecretBox, create_private_file, make_private_dir
+from core.settings.model import Settings
 from core.settings.store import SettingsStore, mask_secret_fields, masked
 from core.types import Actor, ParsedDoc
 from core.vectorstore.factory import open_store

@@ -32,7 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import CoreError, InvalidInput, PermissionDenied, StoreError
-from core.handoff_commands import COMMANDS, DECODERS, error_from_payload, error_payload, validate_request
+from core.handoff_commands import (
+    COMMANDS,
+    DECODERS,
+    error_from_payload,
+    error_payload,
+    validate_request,
+)
 
 log = logging.getLogger(__name__)
 

@@ -11,24 +11,28 @@ not yet committed, never the files before them.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Callable
 
 from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, EmbeddingError, InvalidInput
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, chunk_payload, make_chunks, point_id
-from core.ingest.service import IngestResult, Upload, abandon_file, failed_before_start, fetch_url_doc
+from core.ingest.service import (
+    IngestResult,
+    Upload,
+    abandon_file,
+    failed_before_start,
+    fetch_url_doc,
+)
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.types import Actor, Chunk, ParsedDoc, VectorPoint
-
-log = logging.getLogger(__name__)
 
 GROUP_CHUNKS = 256  # chunks embedded per group: bounded memory, steady progress
 GROUP_FILES = 64
@@ -77,15 +81,16 @@ def ingest_many(parts: EngineParts, actor: Actor, uploads: list[Upload], *, coll
             continue
         group.append((i, prepared))
         if sum(len(p.chunks) for _, p in group) >= GROUP_CHUNKS or len(group) >= GROUP_FILES:
-            _flush(parts, group, results, settings, embedder)
+            _flush(parts, actor, group, results, settings, embedder)
             group = []
     if group:
-        _flush(parts, group, results, settings, embedder)
+        _flush(parts, actor, group, results, settings, embedder)
     return [r for r in results if r is not None]
 
 
-def _flush(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list, settings, embedder) -> None:
-    _embed_group(parts, [p for _, p in group], embedder, settings.embedding.batch_size)
+def _flush(parts: EngineParts, actor: Actor, group: list[tuple[int, _Prepared]], results: list, settings,
+           embedder) -> None:
+    _embed_group(parts, actor, [p for _, p in group], embedder, settings.embedding.batch_size)
     for i, prepared in group:
         results[i] = prepared.failed or _commit(parts, prepared)
 
@@ -138,9 +143,8 @@ def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: st
         parts.blobs.put_parsed(record.id, prepared.doc)
     except CoreError as exc:
         prepared.fail(parts, "cancelled" if isinstance(exc, Cancelled) else "failed", exc.message)
-    except Exception as exc:  # a parser or library bug: this file fails alone, with its reason logged
-        log.exception("unexpected error while ingesting %s", upload.name)
-        prepared.fail(parts, "failed", f"unexpected error while processing this file ({type(exc).__name__}: {exc})")
+    except Exception as exc:  # a parser or library bug: this file fails alone; the log has the details
+        prepared.fail(parts, "failed", shown_error(exc, actor, f"processing '{upload.name}'"))
     return prepared.failed or prepared
 
 
@@ -159,7 +163,7 @@ def _check_upload(upload: Upload, parsing) -> Upload | str:
     return Upload(name, upload.data, upload.url)
 
 
-def _embed_group(parts: EngineParts, group: list[_Prepared], embedder, batch_size: int) -> None:
+def _embed_group(parts: EngineParts, actor: Actor, group: list[_Prepared], embedder, batch_size: int) -> None:
     queue = [(p, c) for p in group for c in p.chunks]
     for p in group:
         p.report(0, len(p.chunks), "embedding")
@@ -183,9 +187,8 @@ def _embed_group(parts: EngineParts, group: list[_Prepared], embedder, batch_siz
             for name, points in by_collection.items():
                 parts.store.upsert(name, points)
         except Exception as exc:  # the whole batch is lost: every unfinished file of the group fails
-            message = exc.message if isinstance(exc, CoreError) else f"unexpected error while embedding ({type(exc).__name__}: {exc})"
-            if not isinstance(exc, CoreError):
-                log.exception("unexpected error while embedding a batch")
+            # a plain user sees a sentence and an error id; the provider's own words go to the log
+            message = shown_error(exc, actor, "embedding")
             for p in group:
                 if p.failed is None:
                     p.fail(parts, "failed", message)

@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from core.access import resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.errors import Cancelled, CoreError
+from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
@@ -108,6 +108,10 @@ def _reindex_file(parts, rec: FileRecord, collection: str, settings, embedder, t
         doc = parts.parse(parts.blobs.get(rec.sha256), rec.name, ParseContext(settings=settings.parsing))
         parts.blobs.put_parsed(rec.id, doc)
     chunks = make_chunks(doc, settings.chunking, embedder)
+    cap = settings.parsing.max_chunks_per_file
+    if len(chunks) > cap:
+        raise InvalidInput(f"it makes {len(chunks)} chunks with these settings, more than the limit of {cap} per file "
+                           "(setting parsing.max_chunks_per_file)")
     target = FileTarget(file_id=rec.id, collection=collection, kb_id=rec.kb_id)
     embed_and_store(chunks, target, embedder, parts.store, batch_size=settings.embedding.batch_size,
                     progress=lambda *_: None, should_cancel=tracker.should_cancel)

@@ -17,8 +17,19 @@ import pytest
 from core.config import RuntimeConfig
 from core.engine import Engine
 from core.errors import InvalidInput, PermissionDenied, StoreError
-from core.handoff import (HandoffServer, RemoteEngine, check_peer, decode, encode, find_socket, peer_uid,
-                          private_dir, receive, socket_candidates, verify_private_dir)
+from core.handoff import (
+    HandoffServer,
+    RemoteEngine,
+    check_peer,
+    decode,
+    encode,
+    find_socket,
+    peer_uid,
+    private_dir,
+    receive,
+    socket_candidates,
+    verify_private_dir,
+)
 from core.types import SYSTEM_ACTOR, Actor
 
 PLAIN = Actor(user_id="u-mallory", role="user", name="mallory")

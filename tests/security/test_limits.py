@@ -12,9 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
 
-from core.db.models import FileRecord, Job
+from core.db.models import Job
 from core.errors import InvalidInput
 from core.ingest.jobs import HOST
 from core.ingest.service import Upload

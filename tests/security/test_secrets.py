@@ -14,8 +14,8 @@ from sqlmodel import select
 
 from core.config import RuntimeConfig
 from core.db.database import Database
-from core.secret_rotation import rotate
 from core.db.models import SettingsVersion
+from core.secret_rotation import rotate
 from core.secrets import SecretBox, SecretError, read_key_file
 from core.settings.store import SECRET_MASK
 from core.types import SYSTEM_ACTOR, Actor
@@ -133,3 +133,22 @@ def test_rotation_re_encrypts_everything_under_a_new_key(engine, data_dir, monke
 def test_rotation_with_an_environment_key_needs_the_new_one(data_dir):
     with pytest.raises(SecretError, match="RAGDESK_NEW_SECRET_KEY"):
         rotate(RuntimeConfig.from_env(data_dir), environ={"RAGDESK_SECRET_KEY": "old passphrase"})
+
+
+def test_an_embedding_provider_error_reaches_a_plain_user_as_a_plain_sentence(engine, caplog):
+    from tests.fakes.embedding_server import fake_embedding_server
+    from tests.fakes.embedding_server import http_error as embed_error
+
+    with fake_embedding_server(api_key=KEY) as srv:
+        engine.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "openai", "base_url": srv.openai_url,
+                                                           "api_key": KEY, "model": "fake-embed"}})
+        engine.create_kb(PLAIN, "mine")
+        [first] = engine.ingest(PLAIN, "mine", [md("first.md", "# First\n\nA first note about laptops.\n")])
+        assert first.status == "indexed"
+        srv.fail_next(*[embed_error(400, f"key {KEY} lacks scope; shard db-7 internal")] * 5)
+        with caplog.at_level(logging.ERROR):
+            [result] = engine.ingest(PLAIN, "mine", [md("h.md", HANDBOOK_MD)])
+    assert result.status == "failed" and "error id" in result.error
+    stored = engine.get_file(PLAIN, result.file_id).error
+    assert KEY not in stored and "shard db-7" not in stored
+    assert "shard db-7" in caplog.text and KEY not in caplog.text  # the full text is in the log, scrubbed
