@@ -185,3 +185,19 @@ def test_a_docx_with_deeply_nested_tables_is_not_called_corrupt():
     document.save(data)
     doc = parse_bytes(data.getvalue(), "nested.docx", ParseContext(settings=ParsingSettings()))
     assert "最内层单元格 innermost cell" in doc.text and "level 149" in doc.text and "差旅制度" in doc.text
+
+
+def test_sharing_by_name_cannot_hit_a_look_alike_user(engine):
+    from core.db.models import User
+
+    alice = engine.sign_up("alice", "correct horse battery")
+    with engine.db.write() as s:  # an impostor row, e.g. from before names were checked at sign-up
+        s.add(User(name="\u0430lice", password_hash="", role="user"))  # Cyrillic а
+    assert engine.share_kb(SYSTEM_ACTOR, "kb", ["alice"]) == ["alice"]
+    shared = engine.shared_with(SYSTEM_ACTOR, "kb")
+    assert shared == ["alice"] and alice.name == "alice"
+    for typed in ("ALICE", "ａｌｉｃｅ"):  # not exact: which one is meant is ambiguous
+        with pytest.raises(InvalidInput, match="look like"):
+            engine.share_kb(SYSTEM_ACTOR, "kb", [typed])
+    bob = engine.sign_up("bob", "correct horse battery")
+    assert engine.share_kb(SYSTEM_ACTOR, "kb", ["BOB"]) == [bob.name]  # one user by that key: case does not matter
