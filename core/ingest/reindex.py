@@ -16,7 +16,7 @@ from sqlmodel import select
 from core.access import resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import Cancelled, CoreError, InvalidInput
-from core.ingest.jobs import JobTracker
+from core.ingest.jobs import JobTracker, mark_abandoned
 from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
 from core.ingest.service import kb_collection_name
@@ -42,6 +42,7 @@ class ReindexResult:
 def reindex(parts: EngineParts, actor: Actor, kb_ref: str, progress: Callable[[int, int, str], None] | None = None) -> ReindexResult:
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
+    mark_abandoned(parts.db)  # a reindex killed earlier (by another process) no longer counts as running
     settings = parts.settings()
     embedder = parts.embedder()
     version = kb.collection_version + 1

@@ -91,6 +91,12 @@ def test_jobs_of_a_dead_process_are_marked_interrupted_at_start_up(data_dir, mon
         [row] = engine.jobs(SYSTEM_ACTOR, ids=[job_id])
         assert row.state == "failed" and row.error.startswith("interrupted")
         assert engine.jobs(SYSTEM_ACTOR, active_only=True) == []
+        # killed while this engine runs (e.g. a CLI reindex): the next reindex clears it
+        with engine.db.write() as s:
+            job = Job(kind="reindex", owner_id="system", kb_id=kb.id, state="running", pid=dead.pid, host=HOST)
+            s.add(job)
+        engine.reindex(SYSTEM_ACTOR, "kb")
+        assert engine.jobs(SYSTEM_ACTOR, ids=[job.id])[0].state == "failed"
 
 
 def test_a_question_over_the_length_cap_is_refused_before_any_work(engine):
