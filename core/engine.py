@@ -39,6 +39,7 @@ from core.retrieval.rerank import Reranker, make_reranker
 from core.searcher import Searcher
 from core.settings.model import Settings
 from core.secrets import SecretBox, create_private_file, make_private_dir
+from core.settings.model import Settings
 from core.settings.store import SettingsStore, mask_secret_fields, masked
 from core.types import SYSTEM_ACTOR, Actor, ParsedDoc
 from core.users import UserView

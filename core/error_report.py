@@ -11,8 +11,17 @@ from __future__ import annotations
 import logging
 import secrets as pysecrets
 
-from core.errors import (AlreadyExists, Cancelled, CoreError, EmbeddingError, InvalidInput, LLMError, NotFound,
-                         PermissionDenied, ReindexNeeded)
+from core.errors import (
+    AlreadyExists,
+    Cancelled,
+    CoreError,
+    EmbeddingError,
+    InvalidInput,
+    LLMError,
+    NotFound,
+    PermissionDenied,
+    ReindexNeeded,
+)
 from core.secrets import known_secrets, scrub
 from core.types import Actor
 

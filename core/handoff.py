@@ -32,7 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import CoreError, InvalidInput, PermissionDenied, StoreError
-from core.handoff_commands import COMMANDS, DECODERS, error_from_payload, error_payload, validate_request
+from core.handoff_commands import (
+    COMMANDS,
+    DECODERS,
+    error_from_payload,
+    error_payload,
+    validate_request,
+)
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +236,13 @@ class HandoffServer:
                 except OSError:
                     return
                 try:
-                    self.request.sendall(encode(reply))
+                    data = encode(reply)
+                except ValueError:  # e.g. a NaN score: JSON has no such number
+                    log.exception("hand-off reply could not be written as JSON")
+                    data = encode({"ok": False, "error": {"kind": "StoreError",
+                                                          "message": "the result could not be sent back as JSON"}})
+                try:
+                    self.request.sendall(data)
                 except OSError:
                     pass  # the CLI went away; nothing to tell
 
@@ -271,7 +283,11 @@ class RemoteEngine:
                 sock.connect(str(self.path))
             except OSError as exc:
                 raise StoreError(f"cannot reach the process holding the store ({exc.strerror})") from None
-            sock.sendall(encode({"command": command, "args": args}))
+            try:
+                request = encode({"command": command, "args": args})
+            except (TypeError, ValueError) as exc:  # NaN, infinity, an object: not in the schema
+                raise InvalidInput(f"'{command}' cannot be handed off with these arguments ({exc})") from None
+            sock.sendall(request)
             reply = receive(sock, _MAX_REPLY)
         if not isinstance(reply, dict) or "ok" not in reply:
             raise StoreError("the dashboard process sent a malformed reply")

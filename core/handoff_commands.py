@@ -37,6 +37,10 @@ def _vars(obj) -> dict:
     return asdict(obj)
 
 
+def _save_settings(engine, patch: dict) -> None:
+    engine.save_settings(SYSTEM_ACTOR, patch)  # the saved settings are not sent back: they hold secrets
+
+
 COMMANDS: dict[str, Command] = {
     "create_kb": Command({"name": _STR, "description": _STR, "visibility": _STR}, frozenset({"description", "visibility"}),
                          lambda e, a: _kb(e.create_kb(SYSTEM_ACTOR, a["name"], a.get("description", ""),
@@ -61,8 +65,7 @@ COMMANDS: dict[str, Command] = {
     "doctor": Command({"repair": _BOOL}, frozenset({"repair"}),
                       lambda e, a: _vars(e.doctor(SYSTEM_ACTOR, repair=a.get("repair", False)))),
     "settings_masked": Command({}, frozenset(), lambda e, a: e.settings_masked()),
-    "save_settings": Command({"patch": _DICT}, frozenset(),
-                             lambda e, a: (e.save_settings(SYSTEM_ACTOR, a["patch"]), None)[1]),
+    "save_settings": Command({"patch": _DICT}, frozenset(), lambda e, a: _save_settings(e, a["patch"])),
     "ask": Command({"question": _STR, "kbs": _OPT_STR_LIST, "mode": _OPT_STR, "chat_id": _OPT_STR,
                     "temporary": _BOOL}, frozenset({"kbs", "mode", "chat_id", "temporary"}),
                    lambda e, a: _vars(e.ask(SYSTEM_ACTOR, a["question"], kbs=a.get("kbs"), mode=a.get("mode"),

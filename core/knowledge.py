@@ -10,7 +10,7 @@ from core.db.models import FileRecord, KBShare, KnowledgeBase, User, utcnow
 from core.errors import AlreadyExists, InvalidInput, NotFound
 from core.ingest.parts import EngineParts
 from core.ingest.service import remove_file_everywhere
-from core.names import clean_name
+from core.names import clean_name, printable, user_name_key
 from core.types import Actor
 from core.vectorstore.base import VectorStore, kb_collection_prefix
 
@@ -85,12 +85,20 @@ def share_kb(db: Database, actor: Actor, ref: str, user_names: list[str]) -> lis
     """Replace the share list with these users; visibility becomes 'shared' when the list is not empty."""
     with db.write() as s:
         kb = resolve_kb(s, actor, ref, write=True)
+        by_key: dict[str, list[User]] = {}
+        for user in s.exec(select(User)).all():
+            by_key.setdefault(user_name_key(user.name), []).append(user)
         users = []
         for uname in user_names:
-            user = s.exec(select(User).where(User.name == uname)).first()
-            if user is None:
-                raise NotFound(f"user '{uname}' not found")
-            users.append(user)
+            # compared as core/names.py does: case, width and Latin/Cyrillic look-alikes do not matter
+            matches = by_key.get(user_name_key(uname.strip()), [])
+            exact = [u for u in matches if u.name == uname.strip()]
+            if not matches:
+                raise NotFound(f"user '{printable(uname)}' not found")
+            if len(matches) > 1 and len(exact) != 1:
+                raise InvalidInput(f"several users have names that look like '{printable(uname)}' "
+                                   f"({', '.join(printable(u.name) for u in matches)}); type the exact name")
+            users.append(exact[0] if exact else matches[0])
         s.exec(delete(KBShare).where(KBShare.kb_id == kb.id))
         for user in users:
             s.add(KBShare(kb_id=kb.id, user_id=user.id))

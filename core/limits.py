@@ -26,12 +26,17 @@ def check_question(question: str, settings: Settings) -> None:
 
 
 def check_search(query: str, top_k: int | None, min_score: float | None, settings: Settings) -> None:
-    if not (query or "").strip():
-        raise InvalidInput("the search query is empty")
+    check_search_parameters(query, top_k, min_score)
     cap = settings.answering.max_question_chars
     if len(query) > cap:
         raise InvalidInput(f"the search query is {len(query)} characters long; the limit is {cap} "
                            "(setting answering.max_question_chars)")
+
+
+def check_search_parameters(query: str, top_k: int | None, min_score: float | None) -> None:
+    """What needs no settings to judge (the CLI checks it before opening anything)."""
+    if not (query or "").strip():
+        raise InvalidInput("the search query is empty")
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 1000):
         raise InvalidInput(f"top_k must be a whole number from 1 to 1000, not {top_k!r}")
     if min_score is not None and (not isinstance(min_score, (int, float)) or isinstance(min_score, bool)

@@ -20,7 +20,16 @@ from sqlmodel import select
 
 from core.config import RuntimeConfig
 from core.db.database import Database
-from core.secrets import ENV_KEY, KEY_FILE, SecretBox, SecretError, _fernet_key, new_key, read_key_file, write_key_file
+from core.secrets import (
+    ENV_KEY,
+    KEY_FILE,
+    SecretBox,
+    SecretError,
+    _fernet_key,
+    new_key,
+    read_key_file,
+    write_key_file,
+)
 from core.settings.store import reencrypt_rows
 
 NEW_ENV_KEY = "RAGDESK_NEW_SECRET_KEY"

@@ -133,6 +133,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from core.limits import check_search_parameters
+
+    check_search_parameters(args.query, args.top_k, args.min_score)
     with engine_for(args) as engine:
         result = engine.search(SYSTEM_ACTOR, args.query, args.kb or None, mode=args.mode, top_k=args.top_k,
                                min_score=args.min_score)

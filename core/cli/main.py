@@ -14,6 +14,7 @@ import sys
 from typing import Any, Callable
 
 from core.errors import CoreError
+from core.names import printable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -50,12 +51,12 @@ def _accept_json_everywhere(parser: argparse.ArgumentParser) -> None:
 
 
 def emit(args: argparse.Namespace, value: Any, human: Callable[[Any], str] | None = None) -> None:
-    if args.json:
-        print(json.dumps(value, ensure_ascii=False, indent=2, default=str))
-    elif human is not None:
-        print(human(value))
+    # printable(): names and texts come from users and documents; a terminal must never receive
+    # their escape sequences or bidi controls raw (JSON stays valid: \uXXXX is JSON's own escape)
+    if args.json or human is None:
+        print(printable(json.dumps(value, ensure_ascii=False, indent=2, default=str)))
     else:
-        print(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+        print(printable(human(value)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         return 141  # 128 + SIGPIPE, what a shell reports for a command killed by a closed pipe
     except CoreError as exc:
         if args.json:
-            print(json.dumps({"error": exc.message, "kind": type(exc).__name__}, ensure_ascii=False), file=sys.stderr)
+            print(printable(json.dumps({"error": exc.message, "kind": type(exc).__name__}, ensure_ascii=False)), file=sys.stderr)
         else:
-            print(f"error: {exc.message}", file=sys.stderr)
+            print(f"error: {printable(exc.message)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

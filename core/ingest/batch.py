@@ -20,6 +20,7 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts, Snapshot
@@ -85,21 +86,23 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
             continue
         group.append((i, prepared))
         if full_group([p for _, p in group], lambda p: len(p.job.chunks)):
-            _flush(parts, snap, group, results)
+            _flush(parts, snap, actor, group, results)
             group = []
     if group:
-        _flush(parts, snap, group, results)
+        _flush(parts, snap, actor, group, results)
     return [r for r in results if r is not None]
 
 
-def _flush(parts: EngineParts, snap: Snapshot, group: list[tuple[int, _Prepared]], results: list) -> None:
+def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[int, _Prepared]], results: list) -> None:
     prepared = [p for _, p in group]
     by_job = {id(p.job): p for p in prepared}
     for p in prepared:
         p.report(0, len(p.job.chunks), "embedding")
     embed_files([p.job for p in prepared], snap.embedder, parts.store, batch_size=snap.settings.embedding.batch_size,
                 should_cancel=lambda j: by_job[id(j)].tracker.should_cancel(),
-                progress=lambda j: by_job[id(j)].report(j.embedded, len(j.chunks), "embedding"))
+                progress=lambda j: by_job[id(j)].report(j.embedded, len(j.chunks), "embedding"),
+                # a plain user sees a sentence and an error id; the provider's own words go to the log
+                describe=lambda exc: shown_error(exc, actor, "embedding"))
     for i, p in group:
         if p.job.state:
             p.fail(parts, p.job.state, p.job.error)
@@ -156,9 +159,8 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
         parts.blobs.put_parsed(record.id, prepared.doc)
     except CoreError as exc:
         prepared.fail(parts, "cancelled" if isinstance(exc, Cancelled) else "failed", exc.message)
-    except Exception as exc:  # a parser or library bug: this file fails alone, with its reason logged
-        log.exception("unexpected error while ingesting %s", upload.name)
-        prepared.fail(parts, "failed", f"unexpected error while processing this file ({type(exc).__name__}: {exc})")
+    except Exception as exc:  # a parser or library bug: this file fails alone; the log has the details
+        prepared.fail(parts, "failed", shown_error(exc, actor, f"processing '{upload.name}'"))
     return prepared.failed or prepared
 
 

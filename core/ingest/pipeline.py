@@ -74,7 +74,8 @@ class EmbedJob:
 
 
 def embed_files(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore, *, batch_size: int,
-                should_cancel: Callable[[EmbedJob], bool], progress: Callable[[EmbedJob], None]) -> None:
+                should_cancel: Callable[[EmbedJob], bool], progress: Callable[[EmbedJob], None],
+                describe: Callable[[BaseException], str] | None = None) -> None:
     """The one embedding path (ingest, reindex, repair): the chunks of many files are embedded in
     shared full batches and upserted. A cancelled file stops at the next batch; a failed batch
     fails every unfinished file of ``jobs`` (never raises for it). Callers commit or clean up."""
@@ -99,7 +100,9 @@ def embed_files(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore, *,
             for name, points in by_collection.items():
                 store.upsert(name, points)
         except Exception as exc:  # the whole batch is lost: every unfinished file fails
-            if isinstance(exc, CoreError):
+            if describe is not None:  # e.g. a plain sentence and an error id for a plain user
+                message = describe(exc)
+            elif isinstance(exc, CoreError):
                 message = exc.message
             else:
                 log.exception("unexpected error while embedding a batch")

@@ -17,8 +17,8 @@ from sqlmodel import select
 
 from core.access import resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.errors import Cancelled, CoreError
-from core.ingest.jobs import JobTracker
+from core.errors import Cancelled, CoreError, InvalidInput
+from core.ingest.jobs import JobTracker, mark_abandoned
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
@@ -51,6 +51,7 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
             progress: Callable[[int, int, str], None] | None = None) -> ReindexResult:
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
+    mark_abandoned(parts.db)  # a reindex killed earlier (by another process) no longer counts as running
     settings, embedder = snap.settings, snap.embedder
     version = kb.collection_version + 1
     new = kb_collection_name(kb.id, version)
@@ -118,6 +119,10 @@ def _prepare_file(parts: EngineParts, rec: FileRecord, collection: str, settings
         doc = parts.parse(parts.blobs.get(rec.sha256), rec.name, ParseContext(settings=settings.parsing))
         parts.blobs.put_parsed(rec.id, doc)
     chunks = make_chunks(doc, settings.chunking, embedder)
+    cap = settings.parsing.max_chunks_per_file
+    if len(chunks) > cap:
+        raise InvalidInput(f"it makes {len(chunks)} chunks with these settings, more than the limit of {cap} per file "
+                           "(setting parsing.max_chunks_per_file)")
     return EmbedJob(FileTarget(file_id=rec.id, collection=collection, kb_id=rec.kb_id), chunks)
 
 

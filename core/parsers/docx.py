@@ -25,6 +25,22 @@ from core.parsers.zipguard import open_office
 from core.types import DocPart, ParsedDoc
 
 MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def _allow_deep_xml() -> None:
+    """python-docx's XML parser stops at libxml2's default depth of 256 elements — about 80
+    tables nested in cells — and the valid file was then called corrupt. The same parser with
+    ``huge_tree`` reads it; entities stay unresolved (no XXE), and the zip guard has already
+    capped the decompressed size that huge_tree would otherwise leave open."""
+    from docx.oxml import parser as oxml
+    from lxml import etree
+
+    deep = etree.XMLParser(remove_blank_text=True, resolve_entities=False, huge_tree=True, no_network=True)
+    deep.set_element_class_lookup(oxml.element_class_lookup)
+    oxml.oxml_parser = deep
+
+
+_allow_deep_xml()
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _BLIP = qn("a:blip")
 _EMBED = qn("r:embed")

@@ -65,5 +65,8 @@ def open_office(data: bytes, kind: str, ctx: ParseContext, opener: Callable[[io.
                          detail=f"{type(exc).__name__}: {exc}") from exc
     except Exception as exc:  # lxml raises its own family on broken XML
         if type(exc).__module__.startswith("lxml"):
+            if "Excessive depth" in str(exc):
+                raise ParseError(f"this {kind} file nests its content (tables in tables) too deeply to be read",
+                                 detail=str(exc)) from exc
             raise ParseError(f"corrupt {kind} file (its XML cannot be read)", detail=str(exc)) from exc
         raise

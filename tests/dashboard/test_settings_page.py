@@ -65,7 +65,7 @@ def test_secrets_masked_env_fields_locked(engine, monkeypatch):
     at.run()
     at.button(key="save.llm").click()
     at.run()
-    s = engine.settings()
+    s = engine._settings()  # the raw model (engine.settings() is masked for callers outside core)
     assert (s.llm.api_key, s.llm.temperature, s.llm.model) == ("sk-very-secret-123", 0.7, "qwen-from-env")
 
 

@@ -1,0 +1,12 @@
+"""The product's threat model as tests: each module is one attacker, each test one attack that fails.
+
+- test_engine_surface.py — a plain user against every public Engine method (introspected)
+- test_secrets.py        — keys at rest, in CLI output, in logs, in chat errors; key rotation
+- test_handoff.py        — a local process or user against the CLI hand-off socket
+- test_ssrf.py           — internal addresses via the allow-list, redirects, YouTube, other schemes
+- test_limits.py         — bad names, huge inputs, chunk explosions, look-alike names, terminal escapes
+
+Also part of it, kept beside the code they test: tests/parsers/test_url.py (every private
+address form, DNS rebinding, TLS to the pinned address) and tests/parsers/test_zipguard.py
+(zip bombs in Office files). docs/security.md says what is protected, from whom.
+"""

@@ -17,8 +17,19 @@ import pytest
 from core.config import RuntimeConfig
 from core.engine import Engine
 from core.errors import InvalidInput, PermissionDenied, StoreError
-from core.handoff import (HandoffServer, RemoteEngine, check_peer, decode, encode, find_socket, private_dir,
-                          receive, socket_candidates, verify_private_dir)
+from core.handoff import (
+    HandoffServer,
+    RemoteEngine,
+    check_peer,
+    decode,
+    encode,
+    find_socket,
+    peer_uid,
+    private_dir,
+    receive,
+    socket_candidates,
+    verify_private_dir,
+)
 from core.types import SYSTEM_ACTOR, Actor
 
 PLAIN = Actor(user_id="u-mallory", role="user", name="mallory")
@@ -100,6 +111,9 @@ def test_the_cli_client_round_trips_typed_results_and_errors(served):
 
 
 def test_a_peer_with_another_uid_is_refused():
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with left, right:
+        assert peer_uid(left) == os.getuid()  # the kernel's answer for a real peer
     check_peer(os.getuid(), os.getuid())
     with pytest.raises(PermissionDenied, match="uid 4242"):
         check_peer(4242, os.getuid())
@@ -176,3 +190,82 @@ def test_a_squatted_path_is_skipped_for_the_private_folder(tmp_path, monkeypatch
         assert find_socket(data) == server.path
     finally:
         server.close()
+
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as a second local user")
+OTHER_UID = 4242
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"  # the venv's interpreter lives under /root, out of the second user's reach
+
+
+@needs_root
+@pytest.mark.skipif(not os.access(SYSTEM_PYTHON, os.X_OK), reason="no system python for the second user")
+def test_a_real_second_user_is_refused_by_the_peer_check(tmp_path):
+    """Even with the socket's file mode opened to everyone, the kernel-reported UID decides."""
+    import subprocess
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="ragdesk-peer-", dir="/tmp"))
+    try:
+        data = root / "data"
+        engine = Engine(RuntimeConfig(data_dir=data, database_url=f"sqlite:///{data / 'x.db'}"), serve_handoff=True)
+        try:
+            path = find_socket(data)
+            for p in (root, data):
+                p.chmod(0o755)
+            path.chmod(0o666)  # the file mode no longer protects it: only SO_PEERCRED does
+            client = (
+                "import json, socket, struct, sys\n"
+                "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+                "body = json.dumps({'command': 'create_kb', 'args': {'name': 'planted'}}).encode()\n"
+                "s.sendall(struct.pack('!I', len(body)) + body)\n"
+                "n = struct.unpack('!I', s.recv(4))[0]; print(s.recv(n).decode())\n"
+            )
+            out = subprocess.run([SYSTEM_PYTHON, "-I", "-c", client, str(path)], user=OTHER_UID,
+                                 capture_output=True, text=True, timeout=30)
+            assert out.returncode == 0, out.stderr
+            assert f"the caller runs as uid {OTHER_UID}" in out.stdout
+            assert engine.list_kbs(SYSTEM_ACTOR) == []  # nothing was run
+        finally:
+            engine.close()
+    finally:
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@needs_root
+def test_a_socket_owned_by_another_user_is_neither_used_nor_replaced(tmp_path, monkeypatch):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    data = tmp_path / "data"
+    data.mkdir()
+    planted = data / "engine.sock"
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    squatter.bind(str(planted))
+    squatter.listen(1)  # alive, listening, and another user's
+    os.chown(planted, OTHER_UID, OTHER_UID)
+    try:
+        assert find_socket(data) is None  # the CLI will not talk to it
+
+        class NoEngine:
+            pass
+
+        server = HandoffServer(NoEngine(), data)
+        try:
+            assert server.path.parent == private_dir()  # the dashboard starts, elsewhere
+            assert os.lstat(planted).st_uid == OTHER_UID  # and leaves the planted file alone
+            assert find_socket(data) == server.path
+        finally:
+            server.close()
+    finally:
+        squatter.close()
+
+
+@needs_root
+def test_a_private_folder_owned_by_another_user_is_refused(tmp_path):
+    folder = tmp_path / "theirs"
+    folder.mkdir(mode=0o700)
+    os.chown(folder, OTHER_UID, OTHER_UID)
+    with pytest.raises(StoreError, match=f"belongs to uid {OTHER_UID}"):
+        verify_private_dir(folder, os.getuid())

@@ -14,8 +14,8 @@ from sqlmodel import select
 
 from core.config import RuntimeConfig
 from core.db.database import Database
-from core.secret_rotation import rotate
 from core.db.models import SettingsVersion
+from core.secret_rotation import rotate
 from core.secrets import SecretBox, SecretError, read_key_file
 from core.settings.store import SECRET_MASK
 from core.types import SYSTEM_ACTOR, Actor
@@ -71,14 +71,18 @@ def test_secrets_leave_the_engine_masked(engine, monkeypatch):
     assert engine.settings_overridden()["embedding"]["api_key"] == SECRET_MASK
 
 
+@pytest.mark.slow  # three CLI processes
 def test_the_cli_never_prints_a_key(tmp_path):
     data = tmp_path / "data"
-    for args in (("settings", "set", "llm.api_key", KEY), ("--json", "settings", "set", "llm.api_key", KEY),
-                 ("settings", "set", "llm", json.dumps({"api_key": KEY})), ("settings", "get"),
-                 ("--json", "settings", "get", "llm"), ("settings", "get", "llm.api_key")):
-        out = run_cli(data, *args)
-        assert KEY not in out.stdout + out.stderr, args
-    assert run_cli(data, "settings", "get", "llm.api_key").stdout.strip() == SECRET_MASK
+    outputs = [run_cli(data, *args) for args in (
+        ("settings", "set", "llm.api_key", KEY),
+        ("--json", "settings", "set", "embedding", json.dumps({"api_key": KEY + "-e"})),
+        ("--json", "settings", "get"),
+    )]
+    assert all(KEY not in out.stdout + out.stderr for out in outputs)
+    shown = json.loads(outputs[2].stdout)
+    assert shown["llm"]["api_key"] == shown["embedding"]["api_key"] == SECRET_MASK
+    assert json.loads(outputs[1].stdout)["value"] == {"api_key": SECRET_MASK}
 
 
 def test_logs_are_scrubbed_of_known_secrets(engine, caplog):
@@ -133,3 +137,22 @@ def test_rotation_re_encrypts_everything_under_a_new_key(engine, data_dir, monke
 def test_rotation_with_an_environment_key_needs_the_new_one(data_dir):
     with pytest.raises(SecretError, match="RAGDESK_NEW_SECRET_KEY"):
         rotate(RuntimeConfig.from_env(data_dir), environ={"RAGDESK_SECRET_KEY": "old passphrase"})
+
+
+def test_an_embedding_provider_error_reaches_a_plain_user_as_a_plain_sentence(engine, caplog):
+    from tests.fakes.embedding_server import fake_embedding_server
+    from tests.fakes.embedding_server import http_error as embed_error
+
+    with fake_embedding_server(api_key=KEY) as srv:
+        engine.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "openai", "base_url": srv.openai_url,
+                                                           "api_key": KEY, "model": "fake-embed"}})
+        engine.create_kb(PLAIN, "mine")
+        [first] = engine.ingest(PLAIN, "mine", [md("first.md", "# First\n\nA first note about laptops.\n")])
+        assert first.status == "indexed"
+        srv.fail_next(*[embed_error(400, f"key {KEY} lacks scope; shard db-7 internal")] * 5)
+        with caplog.at_level(logging.ERROR):
+            [result] = engine.ingest(PLAIN, "mine", [md("h.md", HANDBOOK_MD)])
+    assert result.status == "failed" and "error id" in result.error
+    stored = engine.get_file(PLAIN, result.file_id).error
+    assert KEY not in stored and "shard db-7" not in stored
+    assert "shard db-7" in caplog.text and KEY not in caplog.text  # the full text is in the log, scrubbed

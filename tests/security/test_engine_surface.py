@@ -1,0 +1,179 @@
+"""Threat: a signed-in plain user calls the engine (through any page, or any future one) with
+another user's ids and names, to read, change or delete what is not theirs.
+
+The test walks EVERY public Engine method by introspection. A method that takes an Actor is
+called as the plain user "mallory" against the victim's private knowledge base, file, chat and
+job — once per parameter that names an object — and must refuse (PermissionDenied / NotFound)
+or return nothing of the victim's (no content, no names), and leave the victim's objects as
+they were. A method without an Actor must be on ``NO_ACTOR`` with a reason. So a method added
+later, or a parameter nobody thought about, fails here until someone decides."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+from concurrent.futures import Future
+
+import pytest
+
+from core.engine import Engine
+from core.errors import NotFound, PermissionDenied
+from core.ingest.service import Upload
+from core.settings.store import SECRET_MASK
+from core.types import SYSTEM_ACTOR, Actor
+from tests.engine.conftest import make_engine
+
+CANARY = "zebracanary"
+VICTIM_KB, VICTIM_FILE, VICTIM_CHAT = "victim-secret-kb", "victim-notes.md", "victim private chat"
+VICTIM_DOC = f"# Notes\n\nThe {CANARY} remote work policy: twelve days per quarter, approved by Ada.\n"
+
+# Methods that take no Actor, and why that is safe.
+NO_ACTOR = {
+    "open": "constructor", "close": "the process's own lifecycle",
+    "sign_up": "creates a plain user (the first one only becomes admin)", "sign_in": "checks a password",
+    "sso_sign_in": "identity asserted by the SSO proxy in front", "user_count": "a number",
+    "status": "mode and model names (no secrets; asserted below)",
+    "settings": "masked (asserted below)", "settings_masked": "masked (asserted below)",
+    "settings_overridden": "masked (asserted below)",
+    "embedder": "an in-process model object for core callers", "reranker": "same",
+    "parse": "parses bytes the caller already has", "context_warning": "a fixed sentence",
+    "actor_for": "the session's own user id (dashboard/auth); views without the hash are the auth branch's",
+    "user": "same as actor_for",
+}
+
+MALLORY = Actor(user_id="u-mallory", role="user", name="mallory")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    data = tmp_path_factory.mktemp("surface") / "data"
+    import os
+
+    for var in ("DATABASE_URL", "QDRANT_URL"):
+        os.environ.pop(var, None)
+    engine = make_engine(data)
+    engine.sign_up("root-admin", "correct horse battery")
+    victim_row = engine.sign_up("victim", "correct horse battery")
+    mallory_row = engine.sign_up("mallory", "correct horse battery")
+    victim = engine.actor_for(victim_row.id)
+    mallory = engine.actor_for(mallory_row.id)
+    kb = engine.create_kb(victim, VICTIM_KB, "victim's private notes")
+    [indexed] = engine.ingest(victim, VICTIM_KB, [Upload(VICTIM_FILE, VICTIM_DOC.encode())])
+    chat = engine.create_chat(victim, VICTIM_CHAT)
+    engine.ask(victim, f"What is the {CANARY} policy?", chat_id=chat.id, kbs=[kb.id])
+    engine.attach_to_chat(victim, chat.id, [Upload("victim-attachment.md", f"{CANARY} attachment body".encode())])
+    [job] = engine.jobs(victim, ids=[indexed.job_id])
+    engine.create_kb(mallory, "mallory-own")
+    ids = {"kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id}
+    yield engine, victim, mallory, ids
+    engine.close()
+
+
+def _victim_args(name: str, ids: dict) -> object:
+    """The value of a parameter that points at the victim's object (None: not an object parameter)."""
+    return {
+        "kb": ids["kb"], "ref": ids["kb"], "kbs": [ids["kb"]], "file_id": ids["file"], "file_ids": [ids["file"]],
+        "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "user_name": "victim",
+        "user_names": ["mallory"],
+    }.get(name)
+
+
+ASKED = "remote work policy: how many days per quarter?"  # matches the victim's text, without the canary
+# Plain (non-object) arguments by parameter name.
+PLAIN_ARGS = {
+    "name": "mallory-made", "description": "x", "visibility": "public", "question": ASKED,
+    "questions": [ASKED], "query": ASKED, "title": "x", "role": "admin", "language": "en",
+    "patch": {"llm": {"api_key": "stolen"}}, "uploads": [Upload("m.md", b"# mallory\n\nmallory text")],
+    "paths": ["/etc/hostname"], "repair": True, "status": None, "active_only": False, "mode": None,
+    "top_k": None, "min_score": 0.0, "temporary": False, "progress": None, "on_event": None, "settings": None,
+    "changes": {"name": "hijacked", "visibility": "public", "description": "defaced"},  # update_kb(**changes)
+}
+
+
+def _public_methods() -> dict[str, inspect.Signature]:
+    return {n: inspect.signature(f) for n, f in inspect.getmembers(Engine, callable)
+            if not n.startswith("_")}
+
+
+def _calls(name: str, sig: inspect.Signature, ids: dict):
+    """Keyword sets for one method: one per object parameter aimed at the victim, plus one
+    with no object named (the method's own default scope) when that is possible."""
+    params = [p for p in sig.parameters.values() if p.name not in ("self", "actor")]
+    objects = [p for p in params if _victim_args(p.name, ids) is not None]
+    unknown = [p.name for p in params if p.name not in PLAIN_ARGS and _victim_args(p.name, ids) is None]
+    assert not unknown, f"Engine.{name}: no recipe for parameter(s) {unknown}: add one to this test"
+    base = {p.name: PLAIN_ARGS[p.name] for p in params if p.name in PLAIN_ARGS and p.kind is not p.VAR_KEYWORD
+            and (p.default is inspect.Parameter.empty or PLAIN_ARGS[p.name] is not None)}
+    for p in params:
+        if p.kind is p.VAR_KEYWORD:
+            base.update(PLAIN_ARGS[p.name])
+    required_objects = {p.name: _victim_args(p.name, ids) for p in objects if p.default is inspect.Parameter.empty}
+    variants = [{**base, **required_objects, p.name: _victim_args(p.name, ids)} for p in objects]
+    if not required_objects:
+        variants.append(dict(base))
+    return variants
+
+
+def _shown(value) -> str:
+    if isinstance(value, Future):
+        value = value.result(timeout=60)
+    if dataclasses.is_dataclass(value):
+        value = dataclasses.asdict(value)
+    return json.dumps(value, default=repr, ensure_ascii=False)
+
+
+def _victim_intact(engine: Engine, victim: Actor, ids: dict) -> None:
+    kb = engine.get_kb(victim, ids["kb"])
+    assert (kb.name, kb.visibility) == (VICTIM_KB, "private") and engine.shared_with(victim, ids["kb"]) == []
+    assert engine.get_file(victim, ids["file"]).status == "indexed"
+    assert engine.search(victim, CANARY, [ids["kb"]], min_score=0.0).hits
+    assert len(engine.chat_messages(victim, ids["chat"])) >= 2
+    assert not engine.jobs(victim, ids=[ids["job"]])[0].cancel_requested
+    assert engine._settings().llm.api_key != "stolen"
+    assert all(u.role == "user" for u in engine.list_users(SYSTEM_ACTOR) if u.name in ("victim", "mallory"))
+
+
+def test_every_method_either_checks_the_actor_or_is_listed(world):
+    methods = _public_methods()
+    takes_actor = {n for n, sig in methods.items() if "actor" in sig.parameters}
+    unlisted = set(methods) - takes_actor - set(NO_ACTOR)
+    assert not unlisted, f"public Engine methods without an actor and not in NO_ACTOR: {sorted(unlisted)}"
+    assert not (takes_actor & set(NO_ACTOR)), "a method takes an actor: remove it from NO_ACTOR"
+
+
+def test_a_plain_user_gets_nothing_of_another_users_objects(world):
+    engine, victim, mallory, ids = world
+    checked = 0
+    for name, sig in sorted(_public_methods().items()):
+        if "actor" not in sig.parameters:
+            continue
+        for kwargs in _calls(name, sig, ids):
+            try:
+                result = getattr(engine, name)(mallory, **kwargs)
+            except (PermissionDenied, NotFound):
+                result = None
+            shown = _shown(result)
+            for secret in (CANARY, VICTIM_KB, VICTIM_FILE, VICTIM_CHAT, "victim-attachment"):
+                assert secret not in shown, f"Engine.{name}({sorted(kwargs)}) showed {secret!r} to another user: {shown[:300]}"
+            _victim_intact(engine, victim, ids)
+            checked += 1
+    assert checked >= 40
+
+
+def test_settings_leave_the_engine_masked(world, monkeypatch):
+    engine, victim, mallory, ids = world
+    engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": "sk-surface-9911"}, "gdrive": {"client_secret": "gd-secret-77"}})
+    monkeypatch.setenv("RAGDESK_WEB_SEARCH__TAVILY_API_KEY", "tv-secret-55")
+    outputs = [engine.settings().model_dump(), engine.settings_masked(), engine.settings_overridden(), engine.status()]
+    text = json.dumps(outputs)
+    assert "sk-surface-9911" not in text and "gd-secret-77" not in text and "tv-secret-55" not in text
+    assert engine.settings().llm.api_key == SECRET_MASK
+    assert engine._settings().llm.api_key == "sk-surface-9911"  # the raw model stays inside core
+
+
+def test_ingest_paths_is_for_admins_only(world):
+    engine, victim, mallory, ids = world
+    with pytest.raises(PermissionDenied):
+        engine.ingest_paths(mallory, "mallory-own", ["/etc/hostname"])
+    assert engine.list_files(mallory, "mallory-own") == []
