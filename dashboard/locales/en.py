@@ -101,6 +101,8 @@ STRINGS: dict[str, str] = {
     "settings.about.chunking": "How documents are cut into chunks. Changes apply to new uploads; reindex to apply them to existing files.",
     "settings.about.embedding": "The embedding model. Changing it requires reindexing existing knowledge bases.",
     "settings.about.parsing": "Upload limits, OCR, URL fetching.",
+    "settings.section.web_search": "Web search",
+    "settings.about.web_search": "The chat's Web search switch (normal mode only; strict mode never searches): engine, keys, result count, domain filter, page loading. Result pages always pass the URL guard; duckduckgo is unofficial.",
     # chat
     "chat.kbs": "Knowledge bases", "chat.kbs_all": "All I can read",
     "chat.mention_hint": "Tip: mention a knowledge base in your message: {names}",

@@ -92,6 +92,8 @@ STRINGS: dict[str, str] = {
     "settings.about.chunking": "文档如何切分。修改对新上传生效；重建索引后应用到已有文件。",
     "settings.about.embedding": "向量模型。更换后需要重建现有知识库的索引。",
     "settings.about.parsing": "上传限制、OCR、网址抓取。",
+    "settings.section.web_search": "联网搜索",
+    "settings.about.web_search": "对话中的“联网搜索”开关（仅普通模式，严格模式从不联网）：搜索引擎、密钥、结果数、域名过滤、网页加载。结果网页一律经过 URL 安全检查；duckduckgo 为非官方接口。",
     "chat.kbs": "知识库", "chat.kbs_all": "我可访问的全部",
     "chat.mention_hint": "提示：可在消息中用 # 提及知识库：{names}",
     "chat.placeholder": "输入问题（可用回形针附加文件）", "chat.thinking": "正在检索知识库……",
