@@ -235,9 +235,10 @@ def _normal(scope: _Scope, run: AnswerRun, refs: References, earlier: list[ChatM
     else:
         items += scope.retrieve(run, refs.query, r.rag_max_results, r.rag_min_similarity, whole_documents=True)
         retrieved = True
-        if session is not None:
-            items += session.context_items()
     run.answer.hit = bool(items)
+    if retrieved and session is not None:  # web passages answer, but are no knowledge-base hit
+        items += session.context_items()
+        run.answer.from_kb = run.answer.hit
     if retrieved and not items:
         if a.low_similarity_action == "flag_for_human":
             run.answer.flagged, run.answer.from_kb = True, False

@@ -68,7 +68,10 @@ class ToolBox:
             if call.name == VIEW_FILE.name:
                 return self._view(str(call.arguments.get("file", "")))
             if call.name == "search_web" and self.web_search is not None:
-                found = self.web_search(str(call.arguments.get("query", "")).strip())
+                query = str(call.arguments.get("query", "")).strip()
+                found = self.web_search(query) if query else None
+                if found is None:
+                    return "error: query is empty"
                 return format_context(self._number(found)) if found else "The web search found nothing usable."
             return self._search_chats(str(call.arguments.get("query", "")))
         except CoreError as exc:
