@@ -3,9 +3,6 @@ loading (timeouts, the SSRF guard), both bypass options, a failing engine, stric
 
 from __future__ import annotations
 
-import sys
-import threading
-
 import pytest
 
 from core.types import SYSTEM_ACTOR
@@ -17,18 +14,6 @@ from tests.websearch.fake_engines import html_page
 Q = "How tall is the Quenby lighthouse?"
 LIGHTHOUSE = "The Quenby lighthouse is 47 metres tall.\nIt was built in 1871 from local granite."
 FERRY = "The Quenby ferry leaves every hour.\nTickets cost four pounds."
-
-_connects: list[tuple] = []
-_recording = threading.Event()
-
-
-def _audit(event: str, args: tuple) -> None:
-    if event == "socket.connect" and _recording.is_set():
-        _connects.append(args[1])
-
-
-sys.addaudithook(_audit)  # process-wide and permanent; it records only while a test asks it to
-
 
 def _statuses(answer) -> list[str]:
     return [e.message for e in answer.events if e.kind == "web_search"]
@@ -136,17 +121,13 @@ def test_a_page_that_times_out_is_skipped_alone(engine, fake):
     assert [c.location for c in answer.citations] == [a]
 
 
-def test_results_at_private_or_metadata_addresses_are_refused_before_any_connection(engine, fake):
+def test_results_at_private_or_metadata_addresses_are_refused_before_any_connection(engine, fake, network_log):
     _web(engine, fake, guard_open=False)  # the guard stays closed: only the admin-set engine is reachable
     bad = ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/admin", fake.url("/pages/lighthouse")]
     fake.results(Q, [(u, "x", "") for u in bad])
-    _connects.clear()
-    _recording.set()
-    try:
-        answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
-    finally:
-        _recording.clear()
-    hosts = {addr[0] for addr in _connects if isinstance(addr, tuple)}
+    network_log.clear()
+    answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+    hosts = {target[0] for kind, target in network_log if kind == "connect" and isinstance(target, tuple)}
     assert hosts == {"127.0.0.1"}  # the engine call was seen (the hook works), nothing else was dialled
     assert len(fake.engine_calls) == 1 and fake.hits("/pages/") == []  # the loopback result was refused too
     for url in bad:
