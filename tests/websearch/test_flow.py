@@ -170,3 +170,39 @@ def test_compare_searches_for_the_normal_side_only(engine, fake):
     assert _statuses(result.normal)[-1] == "Searched 1 site" and _statuses(result.strict) == []
     assert any("web search is off" in n for n in result.strict.notices)
     assert all(not c.location.startswith("http") for c in result.strict.citations)
+
+
+def test_queries_run_in_parallel_and_page_loads_are_bounded_by_the_setting(engine, fake):
+    from tests.answering.conftest import use_openai
+    from tests.fakes import fake_llm_server, text
+
+    _web(engine, fake, web_search_concurrent_requests=2)
+    fake.engine_delay = 0.3
+    pages = [fake.page(f"/pages/p{i}", html_page(f"Quenby {i}", LIGHTHOUSE), delay=0.3) for i in range(5)]
+    for i, q in enumerate(["q one", "q two", "q three"]):
+        fake.results(q, [(pages[i], "p", ""), (pages[i + 1], "p", "")] + ([(pages[4], "p", "")] if i == 2 else []))
+    with fake_llm_server([text('{"queries": ["q one", "q two", "q three"]}'), text("47 metres [1].")]) as srv:
+        use_openai(engine, srv)
+        answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+    assert fake.max_in_flight["engine"] == 3  # the three queries at once
+    assert fake.max_in_flight["pages"] == 2  # never more pages than web_search_concurrent_requests
+    assert [len(fake.hits(f"/pages/p{i}")) for i in range(5)] == [1] * 5  # de-duplicated across queries
+    assert _statuses(answer)[-1] == "Searched 5 sites"
+
+
+def test_whole_pages_are_cut_to_the_model_context_and_the_cut_is_said(engine, fake):
+    from tests.answering.conftest import use_openai
+    from tests.fakes import fake_llm_server, text
+
+    _web(engine, fake, bypass_web_search_embedding_and_retrieval=True)
+    long_page = fake.page("/pages/long", html_page("Quenby history", "\n".join(
+        f"Paragraph {i}: the Quenby lighthouse keepers logged the weather every evening." for i in range(400))))
+    fake.results(Q, [(long_page, "history", "")])
+    with fake_llm_server([text('{"queries": ["quenby"]}'), text("Keepers logged the weather [1].")]) as srv:
+        use_openai(engine, srv, context_length=1024)
+        fake.results("quenby", [(long_page, "history", "")])
+        answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+        sent = srv.chat_bodies()[1]["messages"]
+    assert any("shortened: Quenby history" in n for n in answer.notices), answer.notices
+    prompt = " ".join(m["content"] for m in sent)
+    assert "Paragraph 0:" in prompt and "Paragraph 399:" not in prompt  # cut, most of it left out
