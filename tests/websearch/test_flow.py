@@ -206,3 +206,26 @@ def test_whole_pages_are_cut_to_the_model_context_and_the_cut_is_said(engine, fa
     assert any("shortened: Quenby history" in n for n in answer.notices), answer.notices
     prompt = " ".join(m["content"] for m in sent)
     assert "Paragraph 0:" in prompt and "Paragraph 399:" not in prompt  # cut, most of it left out
+
+
+def test_certificate_checks_follow_the_setting_for_engine_and_pages(engine, tmp_path):
+    import json
+
+    from tests.parsers.http_fixtures import local_server, self_signed_localhost
+
+    server_tls, _ = self_signed_localhost(tmp_path)
+    with local_server(server_tls) as srv:
+        page = srv.url("/page", host="localhost")
+        srv.serve("/page", html_page("Quenby lighthouse", LIGHTHOUSE).encode(), "text/html; charset=utf-8")
+        srv.serve("/search", json.dumps({"results": [{"url": page, "title": "Quenby", "content": ""}]}).encode(),
+                  "application/json")
+        open_guard_for_test_host(engine)
+        configure(engine, web_search={"enable_web_search": True, "web_search_engine": "searxng",
+                                      "searxng_query_url": srv.url("/search?q=<query>", host="localhost")})
+        checked = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+        assert _statuses(checked)[-1] == "An error occurred while searching the web"  # self-signed: refused
+        assert [h for h in srv.hits if h.startswith("/page")] == []
+        configure(engine, web_search={"enable_web_loader_ssl_verification": False})
+        unchecked = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+    assert _statuses(unchecked)[-1] == "Searched 1 site"
+    assert [c.location for c in unchecked.citations] == [page] and "47 metres" in unchecked.text
