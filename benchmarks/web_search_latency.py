@@ -6,6 +6,7 @@ Each question's search returns 3 pages of about 6,000 characters of article text
 time the web step adds to an answer) p50/p95, and the answer's total, for the embedder given.
 
 Run:  .venv/bin/python benchmarks/web_search_latency.py [--questions 10] [--embedder hash-64|multilingual-e5-small]
+      [--bypass-embedding]
 """
 
 from __future__ import annotations
@@ -44,12 +45,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--questions", type=int, default=10)
     ap.add_argument("--embedder", default="hash-64")
+    ap.add_argument("--bypass-embedding", action="store_true",
+                    help="bypass_web_search_embedding_and_retrieval: inject the pages whole, embed nothing")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp, fake_engines() as fake:
         engine = Engine(RuntimeConfig.from_env(Path(tmp)))
         engine.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "local", "model": args.embedder},
                                             "parsing": GUARD_OPEN_FOR_TEST_HOST,
-                                            "web_search": fake.settings("searxng")})
+                                            "web_search": {**fake.settings("searxng"),
+                                                           "bypass_web_search_embedding_and_retrieval": args.bypass_embedding}})
         web, total, chars = [], [], 0
         for q in range(args.questions):
             question = f"When does the Port{q} ferry run in winter?"
@@ -64,7 +68,8 @@ def main() -> None:
         engine.close()
     web.sort()
     p95 = web[min(len(web) - 1, round(0.95 * (len(web) - 1)))]
-    print(f"embedder {args.embedder}: {args.questions} questions x 3 pages (~{chars // (3 * args.questions)} chars each)")
+    mode = "pages injected whole" if args.bypass_embedding else "pages chunked, embedded, retrieved"
+    print(f"embedder {args.embedder}, {mode}: {args.questions} questions x 3 pages (~{chars // (3 * args.questions)} chars each)")
     print(f"web_search_ms p50 {statistics.median(web):.0f}  p95 {p95:.0f}  (first {web[0]:.0f} .. max {web[-1]:.0f})")
     print(f"answer total_ms p50 {statistics.median(total):.0f}")
 
