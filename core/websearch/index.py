@@ -4,10 +4,10 @@ The collection is overwritten (dropped and rebuilt) under its lock, recorded wit
 time, and searched with the normal retrieval settings and thresholds. Expired web-search
 collections are removed on each new search, so they never pile up.
 
-Embedding is the cost: three ordinary pages are ~40 chunks, about a minute with the bundled e5
-model on a busy 2-core machine (benchmarks/web_search_latency.py). So at most
-``web_search_max_indexed_chunks`` chunks are embedded — the ones that best match the queries by
-BM25 over the pages' own chunks (ties: earlier in the page first).
+Embedding is the cost: three small pages (~33 chunks) took 65 s with the bundled e5 model on
+this busy 2-core machine, 42 s with 24 chunks embedded (benchmarks/web_search_latency.py). So at
+most ``web_search_max_indexed_chunks`` (12) chunks are embedded — the ones that best match the
+queries by BM25 over the pages' own chunks (ties: earlier in the page first).
 """
 
 from __future__ import annotations
