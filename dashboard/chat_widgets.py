@@ -81,6 +81,29 @@ def render_answer(answer) -> None:
     render_citations(answer.citations)
 
 
+_WEB_STATUS = {
+    "Generating search query": "web.generating", "No search query generated": "web.no_query",
+    "Searching the web": "web.searching", "No search results found": "web.no_results",
+    "An error occurred while searching the web": "web.failed",
+}
+
+
+def web_status_label(ev) -> str:
+    """A web_search event's description in the session's language ("Searched N sites" counts its URLs)."""
+    if ev.message.startswith("Searched "):
+        return t("web.searched", n=len(ev.data.get("urls") or []))
+    key = _WEB_STATUS.get(ev.message)
+    return t(key) if key else ev.message
+
+
+def _show_web_status(status, ev) -> None:
+    label = web_status_label(ev)
+    status.update(label=label, state="error" if ev.data.get("error") else "running")
+    status.write(f":red[{label}]" if ev.data.get("error") else label)
+    for url in ev.data.get("urls") or []:
+        status.text(url)  # as text: a URL from the web is never rendered as markdown
+
+
 def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
     """Ask and show the engine's events live: a status line for retrieval, the text as it comes."""
     with st.chat_message("assistant"):
@@ -92,6 +115,8 @@ def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
             if ev.kind == "text":
                 streamed.append(ev.message)
                 text_slot.markdown("".join(streamed) + " ▌")
+            elif ev.kind == "web_search":
+                _show_web_status(status, ev)
             elif ev.kind == "error":
                 status.update(label=ev.message or t("chat.error"), state="error")
             elif ev.kind == "done":
@@ -111,6 +136,20 @@ def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
         text_slot.empty()
         render_answer(answer)
     return answer
+
+
+def web_search_toggle(engine: Engine) -> bool:
+    """The chat's Web search switch: shown only when the admin enabled web search; disabled, with
+    a note, in strict mode (strict answers never search the web)."""
+    settings = engine.settings()
+    if not settings.web_search.enable_web_search:
+        return False
+    strict = settings.strict.rag_strict_mode
+    on = st.toggle(t("chat.web"), key="chat_web", disabled=strict, help=t("chat.web_help"))
+    if strict:
+        st.caption(t("chat.web_strict"))
+        return False
+    return on
 
 
 def _open_chat(chat_id: str | None) -> None:

@@ -16,6 +16,10 @@ with guard():
     names = {kb.id: kb.name for kb in engine.list_kbs(actor)}
     kbs = st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="ab_kbs",
                          placeholder=t("chat.kbs_all")) or None
+    web_enabled = engine.settings().web_search.enable_web_search
+    web = web_enabled and st.toggle(t("ab.web"), key="ab_web")
+    if web_enabled:
+        st.caption(t("ab.web_strict"))
     single, batch = st.tabs([t("ab.single"), t("ab.batch")])
 
 with single, guard():
@@ -24,7 +28,7 @@ with single, guard():
         go = st.form_submit_button(t("ab.compare"), type="primary", icon=":material/compare_arrows:")
     if go and question.strip():
         with st.spinner(t("ab.running")):
-            st.session_state["ab_result"] = engine.compare(actor, question.strip(), kbs=kbs)
+            st.session_state["ab_result"] = engine.compare(actor, question.strip(), kbs=kbs, web=web)
     result = st.session_state.get("ab_result")
     if result is not None:
         left, right = st.columns(2, border=True)
@@ -44,7 +48,7 @@ with batch, guard():
             st.warning(t("ab.no_questions"))
         else:
             with st.spinner(t("ab.running_batch", n=len(questions))):
-                st.session_state["ab_batch_result"] = batch_frame(engine.compare_batch(actor, questions, kbs=kbs))
+                st.session_state["ab_batch_result"] = batch_frame(engine.compare_batch(actor, questions, kbs=kbs, web=web))
     df = st.session_state.get("ab_batch_result")
     if df is not None:
         summary = summary_frame(df)

@@ -1,10 +1,11 @@
 """Chat: streamed answers, citations, #knowledge-base mentions, files attached to the chat,
-temporary chats, searchable history, the context-length warning."""
+temporary chats, searchable history, the context-length warning, the Web search switch."""
 
 import streamlit as st
 
 from core.ingest.service import Upload
-from dashboard.chat_widgets import ask_streaming, history, mentioned_kbs, render_answer, render_stored_message
+from dashboard.chat_widgets import (ask_streaming, history, mentioned_kbs, render_answer, render_stored_message,
+                                    web_search_toggle)
 from dashboard.errors import guard
 from dashboard.i18n import t
 from dashboard.page import page_context
@@ -13,7 +14,8 @@ engine, actor = page_context()
 st.title(t("nav.chat"))
 
 with guard():
-    warning = engine.context_warning()
+    web = web_search_toggle(engine)
+    warning = engine.context_warning(web=web)
     if warning:
         st.warning(warning, icon=":material/warning:")
     kbs = engine.list_kbs(actor)
@@ -51,7 +53,7 @@ if prompt:
         if question:
             st.chat_message("user").markdown(question)
             selected = list(dict.fromkeys(chosen + mentioned_kbs(question, kbs))) or None
-            answer = ask_streaming(engine, actor, question, kbs=selected, chat_id=chat_id, temporary=temporary)
+            answer = ask_streaming(engine, actor, question, kbs=selected, chat_id=chat_id, temporary=temporary, web=web)
             if temporary:
                 st.session_state.setdefault("temp_answers", []).append((question, answer))
             elif answer.chat_id:

@@ -36,7 +36,8 @@ if st.session_state.get("reindex_offer"):
 
 SECTIONS = [("strict", m.StrictModeSettings), ("llm", m.LLMSettings), ("answering", m.AnsweringSettings),
             ("retrieval", m.RetrievalSettings), ("retrieval.reranker", m.RerankerSettings),
-            ("chunking", m.ChunkingSettings), ("embedding", m.EmbeddingSettings), ("parsing", m.ParsingSettings)]
+            ("chunking", m.ChunkingSettings), ("embedding", m.EmbeddingSettings), ("parsing", m.ParsingSettings),
+            ("web_search", m.WebSearchSettings)]
 tabs = st.tabs([t(f"settings.section.{path}") for path, _ in SECTIONS] + [t("settings.section.gdrive"), t("settings.section.users")])
 with tabs[-1], guard():
     users_panel(engine, actor)

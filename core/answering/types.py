@@ -29,7 +29,7 @@ class Citation:
 class AnswerEvent:
     """One step the UI can show live.
 
-    kind: retrieval_started | sources_found | no_hit | generating | text | tool_call |
+    kind: retrieval_started | sources_found | no_hit | web_search | generating | text | tool_call |
     notice | error | done
     """
 

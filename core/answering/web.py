@@ -17,6 +17,7 @@ answering events (``data``: action, done, error, urls, queries) shown live in th
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from core.answering.prompts import ContextItem
@@ -82,7 +83,11 @@ class WebSession:
             query_model=self._query_model(), index_and_search=self.index_and_search, on_status=self._status,
             on_notice=self.run.notice, history=_history_text(self.history), queries=queries,
         )
+        started = time.perf_counter()
         ctx = run_web_search(request)
+        elapsed = (time.perf_counter() - started) * 1000
+        timings = self.run.answer.timings_ms
+        timings["web_search_ms"] = round(timings.get("web_search_ms", 0.0) + elapsed, 2)  # tool calls add up
         self.contexts.append(ctx)
         return items_of(ctx)
 

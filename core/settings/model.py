@@ -192,6 +192,8 @@ class WebSearchSettings(_Section):
     web_search_trust_env: bool = Field(False, description="Use the HTTP(S)_PROXY environment variables for web search requests.")
     bypass_web_search_web_loader: bool = Field(False, description="Use the engine's snippets instead of loading each page.")
     bypass_web_search_embedding_and_retrieval: bool = Field(False, description="Inject the loaded pages whole (within the context budget) instead of retrieving chunks.")
+    web_search_timeout_seconds: float = Field(15.0, gt=0, le=300, description="Time limit of each search engine request (pages use the parsing URL limits).")
+    web_search_max_indexed_chunks: int = Field(12, ge=1, le=2000, description="Embed at most this many chunks per web search, those best matching the queries by keywords (BM25): embedding whole pages is slow on a CPU.")
     web_search_collection_ttl_hours: float = Field(24.0, gt=0, le=24 * 365, description="Web-search collections older than this are removed by the doctor.")
     searxng_query_url: str = Field("", description="e.g. http://searxng:8080/search?q=<query> (the instance must allow format=json).")
     tavily_api_key: str = ""

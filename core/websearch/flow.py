@@ -158,7 +158,8 @@ def _search(req: WebSearchRequest, queries: list[str]) -> WebContext:
 def search_all(cfg: WebSearchSettings, queries: list[str], on_notice: Callable[[str], None]) -> list[SearchResult]:
     """Every query in parallel, results in query order. A query that fails alone is said; when all
     fail, the first error is raised."""
-    http = EngineHttp(verify=cfg.enable_web_loader_ssl_verification, trust_env=cfg.web_search_trust_env)
+    http = EngineHttp(verify=cfg.enable_web_loader_ssl_verification, trust_env=cfg.web_search_trust_env,
+                      timeout_seconds=cfg.web_search_timeout_seconds)
     with engine_client(http) as client, ThreadPoolExecutor(max_workers=len(queries), thread_name_prefix="ragdesk-search") as pool:
         futures = [pool.submit(search_one, cfg, q, client) for q in queries]
         outcomes: list[list[SearchResult] | CoreError] = []

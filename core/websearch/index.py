@@ -3,6 +3,11 @@
 The collection is overwritten (dropped and rebuilt) under its lock, recorded with its creation
 time, and searched with the normal retrieval settings and thresholds. Expired web-search
 collections are removed on each new search, so they never pile up.
+
+Embedding is the cost: three small pages (~33 chunks) took 65 s with the bundled e5 model on
+this busy 2-core machine, 42 s with 24 chunks embedded (benchmarks/web_search_latency.py). So at
+most ``web_search_max_indexed_chunks`` (12) chunks are embedded — the ones that best match the
+queries by BM25 over the pages' own chunks (ties: earlier in the page first).
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import hashlib
 from core.errors import EmbeddingError
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import EmbedJob, FileTarget, embed_files, make_chunks
+from core.retrieval.bm25 import tokenize
+from core.types import Chunk
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker
 from core.websearch import collections
@@ -32,11 +39,13 @@ def index_and_search(parts: EngineParts, snap: Snapshot, collection: str, docs: 
     settings, embedder = snap.settings, snap.embedder
     collections.remove_expired(parts.store, parts.db, settings.web_search.web_search_collection_ttl_hours)
     by_id = {page_id(d.url): d for d in docs}
+    chunked = {file_id: make_chunks(doc.doc, settings.chunking, embedder) for file_id, doc in by_id.items()}
+    chunked = preselect(chunked, queries, settings.web_search.web_search_max_indexed_chunks)
     with collections.collection_lock(collection):
         parts.store.drop_collection(collection)  # overwritten, as in the reference
         parts.store.create_collection(collection, embedder.dimension)
-        jobs = [EmbedJob(FileTarget(file_id, collection, kb_id=WEB_KB_ID), make_chunks(doc.doc, settings.chunking, embedder))
-                for file_id, doc in by_id.items()]
+        jobs = [EmbedJob(FileTarget(file_id, collection, kb_id=WEB_KB_ID), chunks)
+                for file_id, chunks in chunked.items() if chunks]
         embed_files(jobs, embedder, parts.store, batch_size=settings.embedding.batch_size,
                     should_cancel=lambda job: False, progress=lambda job: None)
         failed = [j for j in jobs if j.state]
@@ -55,6 +64,26 @@ def index_and_search(parts: EngineParts, snap: Snapshot, collection: str, docs: 
     hits = sorted(best.values(), key=lambda h: h.score, reverse=True)[:top_k]
     return [WebPassage(by_id[h.file_id].url, by_id[h.file_id].title, h.text, h.score, h.chunk_id)
             for h in hits if h.file_id in by_id]
+
+
+def preselect(chunked: dict[str, list[Chunk]], queries: list[str], limit: int) -> dict[str, list[Chunk]]:
+    """At most ``limit`` chunks in all, the best BM25 matches for any of ``queries``, in page order."""
+    flat = [(file_id, c) for file_id, chunks in chunked.items() for c in chunks]
+    if len(flat) <= limit:
+        return chunked
+    from rank_bm25 import BM25Okapi
+
+    bm25 = BM25Okapi([tokenize(c.text) or ["\u2205"] for _, c in flat])
+    best = [0.0] * len(flat)
+    for query in queries:
+        for i, score in enumerate(bm25.get_scores(tokenize(query))):
+            best[i] = max(best[i], float(score))
+    keep = set(sorted(range(len(flat)), key=lambda i: -best[i])[:limit])  # stable: ties keep page order
+    out: dict[str, list[Chunk]] = {file_id: [] for file_id in chunked}
+    for i, (file_id, chunk) in enumerate(flat):
+        if i in keep:
+            out[file_id].append(chunk)
+    return out
 
 
 def indexer(parts: EngineParts, snap: Snapshot, *, top_k: int, min_score: float,

@@ -101,6 +101,8 @@ STRINGS: dict[str, str] = {
     "settings.about.chunking": "How documents are cut into chunks. Changes apply to new uploads; reindex to apply them to existing files.",
     "settings.about.embedding": "The embedding model. Changing it requires reindexing existing knowledge bases.",
     "settings.about.parsing": "Upload limits, OCR, URL fetching.",
+    "settings.section.web_search": "Web search",
+    "settings.about.web_search": "The chat's Web search switch (normal mode only; strict mode never searches): engine, keys, result count, domain filter, page loading. Result pages always pass the URL guard; duckduckgo is unofficial.",
     # chat
     "chat.kbs": "Knowledge bases", "chat.kbs_all": "All I can read",
     "chat.mention_hint": "Tip: mention a knowledge base in your message: {names}",
@@ -113,6 +115,11 @@ STRINGS: dict[str, str] = {
     "chat.search": "Search chats", "chat.search_hint": "title or text", "chat.untitled": "Untitled chat",
     "chat.delete": "Delete chat", "chat.attach_temporary": "Files can't be attached to a temporary chat.",
     "chat.attached": "{name}: {status} {error}",
+    "chat.web": "Web search", "chat.web_help": "Also search the web for this message (normal mode only).",
+    "chat.web_strict": "Web search is off in strict mode: answers come from the knowledge base only.",
+    "web.generating": "Generating search query", "web.no_query": "No search query generated",
+    "web.searching": "Searching the web", "web.searched": "Searched {n} site(s)",
+    "web.no_results": "No search results found", "web.failed": "An error occurred while searching the web",
     # A/B
     "ab.intro": "The same question answered in normal and in strict mode, side by side.",
     "ab.single": "One question", "ab.batch": "Batch", "ab.question": "Question", "ab.compare": "Compare",
@@ -123,6 +130,7 @@ STRINGS: dict[str, str] = {
     "ab.running_batch": "Comparing {n} question(s)…", "ab.hits": "Hits", "ab.refusals": "Refusals",
     "ab.model_calls": "Model calls", "ab.mean_ms": "Mean latency (ms)",
     "ab.download_csv": "Download CSV", "ab.download_jsonl": "Download JSONL",
+    "ab.web": "Web search (normal side)", "ab.web_strict": "web search: off in strict",
     # users, accounts and sessions (auth)
     "users.help": "Admins manage settings, every knowledge base and the storage audit. The last admin can't be demoted or disabled.",
     "users.role": "Role", "users.role_changed": "{name} is now {role}.", "settings.section.users": "Users & roles",

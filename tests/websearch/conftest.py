@@ -3,6 +3,10 @@ place that opens the SSRF guard for the test host (127.0.0.1)."""
 
 from __future__ import annotations
 
+import ipaddress
+import sys
+import threading
+
 import pytest
 
 from core.types import SYSTEM_ACTOR
@@ -37,3 +41,51 @@ def engine(data_dir, monkeypatch):
     assert all(r.status == "indexed" for r in results), results
     yield e
     e.close()
+
+
+# ---------------------------------------------------------------- nothing leaves the machine
+# Every socket connect and name lookup made during a web search test is recorded (an audit hook:
+# process-wide and permanent, it records only while a test runs) and checked afterwards: only
+# 127.0.0.1 / ::1 may be dialled, and no name but localhost may be looked up (an IP literal needs
+# no DNS packet). A test can read what was dialled through the ``network_log`` fixture.
+_LOG: list[tuple[str, object]] = []
+_RECORDING = threading.Event()
+_LOCAL = {"127.0.0.1", "::1", "localhost"}
+
+
+def _audit(event: str, args: tuple) -> None:
+    if not _RECORDING.is_set():
+        return
+    if event == "socket.connect":
+        _LOG.append(("connect", args[1]))
+    elif event == "socket.getaddrinfo":
+        _LOG.append(("lookup", args[0]))
+
+
+sys.addaudithook(_audit)
+
+
+def _is_local(kind: str, target: object) -> bool:
+    if kind == "connect":
+        return not isinstance(target, tuple) or target[0] in _LOCAL  # a str/bytes target is a Unix socket
+    host = target.decode() if isinstance(target, bytes) else str(target)
+    try:
+        ipaddress.ip_address(host.strip("[]").split("%")[0])
+        return True  # a literal: resolved without the network (connects are checked separately)
+    except ValueError:
+        return host in _LOCAL
+
+
+@pytest.fixture
+def network_log() -> list[tuple[str, object]]:
+    return _LOG
+
+
+@pytest.fixture(autouse=True)
+def nothing_leaves_the_machine():
+    _LOG.clear()
+    _RECORDING.set()
+    yield
+    _RECORDING.clear()
+    outside = [(kind, target) for kind, target in _LOG if not _is_local(kind, target)]
+    assert not outside, f"a web search test reached beyond 127.0.0.1: {outside}"

@@ -51,6 +51,10 @@ class FakeEngines:
     pages: dict[str, Page] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
     engine_status: int = 200  # e.g. 500: every engine route fails
+    engine_delay: float = 0.0  # seconds before every engine answer
+    failing_queries: set[str] = field(default_factory=set)  # SearXNG answers 500 for these
+    in_flight: dict[str, int] = field(default_factory=lambda: {"engine": 0, "pages": 0})
+    max_in_flight: dict[str, int] = field(default_factory=lambda: {"engine": 0, "pages": 0})
     base: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -126,12 +130,24 @@ def _handler(fake: FakeEngines) -> type[BaseHTTPRequestHandler]:
             return fake.by_query.get(query, [])[:count]
 
         def _route(self, r: Recorded) -> None:
+            kind = "pages" if r.path.startswith("/pages/") else "engine"
+            with fake.lock:
+                fake.in_flight[kind] += 1
+                fake.max_in_flight[kind] = max(fake.max_in_flight[kind], fake.in_flight[kind])
+            try:
+                self._answer(r)
+            finally:
+                with fake.lock:
+                    fake.in_flight[kind] -= 1
+
+        def _answer(self, r: Recorded) -> None:
             if r.path.startswith("/pages/"):
                 page = fake.pages.get(r.path)
                 if page is None:
                     return self._send(404, body=b"not found", ctype="text/plain")
                 time.sleep(page.delay)
                 return self._send(page.status, body=page.body, ctype=page.content_type)
+            time.sleep(fake.engine_delay)
             if fake.engine_status >= 400:
                 return self._send(fake.engine_status, {"error": "scripted failure"})
             bearer = r.headers.get("authorization") == f"Bearer {KEY}"
@@ -139,6 +155,8 @@ def _handler(fake: FakeEngines) -> type[BaseHTTPRequestHandler]:
             if r.path == "/search" and r.method == "GET":
                 if r.query.get("format") != "json":
                     return self._send(403, body=b"format not allowed", ctype="text/plain")
+                if r.query.get("q") in fake.failing_queries:
+                    return self._send(500, body=b"engine crashed", ctype="text/plain")
                 items = self._items(r.query.get("q", ""), 100)
                 return self._send(200, {"query": r.query.get("q"), "results": [
                     {"url": u, "title": t, "content": s, "engine": "fake"} for u, t, s in items]})

@@ -38,6 +38,8 @@ def test_answered_from_the_web_page_cited_by_url(engine, fake):
     done = [e for e in answer.events if e.kind == "web_search"][-1]
     assert done.data["urls"] == [page, other] and done.data["done"] is True
     assert answer.llm_called is False  # extractive default: no model was asked for queries
+    assert 0 < answer.timings_ms["web_search_ms"] < answer.timings_ms["total_ms"]
+    assert answer.hit is False and answer.from_kb is False  # answered from the web, not the knowledge base
 
 
 def test_strict_mode_never_calls_the_engine(engine, fake):

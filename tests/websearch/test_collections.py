@@ -95,3 +95,14 @@ def test_python_m_core_doctor_removes_stale_web_collections(data_dir):
     engine.close()
     report = as_json(run_cli(data_dir, "--json", "doctor"))
     assert report["expired_web_collections"] == [name] and report["healthy"] is True
+
+
+def test_only_the_best_keyword_matches_are_embedded_and_the_deep_answer_is_still_found(engine, fake):
+    open_guard_for_test_host(engine)
+    configure(engine, web_search={**fake.settings("searxng"), "web_search_max_indexed_chunks": 3},
+              chunking={"chunk_size": 200, "chunk_overlap": 0})
+    filler = "\n".join(f"Section {i}: the town archive keeps maps, letters and tax rolls of year {1800 + i}." for i in range(60))
+    body = filler + "\nThe river Fulda runs through Vellmar and joins the Weser further north.\n" + filler
+    answer = _search(engine, fake, body)
+    assert engine.store.count(collection_name([Q])) == 3  # of dozens of chunks, three were embedded
+    assert "Fulda" in answer.text and answer.citations[0].location == fake.url("/pages/vellmar")

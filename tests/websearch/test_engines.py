@@ -112,3 +112,23 @@ def test_duckduckgo_is_marked_unofficial_and_optional():
         pytest.skip("ddgs is installed here: the missing-package message cannot be shown")
     with pytest.raises(InvalidSettings, match="pip install ddgs"), engine_client(EngineHttp()) as client:
         search_one(WebSearchSettings(web_search_engine="duckduckgo"), "q", client)
+
+
+def test_a_slow_engine_times_out_by_the_setting_with_a_clear_error(fake):
+    from core.websearch.flow import search_all
+
+    fake.engine_delay = 1.0
+    cfg = WebSearchSettings(**fake.settings("searxng"), web_search_timeout_seconds=0.2)
+    with pytest.raises(WebSearchError, match="timed out"):
+        search_all(cfg, ["q"], lambda notice: None)
+
+
+def test_one_failing_query_fails_alone(fake):
+    from core.websearch.flow import search_all
+
+    fake.results("good", ITEMS[:1])
+    fake.failing_queries.add("broken")
+    notices: list[str] = []
+    got = search_all(WebSearchSettings(**fake.settings("searxng")), ["broken", "good"], notices.append)
+    assert got == [SearchResult(*ITEMS[0])]
+    assert len(notices) == 1 and "'broken'" in notices[0] and "HTTP 500" in notices[0]

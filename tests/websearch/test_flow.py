@@ -3,9 +3,6 @@ loading (timeouts, the SSRF guard), both bypass options, a failing engine, stric
 
 from __future__ import annotations
 
-import sys
-import threading
-
 import pytest
 
 from core.types import SYSTEM_ACTOR
@@ -17,18 +14,6 @@ from tests.websearch.fake_engines import html_page
 Q = "How tall is the Quenby lighthouse?"
 LIGHTHOUSE = "The Quenby lighthouse is 47 metres tall.\nIt was built in 1871 from local granite."
 FERRY = "The Quenby ferry leaves every hour.\nTickets cost four pounds."
-
-_connects: list[tuple] = []
-_recording = threading.Event()
-
-
-def _audit(event: str, args: tuple) -> None:
-    if event == "socket.connect" and _recording.is_set():
-        _connects.append(args[1])
-
-
-sys.addaudithook(_audit)  # process-wide and permanent; it records only while a test asks it to
-
 
 def _statuses(answer) -> list[str]:
     return [e.message for e in answer.events if e.kind == "web_search"]
@@ -136,17 +121,13 @@ def test_a_page_that_times_out_is_skipped_alone(engine, fake):
     assert [c.location for c in answer.citations] == [a]
 
 
-def test_results_at_private_or_metadata_addresses_are_refused_before_any_connection(engine, fake):
+def test_results_at_private_or_metadata_addresses_are_refused_before_any_connection(engine, fake, network_log):
     _web(engine, fake, guard_open=False)  # the guard stays closed: only the admin-set engine is reachable
     bad = ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/admin", fake.url("/pages/lighthouse")]
     fake.results(Q, [(u, "x", "") for u in bad])
-    _connects.clear()
-    _recording.set()
-    try:
-        answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
-    finally:
-        _recording.clear()
-    hosts = {addr[0] for addr in _connects if isinstance(addr, tuple)}
+    network_log.clear()
+    answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+    hosts = {target[0] for kind, target in network_log if kind == "connect" and isinstance(target, tuple)}
     assert hosts == {"127.0.0.1"}  # the engine call was seen (the hook works), nothing else was dialled
     assert len(fake.engine_calls) == 1 and fake.hits("/pages/") == []  # the loopback result was refused too
     for url in bad:
@@ -189,3 +170,62 @@ def test_compare_searches_for_the_normal_side_only(engine, fake):
     assert _statuses(result.normal)[-1] == "Searched 1 site" and _statuses(result.strict) == []
     assert any("web search is off" in n for n in result.strict.notices)
     assert all(not c.location.startswith("http") for c in result.strict.citations)
+
+
+def test_queries_run_in_parallel_and_page_loads_are_bounded_by_the_setting(engine, fake):
+    from tests.answering.conftest import use_openai
+    from tests.fakes import fake_llm_server, text
+
+    _web(engine, fake, web_search_concurrent_requests=2)
+    fake.engine_delay = 0.3
+    pages = [fake.page(f"/pages/p{i}", html_page(f"Quenby {i}", LIGHTHOUSE), delay=0.3) for i in range(5)]
+    for i, q in enumerate(["q one", "q two", "q three"]):
+        fake.results(q, [(pages[i], "p", ""), (pages[i + 1], "p", "")] + ([(pages[4], "p", "")] if i == 2 else []))
+    with fake_llm_server([text('{"queries": ["q one", "q two", "q three"]}'), text("47 metres [1].")]) as srv:
+        use_openai(engine, srv)
+        answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+    assert fake.max_in_flight["engine"] == 3  # the three queries at once
+    assert fake.max_in_flight["pages"] == 2  # never more pages than web_search_concurrent_requests
+    assert [len(fake.hits(f"/pages/p{i}")) for i in range(5)] == [1] * 5  # de-duplicated across queries
+    assert _statuses(answer)[-1] == "Searched 5 sites"
+
+
+def test_whole_pages_are_cut_to_the_model_context_and_the_cut_is_said(engine, fake):
+    from tests.answering.conftest import use_openai
+    from tests.fakes import fake_llm_server, text
+
+    _web(engine, fake, bypass_web_search_embedding_and_retrieval=True)
+    long_page = fake.page("/pages/long", html_page("Quenby history", "\n".join(
+        f"Paragraph {i}: the Quenby lighthouse keepers logged the weather every evening." for i in range(400))))
+    fake.results(Q, [(long_page, "history", "")])
+    with fake_llm_server([text('{"queries": ["quenby"]}'), text("Keepers logged the weather [1].")]) as srv:
+        use_openai(engine, srv, context_length=1024)
+        fake.results("quenby", [(long_page, "history", "")])
+        answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+        sent = srv.chat_bodies()[1]["messages"]
+    assert any("shortened: Quenby history" in n for n in answer.notices), answer.notices
+    prompt = " ".join(m["content"] for m in sent)
+    assert "Paragraph 0:" in prompt and "Paragraph 399:" not in prompt  # cut, most of it left out
+
+
+def test_certificate_checks_follow_the_setting_for_engine_and_pages(engine, tmp_path):
+    import json
+
+    from tests.parsers.http_fixtures import local_server, self_signed_localhost
+
+    server_tls, _ = self_signed_localhost(tmp_path)
+    with local_server(server_tls) as srv:
+        page = srv.url("/page", host="localhost")
+        srv.serve("/page", html_page("Quenby lighthouse", LIGHTHOUSE).encode(), "text/html; charset=utf-8")
+        srv.serve("/search", json.dumps({"results": [{"url": page, "title": "Quenby", "content": ""}]}).encode(),
+                  "application/json")
+        open_guard_for_test_host(engine)
+        configure(engine, web_search={"enable_web_search": True, "web_search_engine": "searxng",
+                                      "searxng_query_url": srv.url("/search?q=<query>", host="localhost")})
+        checked = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+        assert _statuses(checked)[-1] == "An error occurred while searching the web"  # self-signed: refused
+        assert [h for h in srv.hits if h.startswith("/page")] == []
+        configure(engine, web_search={"enable_web_loader_ssl_verification": False})
+        unchecked = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
+    assert _statuses(unchecked)[-1] == "Searched 1 site"
+    assert [c.location for c in unchecked.citations] == [page] and "47 metres" in unchecked.text
