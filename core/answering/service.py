@@ -25,6 +25,7 @@ from core.answering.prompts import ContextItem, Prompt, normal_messages, number,
 from core.answering.references import References, parse_references
 from core.answering.retrieve import full_document_items, retrieve
 from core.answering.run import AnswerRun, EventSink, citation, citation_dicts
+from core.sources.links import link_citations
 from core.answering.tools import ALL_TOOLS, STRICT_TOOLS, ToolBox
 from core.answering.types import Answer
 from core.errors import CoreError, InvalidInput
@@ -94,6 +95,7 @@ def ask(engine: "Engine", actor: Actor, question: str, *, kbs: list[str] | None 
         log.exception("unexpected error while answering")
         run.fail(f"unexpected error while answering ({type(exc).__name__}: {exc})")
     answer = run.finish()
+    link_citations(engine.db, answer.citations)  # a Drive file's citation links back to it (issue 12)
     if chat is not None:
         msg = chats.add_message(
             # An error is the visible content of a failed answer (history() leaves it out of prompts).

@@ -22,6 +22,7 @@ class Citation:
     page: int | None = None
     slide: int | None = None
     start_seconds: float | None = None
+    url: str = ""  # where the cited file lives, for files from a source (a Drive file's webViewLink)
 
 
 @dataclass

@@ -115,6 +115,7 @@ STRINGS: dict[str, str] = {
     "users.help": "管理员可以修改设置、管理所有知识库并运行存储审计。最后一位管理员不能被降级。",
     "users.role": "角色", "users.role_changed": "{name} 现在是{role}。", "settings.section.users": "用户与角色",
     # Google Drive (issue 12)
+    "chat.open_source": "打开原文",
     "nav.gdrive": "谷歌云端硬盘", "settings.section.gdrive": "谷歌云端硬盘",
     "settings.about.gdrive": "连接用户的谷歌云端硬盘：浏览、导入知识库并保持同步。",
     "gdrive.missing": "谷歌云端硬盘暂不可用。请在 文档设置 → 谷歌云端硬盘 中补全：{fields}。",

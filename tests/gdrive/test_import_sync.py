@@ -252,3 +252,16 @@ def test_an_admin_cannot_browse_or_sync_with_someone_elses_connection(engine, dr
         engine.sync_source(alice, row.id)  # ...but cannot run it with bob's connection
     with pytest.raises(NotConnected):
         engine.gdrive_list(alice, folder)
+
+
+@pytest.mark.parametrize("mode", ["normal", "strict"])
+def test_answers_cite_the_drive_file_with_its_link(engine, drive, alice, mode):
+    folder = drive.folder("F")
+    fid = drive.add("Leave policy", DOC, folder, exports={MD: "# Leave policy\n\nEvery employee has twenty-five days of annual leave.\n".encode()})
+    connect(engine, alice, drive)
+    engine.create_kb(alice, "kb")
+    engine.gdrive_import(alice, "kb", [folder])
+    answer = engine.ask(alice, "How many days of annual leave does an employee have?", kbs=["kb"], mode=mode, temporary=True)
+    assert answer.citations, answer.error
+    assert answer.citations[0].source_name == "Leave policy.md"
+    assert answer.citations[0].url == f"https://drive.example/file/d/{fid}/view"
