@@ -12,13 +12,13 @@ from core.ingest.service import Upload
 class SyncBusy(CoreError):
     """Another sync of the same source is running (in this or another process)."""
 
-    exit_code = 9
+    exit_code = 20
 
 
 class SourceUnavailable(CoreError):
     """The source cannot be read now (revoked access, remote outage); the sync stops for it."""
 
-    exit_code = 10
+    exit_code = 21
 
 
 @dataclass(frozen=True)

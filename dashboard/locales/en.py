@@ -161,7 +161,7 @@ STRINGS: dict[str, str] = {
                            "2. Enable the **Google Drive API** and the **Google Picker API** for it.\n"
                            "3. Configure the **OAuth consent screen**; while the app is in *Testing*, add each user's Google address as a test user. The scope ragdesk asks for is `drive.readonly`.\n"
                            "4. Create an **OAuth client ID** of type *Web application*. Add this app's URL as an authorised JavaScript origin, and the Google Drive page's URL as the **authorised redirect URI**: `{redirect}`.\n"
-                           "5. Copy the client ID and client secret into the fields below (the secret is stored encrypted and never shown again).\n"
+                           "5. Copy the client ID and client secret into the fields below (the secret is never shown back).\n"
                            "6. Optional, for the Google Picker: create an **API key**, restrict it to your site and to the Drive and Picker APIs, and paste it below.\n"
                            "7. Turn on **enabled** and save. Environment variables `GOOGLE_DRIVE_CLIENT_ID`, `GOOGLE_DRIVE_API_KEY`, `GOOGLE_REDIRECT_URI` set the same fields."),
     "gdrive.setup_ok": "Everything needed is set: users can connect on the Google Drive page.",
