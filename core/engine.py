@@ -368,15 +368,19 @@ class Engine:
 
         return oauth.authorization_url(self.db, self._secret_box(), self.settings().gdrive, actor.user_id)
 
-    def gdrive_finish_auth(self, actor: Actor, code: str, state: str) -> dict:
-        """Finish the consent redirect (``code`` and ``state`` from the page's query string)."""
-        self._drive_user(actor)
+    def gdrive_finish_auth(self, actor: Actor | None, code: str, state: str) -> dict:
+        """Finish the consent redirect (``code`` and ``state`` from the page's query string). The state
+        must have been issued to ``actor``; with no actor (the redirect opened a signed-out session)
+        the connection goes to the user the state was issued to, and to nobody else."""
         from core.gdrive import oauth
         from core.gdrive import service as gdrive
 
-        oauth.finish_authorization(self.db, self._secret_box(), self.settings().gdrive, actor.user_id, code, state)
-        gdrive.remember_account(self.parts, self._secret_box(), actor.user_id)
-        return gdrive.status(self.parts, actor)
+        if actor is not None:
+            self._drive_user(actor)
+        conn = oauth.finish_authorization(self.db, self._secret_box(), self.settings().gdrive,
+                                          actor.user_id if actor else None, code, state)
+        gdrive.remember_account(self.parts, self._secret_box(), conn.user_id)
+        return gdrive.status(self.parts, actor or self.actor_for(conn.user_id))
 
     def gdrive_connect_refresh_token(self, actor: Actor, refresh_token: str) -> dict:
         self._drive_user(actor)

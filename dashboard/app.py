@@ -17,6 +17,7 @@ import streamlit as st  # noqa: E402
 
 from dashboard.auth import current_actor, sign_in_screen, sign_out  # noqa: E402
 from dashboard.errors import show_error  # noqa: E402
+from dashboard.gdrive_widgets import finish_redirect  # noqa: E402
 from dashboard.header import render_header, render_sidebar_account  # noqa: E402
 from dashboard.i18n import t  # noqa: E402
 from dashboard.runtime import get_engine  # noqa: E402
@@ -46,6 +47,7 @@ def main() -> None:
         show_error(exc)
         st.stop()
     if actor is None:
+        finish_redirect(engine, None)  # issue 12: Google's consent redirect may open a signed-out session
         sign_in_screen(engine)
         return
     page = navigation(actor.is_admin)

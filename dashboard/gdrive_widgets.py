@@ -21,19 +21,25 @@ AUTH_URL_SECONDS = 600  # a fresh consent URL (state + PKCE) after this; the ser
 PLACES = [("root", "gdrive.my_drive"), ("shared-with-me", "gdrive.shared_with_me"), ("shared-drives", "gdrive.shared_drives")]
 
 
-def finish_redirect(engine: Engine, actor: Actor) -> None:
-    """Google sent the user back here with ?code=…&state=…: finish the exchange, clean the URL."""
+def finish_redirect(engine: Engine, actor: Actor | None) -> bool:
+    """Google sent the user back here with ?code=…&state=…: finish the exchange, clean the URL.
+    ``actor`` None: the redirect opened a new, signed-out session (see Engine.gdrive_finish_auth)."""
     params = st.query_params
     if "state" not in params or ("code" not in params and "error" not in params):
-        return
+        return False
     code, state = params.get("code", ""), params.get("state", "")
     st.query_params.clear()
     st.session_state.pop(AUTH_KEY, None)
     try:
         engine.gdrive_finish_auth(actor, code, state)
-        st.toast(t("gdrive.finished"), icon=":material/check_circle:")
     except Exception as exc:
         show_error(exc)
+        return True
+    if actor is None:
+        st.success(t("gdrive.finished_sign_in"), icon=":material/check_circle:")
+    else:
+        st.toast(t("gdrive.finished"), icon=":material/check_circle:")
+    return True
 
 
 def setup_missing(status: dict, is_admin: bool) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from core.errors import InvalidInput
 from core.gdrive import oauth
 from core.gdrive.client import FOLDER, DriveClient
 from core.gdrive.errors import NotConnected, ReconnectNeeded
@@ -88,10 +89,14 @@ def browse(parts: EngineParts, box: SecretBox, actor: Actor, folder_id: str | No
 def import_items(parts: EngineParts, box: SecretBox, actor: Actor, kb: str, ids: list[str], *, watch: bool,
                  progress: FileProgress | None = None, tracker: JobTracker | None = None) -> SyncReport:
     """Import files and folders (recursively) into a knowledge base, as a source of it."""
-    client_for(parts, box, actor.user_id)  # fail now, before any row, when not connected
+    client = client_for(parts, box, actor.user_id)  # fail now, before any row, when not connected
     ids = sorted(dict.fromkeys(i.strip() for i in ids if i.strip()))
+    if not ids:
+        raise InvalidInput("choose at least one Drive file or folder to import")
+    names = [_guarded(parts, actor.user_id, lambda i=i: client.get(i, fields="id,name")).get("name", i) for i in ids[:3]]
+    title = "Google Drive: " + ", ".join(names) + (f" +{len(ids) - 3}" if len(ids) > 3 else "")
     row = sources.find_or_create(parts, actor, kind="gdrive", kb_ref=kb, config={"selection": ids},
-                                 title=f"Google Drive: {len(ids)} item(s)", watch=watch)
+                                 title=title, watch=watch)
     return sync_source(parts, box, actor, row, trigger="import", progress=progress, tracker=tracker)
 
 

@@ -127,6 +127,7 @@ STRINGS: dict[str, str] = {
     "users.help": "Admins manage settings, every knowledge base and the storage audit. The last admin can't be demoted.",
     "users.role": "Role", "users.role_changed": "{name} is now {role}.", "settings.section.users": "Users & roles",
     # Google Drive (issue 12)
+    "gdrive.finished_sign_in": "Google Drive connected. Sign in to browse and import.",
     "chat.open_source": "Open the source",
     "nav.gdrive": "Google Drive", "settings.section.gdrive": "Google Drive",
     "settings.about.gdrive": "Connect users' Google Drive: browse, import into a knowledge base, keep it in sync.",
