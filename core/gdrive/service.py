@@ -48,6 +48,7 @@ def _guarded(parts: EngineParts, user_id: str, call: Callable):
         return call()
     except ReconnectNeeded as exc:
         oauth.mark_reconnect(parts.db, user_id, exc.message)
+        sources.set_owner_state(parts, user_id, "gdrive", "reconnect", exc.message)
         raise
 
 
@@ -56,6 +57,7 @@ def remember_account(parts: EngineParts, box: SecretBox, user_id: str) -> None:
     user = _guarded(parts, user_id, client.about).get("user", {})
     oauth.save_connection(parts.db, box, user_id, client.creds, email=user.get("emailAddress", ""),
                           display_name=user.get("displayName", ""))
+    sources.set_owner_state(parts, user_id, "gdrive", "ok")  # (re)connected: its sources sync again
 
 
 def entry(f: dict) -> dict:
@@ -107,11 +109,13 @@ def sync_source(parts: EngineParts, box: SecretBox, actor: Actor, row: SyncedSou
     client = client_for(parts, box, actor.user_id)
     source = DriveSource(client, list(row.config.get("selection", [])))
     report = run_sync(parts, actor, row.id, source, trigger=trigger, progress=progress, tracker=tracker)
-    if report.source_state == "reconnect":
+    if report.source_state == "reconnect":  # the user's other Drive sources stop too
         oauth.mark_reconnect(parts.db, actor.user_id, report.error)
+        sources.set_owner_state(parts, actor.user_id, "gdrive", "reconnect", report.error)
     return report
 
 
 def disconnect(parts: EngineParts, box: SecretBox, actor: Actor) -> dict:
     revoked = oauth.disconnect(parts.db, box, parts.settings().gdrive, actor.user_id)
+    sources.set_owner_state(parts, actor.user_id, "gdrive", "reconnect", "Google Drive was disconnected")
     return {"disconnected": True, "revoked_at_google": revoked}

@@ -49,7 +49,7 @@ class DriveSource:
     client: DriveClient
     selection: list[str]  # file and folder ids chosen by the user
     kind: str = "gdrive"
-    skipped: dict[str, str] = field(default_factory=dict)  # id -> why it was left out (last listing)
+    skipped: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (name, why left out), last listing
 
     def listing(self, cursor: str) -> Listing:
         if cursor:
@@ -88,9 +88,9 @@ class DriveSource:
                 self._collect(child, found, folders, depth + 1)
         elif mime == SHORTCUT:
             # Only ever points at something: its target is imported when the selection holds it.
-            self.skipped[f["id"]] = "shortcut (its target is imported only when it is inside the selection)"
+            self.skipped[f["id"]] = (f.get("name", ""), "a shortcut: its target is imported only when it is inside the selection")
         elif importable(mime):
-            self.skipped[f["id"]] = importable(mime)
+            self.skipped[f["id"]] = (f.get("name", ""), importable(mime))
         else:
             found[f["id"]] = item_of(f)
 

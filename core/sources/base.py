@@ -52,8 +52,8 @@ class Listing:
     # Items whose state could not be read this run (a page that did not load): left as they
     # are — neither updated nor removed — and reported as failed.
     errors: dict[str, str] = field(default_factory=dict)
-    # Items left out on purpose (an unsupported type, a shortcut): reported, not retried.
-    skipped: dict[str, str] = field(default_factory=dict)
+    # Items left out on purpose (an unsupported type, a shortcut): id -> (name, why); reported, not retried.
+    skipped: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 class Source(Protocol):

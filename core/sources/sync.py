@@ -145,8 +145,8 @@ def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, r
     for item_id, error in listing.errors.items():
         name = held[item_id].name if item_id in held else item_id
         report.results.append(ItemResult(item_id, name, "failed", held[item_id].file_id if item_id in held else None, error=error))
-    for item_id, reason in listing.skipped.items():
-        report.results.append(ItemResult(item_id, item_id, "skipped", error=reason))
+    for item_id, (name, reason) in listing.skipped.items():
+        report.results.append(ItemResult(item_id, name, "skipped", error=reason))
     for rec in todo.remove:
         _remove_item(parts, row.id, rec)
         report.results.append(ItemResult(rec.item_id, rec.name, "removed", rec.file_id))
