@@ -423,6 +423,18 @@ class Engine:
         return [self.sync_source(actor, row.id) for row in sources.list_sources(self.parts, actor, kind="gdrive", kb_ref=kb)
                 if row.owner_id == actor.user_id]
 
+    def gdrive_attach_to_chat(self, actor: Actor, chat_id: str, file_ids: list[str]) -> list[IngestResult]:
+        """Attach Drive files to a chat as its own context (the seed's "upload as chat context"):
+        exported like an import, indexed in the chat's collection; a result per file."""
+        from core.answering.chats import get_chat
+        from core.gdrive import service as gdrive
+
+        self._drive_user(actor)
+        get_chat(self.parts, actor, chat_id)
+        uploads, failed = gdrive.fetch_files(self.parts, self._secret_box(), actor, file_ids)
+        return [IngestResult(name, "failed", error=why) for name, why in failed] + (
+            self.attach_to_chat(actor, chat_id, uploads) if uploads else [])
+
     def gdrive_disconnect(self, actor: Actor) -> dict:
         """Revoke the actor's Drive tokens at Google and delete them; the actor's Drive sources stop."""
         self._drive_user(actor)

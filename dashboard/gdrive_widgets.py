@@ -206,7 +206,21 @@ def sources_panel(engine: Engine, actor: Actor, status: dict) -> None:
                 st.session_state[SYNC_KEY] = (src.kb_id, engine.submit_sync_source(actor, src.id))
                 st.toast(t("gdrive.sync_started"))
                 st.rerun()
+    web_pages_form(engine, actor)
     sync_log(engine, actor, {s.id: s.title for s in mine})
+
+
+def web_pages_form(engine: Engine, actor: Actor) -> None:
+    """Web pages as a second kind of synced source: re-fetched on the same schedule."""
+    kbs = [kb for kb in engine.list_kbs(actor) if actor.is_admin or kb.owner_id == actor.user_id]
+    if not kbs:
+        return
+    with st.expander(t("gdrive.web_title"), icon=":material/language:"):
+        urls = st.text_area(t("gdrive.web_urls"), key="web_urls", help=t("gdrive.web_help"))
+        by_id = {kb.id: kb for kb in kbs}
+        kb_id = st.selectbox(t("gdrive.import_into"), list(by_id), format_func=lambda i: by_id[i].name, key="web_kb")
+        if st.button(t("gdrive.web_add"), icon=":material/add_link:", disabled=not urls.strip()):
+            _report(engine.watch_web_pages(actor, kb_id, urls.split()))
 
 
 def sync_log(engine: Engine, actor: Actor, titles: dict[str, str]) -> None:

@@ -119,3 +119,27 @@ def disconnect(parts: EngineParts, box: SecretBox, actor: Actor) -> dict:
     revoked = oauth.disconnect(parts.db, box, parts.settings().gdrive, actor.user_id)
     sources.set_owner_state(parts, actor.user_id, "gdrive", "reconnect", "Google Drive was disconnected")
     return {"disconnected": True, "revoked_at_google": revoked}
+
+
+def fetch_files(parts: EngineParts, box: SecretBox, actor: Actor, ids: list[str]) -> tuple[list, list[tuple[str, str]]]:
+    """Drive files as uploads (exported / downloaded like an import), for a chat's own context.
+    Returns (uploads, [(id or name, why it failed)]); folders are not attached to a chat."""
+    from core.gdrive.export import fetch_content
+    from core.ingest.service import Upload
+    from core.errors import CoreError
+
+    client = client_for(parts, box, actor.user_id)
+    uploads, failed = [], []
+    for file_id in ids:
+        try:
+            f = _guarded(parts, actor.user_id, lambda i=file_id: client.get(i))
+            if f.get("mimeType") == FOLDER:
+                failed.append((f.get("name", file_id), "a folder cannot be attached to a chat; import it into a knowledge base"))
+                continue
+            name, data = _guarded(parts, actor.user_id, lambda: fetch_content(client, f["id"], f.get("name", f["id"]), f.get("mimeType", "")))
+            uploads.append(Upload(name, data))
+        except ReconnectNeeded:
+            raise
+        except CoreError as exc:
+            failed.append((file_id, exc.message))
+    return uploads, failed

@@ -303,3 +303,14 @@ def test_cancelling_an_import_stops_before_the_next_files_and_a_sync_finishes_it
     rest = engine.gdrive_sync(alice)[0]  # the cursor was not advanced: the next run picks up the rest
     assert sorted(r.name for r in rest.results if r.action == "added") == [f"{FETCH_GROUP:02d}.txt", f"{FETCH_GROUP + 1:02d}.txt"]
     assert len([f for f in engine.list_files(alice, "kb") if f.status == "indexed"]) == FETCH_GROUP + 2
+
+
+def test_drive_files_attach_to_a_chat_as_its_own_context(engine, drive, alice):
+    folder = drive.folder("F")
+    doc = drive.add("Menu", DOC, folder, exports={MD: "# Menu\n\nThursday is dumpling day in the canteen.\n".encode()})
+    connect(engine, alice, drive)
+    chat = engine.create_chat(alice, "lunch")
+    results = engine.gdrive_attach_to_chat(alice, chat.id, [doc, folder])
+    assert [(r.name, r.status) for r in results] == [("F", "failed"), ("Menu.md", "indexed")]
+    answer = engine.ask(alice, "What day is dumpling day?", chat_id=chat.id)
+    assert "Thursday" in answer.text or any("Thursday" in c.text for c in answer.citations)
