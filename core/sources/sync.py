@@ -130,6 +130,11 @@ def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, r
     report.full_listing = listing.full
     with parts.db.read() as s:
         held = {r.item_id: r for r in s.exec(select(SourceItemRecord).where(SourceItemRecord.source_id == row.id))}
+        present = set(s.exec(select(FileRecord.id).where(FileRecord.id.in_([r.file_id for r in held.values()]),
+                                                           FileRecord.status == "indexed")))
+    # A file deleted from the knowledge base by hand is no longer held: the source adds it back
+    # (a synced knowledge base mirrors its source; unwatch or remove the source to keep it out).
+    held = {k: r for k, r in held.items() if r.file_id in present}
     todo = plan(listing, held)
     total = len(todo.add) + len(todo.update) + len(todo.remove) + len(todo.rename)
     done = 0

@@ -314,3 +314,17 @@ def test_drive_files_attach_to_a_chat_as_its_own_context(engine, drive, alice):
     assert [(r.name, r.status) for r in results] == [("F", "failed"), ("Menu.md", "indexed")]
     answer = engine.ask(alice, "What day is dumpling day?", chat_id=chat.id)
     assert "Thursday" in answer.text or any("Thursday" in c.text for c in answer.citations)
+
+
+def test_a_file_deleted_from_the_knowledge_base_by_hand_comes_back_on_the_next_full_sync(engine, drive, alice):
+    folder = drive.folder("F")
+    drive.add("a.txt", "text/plain", folder, content=b"alpha ibis")
+    connect(engine, alice, drive)
+    engine.create_kb(alice, "kb")
+    engine.gdrive_import(alice, "kb", [folder], watch=True)
+    [f] = engine.list_files(alice, "kb")
+    engine.delete_files(alice, [f.id])
+    drive.expire_change_tokens()  # a full listing compares everything again
+    rep = engine.gdrive_sync(alice)[0]
+    assert [(r.name, r.action) for r in rep.results] == [("a.txt", "added")]
+    assert "ibis" in kb_text(engine, alice, "kb")
