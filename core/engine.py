@@ -412,16 +412,26 @@ class Engine:
                                                                    watch=watch, progress=progress, tracker=tracker))
 
     def submit_gdrive_import(self, actor: Actor, kb: str, ids: list[str], *, watch: bool = False) -> Future:
-        self.get_kb(actor, kb)
-        self.gdrive_status(actor)
+        self.get_kb(actor, kb)  # fail now, in the caller, for unknown or forbidden knowledge bases
+        self._drive_user(actor)
         return self._jobs.submit(self.gdrive_import, actor, kb, ids, watch=watch)
 
     def gdrive_sync(self, actor: Actor, kb: str | None = None) -> list:
-        """Sync the actor's own Drive sources (of ``kb`` when given); a report per source."""
+        """Sync the actor's own Drive sources (of ``kb`` when given); a report per source (status
+        "busy" for one that is syncing already)."""
         from core.sources import service as sources
+        from core.sources.base import SyncBusy
+        from core.sources.sync import SyncReport
 
-        return [self.sync_source(actor, row.id) for row in sources.list_sources(self.parts, actor, kind="gdrive", kb_ref=kb)
-                if row.owner_id == actor.user_id]
+        reports = []
+        for row in sources.list_sources(self.parts, actor, kind="gdrive", kb_ref=kb):
+            if row.owner_id != actor.user_id:
+                continue
+            try:
+                reports.append(self.sync_source(actor, row.id))
+            except SyncBusy as exc:
+                reports.append(SyncReport(row.id, "", "busy", error=exc.message))
+        return reports
 
     def gdrive_attach_to_chat(self, actor: Actor, chat_id: str, file_ids: list[str]) -> list[IngestResult]:
         """Attach Drive files to a chat as its own context (the seed's "upload as chat context"):
