@@ -363,9 +363,9 @@ class Engine:
 
     def gdrive_auth_url(self, actor: Actor) -> str:
         """The Google consent screen URL for this actor (state + PKCE kept server-side)."""
-        self._drive_user(actor)
         from core.gdrive import oauth
 
+        self._drive_user(actor)
         return oauth.authorization_url(self.db, self._secret_box(), self.settings().gdrive, actor.user_id)
 
     def gdrive_finish_auth(self, actor: Actor | None, code: str, state: str) -> dict:
@@ -383,19 +383,19 @@ class Engine:
         return gdrive.status(self.parts, actor or self.actor_for(conn.user_id))
 
     def gdrive_connect_refresh_token(self, actor: Actor, refresh_token: str) -> dict:
-        self._drive_user(actor)
         from core.gdrive import oauth
         from core.gdrive import service as gdrive
 
+        self._drive_user(actor)
         oauth.connect_refresh_token(self.db, self._secret_box(), self.settings().gdrive, actor.user_id, refresh_token)
         gdrive.remember_account(self.parts, self._secret_box(), actor.user_id)
         return gdrive.status(self.parts, actor)
 
     def gdrive_list(self, actor: Actor, folder_id: str | None = None, query: str = "") -> list[dict]:
         """A folder's entries ("root" My Drive, "shared-with-me", "shared-drives", or a folder id), or a name search."""
-        self._drive_user(actor)
         from core.gdrive import service as gdrive
 
+        self._drive_user(actor)
         return gdrive.browse(self.parts, self._secret_box(), actor, folder_id, query)
 
     def gdrive_import(self, actor: Actor, kb: str, ids: list[str], *, watch: bool = False,
@@ -405,6 +405,7 @@ class Engine:
         The whole import is a job of kind "sync": cancelling it stops before the next files."""
         from core.gdrive import service as gdrive
 
+        self._drive_user(actor)
         kb_id = self.get_kb(actor, kb).id
         tracker = jobs_mod.JobTracker.start(self.db, kind="sync", actor=actor, kb_id=kb_id, file_id=None,
                                             message="importing from Google Drive")
@@ -447,9 +448,9 @@ class Engine:
 
     def gdrive_disconnect(self, actor: Actor) -> dict:
         """Revoke the actor's Drive tokens at Google and delete them; the actor's Drive sources stop."""
-        self._drive_user(actor)
         from core.gdrive import service as gdrive
 
+        self._drive_user(actor)
         return gdrive.disconnect(self.parts, self._secret_box(), actor)
 
     def sync_source(self, actor: Actor, source_id: str, trigger: str = "manual"):
