@@ -107,7 +107,8 @@ def sync_source(parts: EngineParts, box: SecretBox, actor: Actor, row: SyncedSou
     if row.owner_id != actor.user_id:
         raise NotConnected("a Drive source syncs with its owner's connection only")
     client = client_for(parts, box, actor.user_id)
-    source = DriveSource(client, list(row.config.get("selection", [])))
+    source = DriveSource(client, list(row.config.get("selection", [])),
+                         max_bytes=parts.settings().parsing.max_upload_mb * 1024 * 1024)
     report = run_sync(parts, actor, row.id, source, trigger=trigger, progress=progress, tracker=tracker)
     if report.source_state == "reconnect":  # the user's other Drive sources stop too
         oauth.mark_reconnect(parts.db, actor.user_id, report.error)

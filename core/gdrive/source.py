@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from core.errors import NotFound
 from core.gdrive.client import FOLDER, SHORTCUT, DriveClient
-from core.gdrive.errors import ChangesTokenExpired
+from core.gdrive.errors import ChangesTokenExpired, ItemNotImportable
 from core.gdrive.export import fetch_content, importable
 from core.ingest.service import Upload
 from core.sources.base import Listing, RemoteItem
@@ -39,7 +39,7 @@ def item_of(f: dict) -> RemoteItem:
             "web_view_link": f.get("webViewLink", ""), "source_url": f.get("webViewLink", ""),
             "modified_time": f.get("modifiedTime", ""), "drive_version": str(f.get("version", "")),
             "md5": f.get("md5Checksum", ""), "owner": owners[0].get("displayName") or owners[0].get("emailAddress", ""),
-            "shared_drive_id": f.get("driveId", "")}
+            "shared_drive_id": f.get("driveId", ""), "size": int(f["size"]) if f.get("size") else 0}
     return RemoteItem(f["id"], f.get("name", f["id"]), f.get("mimeType", ""), version_of(f),
                       tuple(f.get("parents") or ()), meta)
 
@@ -48,6 +48,7 @@ def item_of(f: dict) -> RemoteItem:
 class DriveSource:
     client: DriveClient
     selection: list[str]  # file and folder ids chosen by the user
+    max_bytes: int = 0  # the upload size limit (0 = none): a larger stored file is not downloaded
     kind: str = "gdrive"
     skipped: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (name, why left out), last listing
 
@@ -60,6 +61,10 @@ class DriveSource:
         return self._full()
 
     def fetch(self, item: RemoteItem) -> Upload:
+        size = int(item.meta.get("size") or 0)
+        if self.max_bytes and size > self.max_bytes:
+            raise ItemNotImportable(f"{size / 1048576:.1f} MB is over the upload limit of "
+                                    f"{self.max_bytes // 1048576} MB (Documents Settings → parsing.max_upload_mb)")
         name, data = fetch_content(self.client, item.item_id, item.name, item.mime)
         return Upload(name, data)
 

@@ -138,6 +138,8 @@ def test_exports_docs_fall_back_to_docx_and_big_exports_fail_alone(engine, drive
     big = drive.add("Huge doc", DOC, folder, exports={MD: b"# x"})
     drive.files[big].export_too_large = True
     drive.add("notes.txt", "text/plain", folder, content=b"Plain file with the word falcon.")
+    drive.add("dump.txt", "text/plain", folder, content=b"x" * (1024 * 1024 + 1))
+    engine.save_settings(SYSTEM_ACTOR, {"parsing": {"max_upload_mb": 1}})
     connect(engine, alice, drive)
     engine.create_kb(alice, "kb")
     report = engine.gdrive_import(alice, "kb", [folder])
@@ -145,12 +147,15 @@ def test_exports_docs_fall_back_to_docx_and_big_exports_fail_alone(engine, drive
     assert by_name["Legacy doc"].action == "added"
     assert by_name["Huge doc"].action == "failed" and "10 MB" in by_name["Huge doc"].error
     assert by_name["notes.txt"].action == "added"
+    assert by_name["dump.txt"].action == "failed" and "over the upload limit of 1 MB" in by_name["dump.txt"].error
+    assert not any(p.startswith("/drive/v3/files/" + next(i for i, f in drive.files.items() if f.name == "dump.txt"))
+                   and "alt=media" in p for _, p in drive.requests)  # refused before downloading
     text = kb_text(engine, alice, "kb")
     assert "osprey" in text and "falcon" in text
     # the failed file is retried next run (the change cursor is not moved past it)
     drive.files[big].export_too_large = False
     again = engine.gdrive_sync(alice)[0]
-    assert [(r.name, r.action) for r in again.results] == [("Huge doc", "added")]
+    assert sorted((r.name, r.action) for r in again.results) == [("Huge doc", "added"), ("dump.txt", "failed")]
 
 
 def test_sheets_export_every_sheet(engine, drive, alice):
