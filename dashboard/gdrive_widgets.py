@@ -235,3 +235,23 @@ def sync_log(engine: Engine, actor: Actor, titles: dict[str, str]) -> None:
                    t("gdrive.col.updated"): entry.updated, t("gdrive.col.removed"): entry.removed,
                    t("gdrive.col.failed"): entry.failed, t("col.error"): entry.error} for entry in logs],
                  hide_index=True, width="stretch")
+
+
+# ------------------------------------------------------------------ chat: attach from Drive
+def chat_attach(engine: Engine, actor: Actor, temporary: bool) -> None:
+    """On the chat page: attach Drive files to this chat as its own context (connected users only;
+    Drive is asked only when the user searches)."""
+    status = engine.gdrive_status(actor)
+    if temporary or status["missing"] or not status["connected"]:
+        return
+    with st.expander(t("gdrive.chat_attach"), icon=":material/add_to_drive:"):
+        query = st.text_input(t("gdrive.search"), key="chat_drive_query")
+        if not query.strip():
+            return
+        files = {e["id"]: e for e in engine.gdrive_list(actor, None, query) if not e["folder"] and e["importable"]}
+        chosen = st.multiselect(t("gdrive.chat_pick"), list(files), format_func=lambda i: files[i]["name"], key="chat_drive_files")
+        if st.button(t("gdrive.chat_attach_button"), icon=":material/attach_file:", disabled=not chosen):
+            chat_id = st.session_state.get("chat_id") or engine.create_chat(actor, title=files[chosen[0]]["name"][:60]).id
+            st.session_state["chat_id"] = chat_id
+            for r in engine.gdrive_attach_to_chat(actor, chat_id, list(chosen)):
+                (st.caption if r.ok else st.error)(t("chat.attached", name=r.name, status=r.status, error=r.error))

@@ -127,6 +127,7 @@ STRINGS: dict[str, str] = {
     "users.help": "Admins manage settings, every knowledge base and the storage audit. The last admin can't be demoted.",
     "users.role": "Role", "users.role_changed": "{name} is now {role}.", "settings.section.users": "Users & roles",
     # Google Drive (issue 12)
+    "gdrive.chat_attach": "Attach from Google Drive", "gdrive.chat_pick": "Files to attach to this chat", "gdrive.chat_attach_button": "Attach",
     "gdrive.web_title": "Web pages kept in sync", "gdrive.web_urls": "Page URLs (one per line)", "gdrive.web_help": "Fetched now and re-fetched on the sync schedule; a page whose text changed is re-indexed.", "gdrive.web_add": "Add and keep in sync",
     "gdrive.finished_sign_in": "Google Drive connected. Sign in to browse and import.",
     "chat.open_source": "Open the source",

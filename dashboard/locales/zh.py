@@ -115,6 +115,7 @@ STRINGS: dict[str, str] = {
     "users.help": "管理员可以修改设置、管理所有知识库并运行存储审计。最后一位管理员不能被降级。",
     "users.role": "角色", "users.role_changed": "{name} 现在是{role}。", "settings.section.users": "用户与角色",
     # Google Drive (issue 12)
+    "gdrive.chat_attach": "从谷歌云端硬盘附加", "gdrive.chat_pick": "要附加到此对话的文件", "gdrive.chat_attach_button": "附加",
     "gdrive.web_title": "保持同步的网页", "gdrive.web_urls": "网页地址（每行一个）", "gdrive.web_help": "立即抓取，并按同步计划重新抓取；正文有变化的网页会重新索引。", "gdrive.web_add": "添加并保持同步",
     "gdrive.finished_sign_in": "谷歌云端硬盘已连接。请登录后浏览和导入。",
     "chat.open_source": "打开原文",
