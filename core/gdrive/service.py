@@ -137,7 +137,7 @@ def fetch_files(parts: EngineParts, box: SecretBox, actor: Actor, ids: list[str]
             if f.get("mimeType") == FOLDER:
                 failed.append((f.get("name", file_id), "a folder cannot be attached to a chat; import it into a knowledge base"))
                 continue
-            name, data = _guarded(parts, actor.user_id, lambda: fetch_content(client, f["id"], f.get("name", f["id"]), f.get("mimeType", "")))
+            name, data = _guarded(parts, actor.user_id, lambda f=f: fetch_content(client, f["id"], f.get("name", f["id"]), f.get("mimeType", "")))
             uploads.append(Upload(name, data))
         except ReconnectNeeded:
             raise

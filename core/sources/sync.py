@@ -192,7 +192,7 @@ def _ingest_group(parts: EngineParts, actor: Actor, row: SyncedSource, source: S
     if not fetched:
         return results
     outcomes = ingest_mod.ingest(parts, actor, row.kb_id, [u for _, _, u in fetched], progress)
-    for (item, old, _), outcome in zip(fetched, outcomes):
+    for (item, old, _), outcome in zip(fetched, outcomes, strict=True):  # one result per upload
         results.append(_apply(parts, row, item, old, outcome))
     return results
 

@@ -11,7 +11,7 @@ import requests
 from core.errors import InvalidInput
 from core.gdrive.errors import NotConnected, ReconnectNeeded
 from core.gdrive.models import DriveConnection
-from tests.fakes.drive_server import DOC, FOLDER
+from tests.fakes.drive_server import DOC
 from tests.gdrive.conftest import connect
 
 
