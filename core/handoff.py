@@ -35,7 +35,7 @@ ALLOWED = frozenset({
     "ingest_paths", "list_files", "delete_files", "reindex", "search", "doctor",
     "settings_masked", "save_settings", "ask", "compare", "status",
     "gdrive_status", "gdrive_connect_refresh_token", "gdrive_list", "gdrive_import", "gdrive_sync",
-    "gdrive_disconnect", "sources", "sync_logs", "run_scheduled_syncs",
+    "gdrive_disconnect", "sources", "sync_logs", "run_scheduled_syncs", "sync_source", "watch_web_pages",
 })
 _HEADER = struct.Struct("!Q")
 _MAX_MESSAGE = 256 * 1024 * 1024

@@ -31,6 +31,10 @@ def test_gdrive_cli_connect_ls_import_sync_disconnect(tmp_path, drive):
     assert token not in status.stdout
     found = as_json(run_cli(data, "--json", "search", "heron release", "--kb", "team", env_extra=env))
     assert "heron" in str(found)
+    [source] = as_json(run_cli(data, "--json", "sources", "list", env_extra=env))
+    assert source["kind"] == "gdrive" and source["watch"]
+    log = as_json(run_cli(data, "--json", "sources", "log", source["id"], env_extra=env))
+    assert [(r["trigger"], r["added"]) for r in log] == [("manual", 1), ("import", 1)]
     gone = as_json(run_cli(data, "--json", "gdrive", "disconnect", env_extra=env))
     assert gone == {"disconnected": True, "revoked_at_google": True}
     after = run_cli(data, "gdrive", "ls", check=False, env_extra=env)
