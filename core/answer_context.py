@@ -31,6 +31,7 @@ from core.parsers.base import ParseContext
 from core.retrieval.search import SearchTarget
 from core.searcher import Searcher
 from core.types import Actor, ParsedDoc
+from core.sources.links import link_citations
 
 
 def kb_infos(session: Session, actor: Actor) -> tuple[KBInfo, ...]:
@@ -72,6 +73,7 @@ def answer_context(parts: EngineParts, snap: Snapshot, searcher: Searcher, actor
         whole_documents=lambda kb_ids, file_ids: _whole_documents(parts, kb_ids, file_ids),
         fetch_url=fetch,
         providers=providers,
+        link_citations=lambda citations: link_citations(parts.db, citations),
     )
 
 

@@ -463,35 +463,39 @@ class Engine:
 
     def gdrive_auth_url(self, actor: Actor) -> str:
         """The Google consent screen URL for this actor (state + PKCE kept server-side)."""
-        self._drive_user(actor)
         from core.gdrive import oauth
 
+        self._drive_user(actor)
         return oauth.authorization_url(self.db, self._secret_box(), self._settings().gdrive, actor.user_id)
 
-    def gdrive_finish_auth(self, actor: Actor, code: str, state: str) -> dict:
-        """Finish the consent redirect (``code`` and ``state`` from the page's query string)."""
-        self._drive_user(actor)
+    def gdrive_finish_auth(self, actor: Actor | None, code: str, state: str) -> dict:
+        """Finish the consent redirect (``code`` and ``state`` from the page's query string). The state
+        must have been issued to ``actor``; with no actor (the redirect opened a signed-out session)
+        the connection goes to the user the state was issued to, and to nobody else."""
         from core.gdrive import oauth
         from core.gdrive import service as gdrive
 
-        oauth.finish_authorization(self.db, self._secret_box(), self._settings().gdrive, actor.user_id, code, state)
-        gdrive.remember_account(self.parts, self._secret_box(), actor.user_id)
-        return gdrive.status(self.parts, actor)
+        if actor is not None:
+            self._drive_user(actor)
+        conn = oauth.finish_authorization(self.db, self._secret_box(), self._settings().gdrive,
+                                          actor.user_id if actor else None, code, state)
+        gdrive.remember_account(self.parts, self._secret_box(), conn.user_id)
+        return gdrive.status(self.parts, actor or self.actor_for(conn.user_id))
 
     def gdrive_connect_refresh_token(self, actor: Actor, refresh_token: str) -> dict:
-        self._drive_user(actor)
         from core.gdrive import oauth
         from core.gdrive import service as gdrive
 
+        self._drive_user(actor)
         oauth.connect_refresh_token(self.db, self._secret_box(), self._settings().gdrive, actor.user_id, refresh_token)
         gdrive.remember_account(self.parts, self._secret_box(), actor.user_id)
         return gdrive.status(self.parts, actor)
 
     def gdrive_list(self, actor: Actor, folder_id: str | None = None, query: str = "") -> list[dict]:
         """A folder's entries ("root" My Drive, "shared-with-me", "shared-drives", or a folder id), or a name search."""
-        self._drive_user(actor)
         from core.gdrive import service as gdrive
 
+        self._drive_user(actor)
         return gdrive.browse(self.parts, self._secret_box(), actor, folder_id, query)
 
     def gdrive_import(self, actor: Actor, kb: str, ids: list[str], *, watch: bool = False,
@@ -501,6 +505,7 @@ class Engine:
         The whole import is a job of kind "sync": cancelling it stops before the next files."""
         from core.gdrive import service as gdrive
 
+        self._drive_user(actor)
         kb_id = self.get_kb(actor, kb).id
         tracker = jobs_mod.JobTracker.start(self.db, kind="sync", actor=actor, kb_id=kb_id, file_id=None,
                                             message="importing from Google Drive")
@@ -508,22 +513,44 @@ class Engine:
                                                                    watch=watch, progress=progress, tracker=tracker))
 
     def submit_gdrive_import(self, actor: Actor, kb: str, ids: list[str], *, watch: bool = False) -> Future:
-        self.get_kb(actor, kb)
-        self.gdrive_status(actor)
+        self.get_kb(actor, kb)  # fail now, in the caller, for unknown or forbidden knowledge bases
+        self._drive_user(actor)
         return self._jobs.submit(self.gdrive_import, actor, kb, ids, watch=watch)
 
     def gdrive_sync(self, actor: Actor, kb: str | None = None) -> list:
-        """Sync the actor's own Drive sources (of ``kb`` when given); a report per source."""
+        """Sync the actor's own Drive sources (of ``kb`` when given); a report per source (status
+        "busy" for one that is syncing already)."""
         from core.sources import service as sources
+        from core.sources.base import SyncBusy
+        from core.sources.sync import SyncReport
 
-        return [self.sync_source(actor, row.id) for row in sources.list_sources(self.parts, actor, kind="gdrive", kb_ref=kb)
-                if row.owner_id == actor.user_id]
+        reports = []
+        for row in sources.list_sources(self.parts, actor, kind="gdrive", kb_ref=kb):
+            if row.owner_id != actor.user_id:
+                continue
+            try:
+                reports.append(self.sync_source(actor, row.id))
+            except SyncBusy as exc:
+                reports.append(SyncReport(row.id, "", "busy", error=exc.message))
+        return reports
+
+    def gdrive_attach_to_chat(self, actor: Actor, chat_id: str, file_ids: list[str]) -> list[IngestResult]:
+        """Attach Drive files to a chat as its own context (the seed's "upload as chat context"):
+        exported like an import, indexed in the chat's collection; a result per file."""
+        from core.answering.chats import get_chat
+        from core.gdrive import service as gdrive
+
+        self._drive_user(actor)
+        get_chat(self.parts, actor, chat_id)
+        uploads, failed = gdrive.fetch_files(self.parts, self._secret_box(), actor, file_ids)
+        return [IngestResult(name, "failed", error=why) for name, why in failed] + (
+            self.attach_to_chat(actor, chat_id, uploads) if uploads else [])
 
     def gdrive_disconnect(self, actor: Actor) -> dict:
         """Revoke the actor's Drive tokens at Google and delete them; the actor's Drive sources stop."""
-        self._drive_user(actor)
         from core.gdrive import service as gdrive
 
+        self._drive_user(actor)
         return gdrive.disconnect(self.parts, self._secret_box(), actor)
 
     def sync_source(self, actor: Actor, source_id: str, trigger: str = "manual"):

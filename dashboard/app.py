@@ -17,6 +17,7 @@ import streamlit as st  # noqa: E402
 
 from dashboard.auth import current_actor, password_popover, show_flash, sign_in_screen, sign_out, sync_cookie  # noqa: E402
 from dashboard.errors import show_error  # noqa: E402
+from dashboard.gdrive_widgets import finish_redirect  # noqa: E402
 from dashboard.header import render_header, render_sidebar_account  # noqa: E402
 from dashboard.i18n import t  # noqa: E402
 from dashboard.runtime import get_engine  # noqa: E402
@@ -49,6 +50,7 @@ def main() -> None:
         st.stop()
     sync_cookie()
     if actor is None:
+        finish_redirect(engine, None)  # issue 12: Google's consent redirect may open a signed-out session
         navigation(False, signed_in=False)  # resolves the URL's page, shows no menu
         sign_in_screen(engine)
         return

@@ -38,6 +38,8 @@ def render_citations(citations: list) -> None:
         with st.expander(citation_label(c), icon=":material/format_quote:"):
             if c.get("score") is not None:
                 st.caption(f"{t('col.final')}: {float(c['score']):.3f}")
+            if c.get("url"):
+                st.link_button(t("chat.open_source"), c["url"], icon=":material/open_in_new:")
             st.text(c.get("text", ""))
 
 

@@ -21,19 +21,25 @@ AUTH_URL_SECONDS = 600  # a fresh consent URL (state + PKCE) after this; the ser
 PLACES = [("root", "gdrive.my_drive"), ("shared-with-me", "gdrive.shared_with_me"), ("shared-drives", "gdrive.shared_drives")]
 
 
-def finish_redirect(engine: Engine, actor: Actor) -> None:
-    """Google sent the user back here with ?code=…&state=…: finish the exchange, clean the URL."""
+def finish_redirect(engine: Engine, actor: Actor | None) -> bool:
+    """Google sent the user back here with ?code=…&state=…: finish the exchange, clean the URL.
+    ``actor`` None: the redirect opened a new, signed-out session (see Engine.gdrive_finish_auth)."""
     params = st.query_params
     if "state" not in params or ("code" not in params and "error" not in params):
-        return
+        return False
     code, state = params.get("code", ""), params.get("state", "")
     st.query_params.clear()
     st.session_state.pop(AUTH_KEY, None)
     try:
         engine.gdrive_finish_auth(actor, code, state)
-        st.toast(t("gdrive.finished"), icon=":material/check_circle:")
     except Exception as exc:
         show_error(exc)
+        return True
+    if actor is None:
+        st.success(t("gdrive.finished_sign_in"), icon=":material/check_circle:")
+    else:
+        st.toast(t("gdrive.finished"), icon=":material/check_circle:")
+    return True
 
 
 def setup_missing(status: dict, is_admin: bool) -> None:
@@ -200,7 +206,21 @@ def sources_panel(engine: Engine, actor: Actor, status: dict) -> None:
                 st.session_state[SYNC_KEY] = (src.kb_id, engine.submit_sync_source(actor, src.id))
                 st.toast(t("gdrive.sync_started"))
                 st.rerun()
+    web_pages_form(engine, actor)
     sync_log(engine, actor, {s.id: s.title for s in mine})
+
+
+def web_pages_form(engine: Engine, actor: Actor) -> None:
+    """Web pages as a second kind of synced source: re-fetched on the same schedule."""
+    kbs = [kb for kb in engine.list_kbs(actor) if actor.is_admin or kb.owner_id == actor.user_id]
+    if not kbs:
+        return
+    with st.expander(t("gdrive.web_title"), icon=":material/language:"):
+        urls = st.text_area(t("gdrive.web_urls"), key="web_urls", help=t("gdrive.web_help"))
+        by_id = {kb.id: kb for kb in kbs}
+        kb_id = st.selectbox(t("gdrive.import_into"), list(by_id), format_func=lambda i: by_id[i].name, key="web_kb")
+        if st.button(t("gdrive.web_add"), icon=":material/add_link:", disabled=not urls.strip()):
+            _report(engine.watch_web_pages(actor, kb_id, urls.split()))
 
 
 def sync_log(engine: Engine, actor: Actor, titles: dict[str, str]) -> None:
@@ -215,3 +235,23 @@ def sync_log(engine: Engine, actor: Actor, titles: dict[str, str]) -> None:
                    t("gdrive.col.updated"): entry.updated, t("gdrive.col.removed"): entry.removed,
                    t("gdrive.col.failed"): entry.failed, t("col.error"): entry.error} for entry in logs],
                  hide_index=True, width="stretch")
+
+
+# ------------------------------------------------------------------ chat: attach from Drive
+def chat_attach(engine: Engine, actor: Actor, temporary: bool) -> None:
+    """On the chat page: attach Drive files to this chat as its own context (connected users only;
+    Drive is asked only when the user searches)."""
+    status = engine.gdrive_status(actor)
+    if temporary or status["missing"] or not status["connected"]:
+        return
+    with st.expander(t("gdrive.chat_attach"), icon=":material/add_to_drive:"):
+        query = st.text_input(t("gdrive.search"), key="chat_drive_query")
+        if not query.strip():
+            return
+        files = {e["id"]: e for e in engine.gdrive_list(actor, None, query) if not e["folder"] and e["importable"]}
+        chosen = st.multiselect(t("gdrive.chat_pick"), list(files), format_func=lambda i: files[i]["name"], key="chat_drive_files")
+        if st.button(t("gdrive.chat_attach_button"), icon=":material/attach_file:", disabled=not chosen):
+            chat_id = st.session_state.get("chat_id") or engine.create_chat(actor, title=files[chosen[0]]["name"][:60]).id
+            st.session_state["chat_id"] = chat_id
+            for r in engine.gdrive_attach_to_chat(actor, chat_id, list(chosen)):
+                (st.caption if r.ok else st.error)(t("chat.attached", name=r.name, status=r.status, error=r.error))

@@ -7,6 +7,7 @@ from core.ingest.service import Upload
 from dashboard.chat_widgets import (ask_streaming, history, mentioned_kbs, render_answer, render_stored_message,
                                     web_search_toggle)
 from dashboard.errors import guard
+from dashboard.gdrive_widgets import chat_attach
 from dashboard.i18n import t
 from dashboard.page import page_context
 
@@ -25,6 +26,7 @@ with guard():
     if kbs:
         st.caption(t("chat.mention_hint", names=" ".join(f"#{kb.name}" for kb in kbs[:8])))
     temporary = st.session_state.get("temporary", False)
+    chat_attach(engine, actor, temporary)  # issue 12: attach files from Google Drive
     chat_id = None if temporary else st.session_state.get("chat_id")
     if temporary:
         st.info(t("chat.temporary_on"), icon=":material/visibility_off:")

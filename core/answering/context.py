@@ -124,6 +124,8 @@ class AnswerContext:
     # The chat's Web search switch, when on: opens the message's web search (core/answering/web.py).
     # (run, query, earlier messages) -> WebSession | None. Only the normal flow calls it.
     open_web: Callable[..., object] | None = None
+    # Fills each citation's ``url`` when its file came from a source (a Drive file's webViewLink).
+    link_citations: Callable[[list], None] = lambda citations: None
 
     @property
     def actor(self) -> Actor:

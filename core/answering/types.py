@@ -23,6 +23,7 @@ class Citation:
     slide: int | None = None
     start_seconds: float | None = None
     origin: str = "kb"  # kb | attachment (a file of this chat) | url (a fetched page) | web
+    url: str = ""  # where the cited file lives, for files from a source (a Drive file's webViewLink)
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""``python -m core gdrive ...``: connect, status, ls, import, sync, disconnect (all with --json).
+"""``python -m core gdrive ...``: connect, status, ls, import, sync, disconnect (all with --json);
+``python -m core sources ...``: every synced source (Drive and web pages), its sync and log.
 
 The CLI acts as its local operator, whose Drive connection is its own (made with
 ``gdrive connect --refresh-token``); no command shows or prints a token.
@@ -64,7 +65,47 @@ def cmd_gdrive(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sources(args: argparse.Namespace) -> int:
+    from core.cli.commands import engine_for
+
+    with engine_for(args) as engine:
+        if args.sources_command == "list":
+            emit(args, [_source_row(r) for r in engine.sources(A)], lambda rs: "\n".join(
+                f"{r['id']}  {r['kind']:<6} {r['title']} → kb {r['kb_id']} ({'watched' if r['watch'] else 'manual'}, {r['state']})"
+                for r in rs) or "no synced sources")
+        elif args.sources_command == "add-web":
+            report = engine.watch_web_pages(A, args.kb, args.urls, watch=not args.no_watch).as_dict()
+            emit(args, report, _report_line)
+            return 0 if report["status"] == "done" and not report["failed"] else 1
+        elif args.sources_command == "sync":
+            report = engine.sync_source(A, args.source_id).as_dict()
+            emit(args, report, _report_line)
+            return 0 if report["status"] == "done" and not report["failed"] else 1
+        elif args.sources_command == "log":
+            rows = [{"when": e.started_at, "source_id": e.source_id, "trigger": e.trigger, "status": e.status,
+                     "added": e.added, "updated": e.updated, "removed": e.removed, "failed": e.failed, "error": e.error}
+                    for e in engine.sync_logs(A, args.source_id, limit=args.limit)]
+            emit(args, rows, lambda rs: "\n".join(
+                f"{str(r['when'])[:19]}  {r['trigger']:<8} {r['status']:<9} +{r['added']} ~{r['updated']} -{r['removed']} !{r['failed']}"
+                for r in rs) or "no syncs yet")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    so = sub.add_parser("sources", help="synced sources (Drive selections, web pages): list, add web pages, sync, log")
+    so.set_defaults(handler=cmd_sources)
+    sos = so.add_subparsers(dest="sources_command", required=True)
+    sos.add_parser("list")
+    aw = sos.add_parser("add-web", help="add web pages to a knowledge base, re-fetched on the sync schedule")
+    aw.add_argument("--kb", required=True)
+    aw.add_argument("--no-watch", action="store_true", help="import once, sync by hand only")
+    aw.add_argument("urls", nargs="+", metavar="URL")
+    ss = sos.add_parser("sync", help="sync one source now")
+    ss.add_argument("source_id")
+    lg = sos.add_parser("log", help="the sync log")
+    lg.add_argument("source_id", nargs="?", default=None)
+    lg.add_argument("--limit", type=int, default=20)
+
     g = sub.add_parser("gdrive", help="Google Drive: connect, browse, import into a knowledge base, sync")
     g.set_defaults(handler=cmd_gdrive)
     gs = g.add_subparsers(dest="gdrive_command", required=True)

@@ -7,7 +7,7 @@ from core.sources.base import SourceUnavailable
 
 
 class DriveError(CoreError):
-    exit_code = 11
+    exit_code = 22
 
 
 class NotConnected(DriveError):
@@ -18,7 +18,7 @@ class ReconnectNeeded(SourceUnavailable):
     """Google refused the stored tokens (revoked, expired, password change): connect again."""
 
     state = "reconnect"
-    exit_code = 12
+    exit_code = 23
 
 
 class DriveSetupIncomplete(DriveError):

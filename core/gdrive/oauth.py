@@ -115,9 +115,12 @@ def authorization_url(db: Database, box: SecretBox, cfg: GoogleDriveSettings, us
     return url
 
 
-def finish_authorization(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str,
+def finish_authorization(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str | None,
                          code: str, state: str) -> DriveConnection:
-    """Exchange the code Google sent back; the state must be one this user was given, unused and fresh."""
+    """Exchange the code Google sent back; the state must be unused, fresh, and one this user was
+    given. ``user_id`` None (the redirect opened a new, signed-out browser session): the
+    connection goes to the user the state was issued to — a random, single-use value bound to
+    that user, so a foreign code can only ever connect its own requester."""
     require_setup(cfg)
     ensure_tables(db)
     with db.write() as s:
@@ -125,7 +128,7 @@ def finish_authorization(db: Database, box: SecretBox, cfg: GoogleDriveSettings,
         if pending is not None:
             s.delete(pending)  # single use, whatever happens next
     fresh = pending is not None and _aware(pending.created_at) > utcnow() - timedelta(minutes=AUTH_REQUEST_MINUTES)
-    if pending is None or pending.user_id != user_id or not fresh:
+    if pending is None or (user_id is not None and pending.user_id != user_id) or not fresh:
         raise InvalidInput("this Google sign-in answer does not match a request of yours (expired or already used): "
                            "press Connect Google Drive again")
     if not code:
@@ -141,7 +144,7 @@ def finish_authorization(db: Database, box: SecretBox, cfg: GoogleDriveSettings,
     creds = flow.credentials
     if not creds.refresh_token:
         raise DriveError("Google returned no refresh token: remove ragdesk's access in your Google account and connect again")
-    return save_connection(db, box, user_id, creds)
+    return save_connection(db, box, pending.user_id, creds)
 
 
 def connect_refresh_token(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str,

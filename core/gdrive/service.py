@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from core.errors import InvalidInput
 from core.gdrive import oauth
 from core.gdrive.client import FOLDER, DriveClient
 from core.gdrive.errors import NotConnected, ReconnectNeeded
@@ -47,6 +48,7 @@ def _guarded(parts: EngineParts, user_id: str, call: Callable):
         return call()
     except ReconnectNeeded as exc:
         oauth.mark_reconnect(parts.db, user_id, exc.message)
+        sources.set_owner_state(parts, user_id, "gdrive", "reconnect", exc.message)
         raise
 
 
@@ -55,6 +57,7 @@ def remember_account(parts: EngineParts, box: SecretBox, user_id: str) -> None:
     user = _guarded(parts, user_id, client.about).get("user", {})
     oauth.save_connection(parts.db, box, user_id, client.creds, email=user.get("emailAddress", ""),
                           display_name=user.get("displayName", ""))
+    sources.set_owner_state(parts, user_id, "gdrive", "ok")  # (re)connected: its sources sync again
 
 
 def entry(f: dict) -> dict:
@@ -88,10 +91,14 @@ def browse(parts: EngineParts, box: SecretBox, actor: Actor, folder_id: str | No
 def import_items(parts: EngineParts, box: SecretBox, actor: Actor, kb: str, ids: list[str], *, watch: bool,
                  progress: FileProgress | None = None, tracker: JobTracker | None = None) -> SyncReport:
     """Import files and folders (recursively) into a knowledge base, as a source of it."""
-    client_for(parts, box, actor.user_id)  # fail now, before any row, when not connected
+    client = client_for(parts, box, actor.user_id)  # fail now, before any row, when not connected
     ids = sorted(dict.fromkeys(i.strip() for i in ids if i.strip()))
+    if not ids:
+        raise InvalidInput("choose at least one Drive file or folder to import")
+    names = [_guarded(parts, actor.user_id, lambda i=i: client.get(i, fields="id,name")).get("name", i) for i in ids[:3]]
+    title = "Google Drive: " + ", ".join(names) + (f" +{len(ids) - 3}" if len(ids) > 3 else "")
     row = sources.find_or_create(parts, actor, kind="gdrive", kb_ref=kb, config={"selection": ids},
-                                 title=f"Google Drive: {len(ids)} item(s)", watch=watch)
+                                 title=title, watch=watch)
     return sync_source(parts, box, actor, row, trigger="import", progress=progress, tracker=tracker)
 
 
@@ -100,13 +107,40 @@ def sync_source(parts: EngineParts, box: SecretBox, actor: Actor, row: SyncedSou
     if row.owner_id != actor.user_id:
         raise NotConnected("a Drive source syncs with its owner's connection only")
     client = client_for(parts, box, actor.user_id)
-    source = DriveSource(client, list(row.config.get("selection", [])))
+    source = DriveSource(client, list(row.config.get("selection", [])),
+                         max_bytes=parts.snapshot().settings.parsing.max_upload_mb * 1024 * 1024)
     report = run_sync(parts, actor, row.id, source, trigger=trigger, progress=progress, tracker=tracker)
-    if report.source_state == "reconnect":
+    if report.source_state == "reconnect":  # the user's other Drive sources stop too
         oauth.mark_reconnect(parts.db, actor.user_id, report.error)
+        sources.set_owner_state(parts, actor.user_id, "gdrive", "reconnect", report.error)
     return report
 
 
 def disconnect(parts: EngineParts, box: SecretBox, actor: Actor) -> dict:
     revoked = oauth.disconnect(parts.db, box, parts.snapshot().settings.gdrive, actor.user_id)
+    sources.set_owner_state(parts, actor.user_id, "gdrive", "reconnect", "Google Drive was disconnected")
     return {"disconnected": True, "revoked_at_google": revoked}
+
+
+def fetch_files(parts: EngineParts, box: SecretBox, actor: Actor, ids: list[str]) -> tuple[list, list[tuple[str, str]]]:
+    """Drive files as uploads (exported / downloaded like an import), for a chat's own context.
+    Returns (uploads, [(id or name, why it failed)]); folders are not attached to a chat."""
+    from core.gdrive.export import fetch_content
+    from core.ingest.service import Upload
+    from core.errors import CoreError
+
+    client = client_for(parts, box, actor.user_id)
+    uploads, failed = [], []
+    for file_id in ids:
+        try:
+            f = _guarded(parts, actor.user_id, lambda i=file_id: client.get(i))
+            if f.get("mimeType") == FOLDER:
+                failed.append((f.get("name", file_id), "a folder cannot be attached to a chat; import it into a knowledge base"))
+                continue
+            name, data = _guarded(parts, actor.user_id, lambda f=f: fetch_content(client, f["id"], f.get("name", f["id"]), f.get("mimeType", "")))
+            uploads.append(Upload(name, data))
+        except ReconnectNeeded:
+            raise
+        except CoreError as exc:
+            failed.append((file_id, exc.message))
+    return uploads, failed

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from core.errors import NotFound
 from core.gdrive.client import FOLDER, SHORTCUT, DriveClient
-from core.gdrive.errors import ChangesTokenExpired
+from core.gdrive.errors import ChangesTokenExpired, ItemNotImportable
 from core.gdrive.export import fetch_content, importable
 from core.ingest.service import Upload
 from core.sources.base import Listing, RemoteItem
@@ -39,7 +39,7 @@ def item_of(f: dict) -> RemoteItem:
             "web_view_link": f.get("webViewLink", ""), "source_url": f.get("webViewLink", ""),
             "modified_time": f.get("modifiedTime", ""), "drive_version": str(f.get("version", "")),
             "md5": f.get("md5Checksum", ""), "owner": owners[0].get("displayName") or owners[0].get("emailAddress", ""),
-            "shared_drive_id": f.get("driveId", "")}
+            "shared_drive_id": f.get("driveId", ""), "size": int(f["size"]) if f.get("size") else 0}
     return RemoteItem(f["id"], f.get("name", f["id"]), f.get("mimeType", ""), version_of(f),
                       tuple(f.get("parents") or ()), meta)
 
@@ -48,8 +48,9 @@ def item_of(f: dict) -> RemoteItem:
 class DriveSource:
     client: DriveClient
     selection: list[str]  # file and folder ids chosen by the user
+    max_bytes: int = 0  # the upload size limit (0 = none): a larger stored file is not downloaded
     kind: str = "gdrive"
-    skipped: dict[str, str] = field(default_factory=dict)  # id -> why it was left out (last listing)
+    skipped: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (name, why left out), last listing
 
     def listing(self, cursor: str) -> Listing:
         if cursor:
@@ -60,6 +61,10 @@ class DriveSource:
         return self._full()
 
     def fetch(self, item: RemoteItem) -> Upload:
+        size = int(item.meta.get("size") or 0)
+        if self.max_bytes and size > self.max_bytes:
+            raise ItemNotImportable(f"{size / 1048576:.1f} MB is over the upload limit of "
+                                    f"{self.max_bytes // 1048576} MB (Documents Settings → parsing.max_upload_mb)")
         name, data = fetch_content(self.client, item.item_id, item.name, item.mime)
         return Upload(name, data)
 
@@ -88,9 +93,9 @@ class DriveSource:
                 self._collect(child, found, folders, depth + 1)
         elif mime == SHORTCUT:
             # Only ever points at something: its target is imported when the selection holds it.
-            self.skipped[f["id"]] = "shortcut (its target is imported only when it is inside the selection)"
+            self.skipped[f["id"]] = (f.get("name", ""), "a shortcut: its target is imported only when it is inside the selection")
         elif importable(mime):
-            self.skipped[f["id"]] = importable(mime)
+            self.skipped[f["id"]] = (f.get("name", ""), importable(mime))
         else:
             found[f["id"]] = item_of(f)
 

@@ -12,13 +12,13 @@ from core.ingest.service import Upload
 class SyncBusy(CoreError):
     """Another sync of the same source is running (in this or another process)."""
 
-    exit_code = 9
+    exit_code = 20
 
 
 class SourceUnavailable(CoreError):
     """The source cannot be read now (revoked access, remote outage); the sync stops for it."""
 
-    exit_code = 10
+    exit_code = 21
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,8 @@ class Listing:
     # Items whose state could not be read this run (a page that did not load): left as they
     # are — neither updated nor removed — and reported as failed.
     errors: dict[str, str] = field(default_factory=dict)
-    # Items left out on purpose (an unsupported type, a shortcut): reported, not retried.
-    skipped: dict[str, str] = field(default_factory=dict)
+    # Items left out on purpose (an unsupported type, a shortcut): id -> (name, why); reported, not retried.
+    skipped: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 class Source(Protocol):

@@ -37,8 +37,9 @@ class SyncScheduler:
             self._scheduler.start()
 
     def stop(self) -> None:
+        """Stop ticking; a sync already running is let finish (the engine closes after this)."""
         if self._scheduler.running:
-            self._scheduler.shutdown(wait=False)
+            self._scheduler.shutdown(wait=True)
 
     @property
     def running(self) -> bool:

@@ -85,6 +85,18 @@ def due_sources(parts: EngineParts, interval_minutes: int, now: datetime | None 
     ensure_tables(parts.db)
     now = now or datetime.now(timezone.utc)
     with parts.db.read() as s:
-        rows = list(s.exec(select(SyncedSource).where(SyncedSource.watch == True)))  # noqa: E712
+        rows = list(s.exec(select(SyncedSource).where(SyncedSource.watch.is_(True))))
     cutoff = now - timedelta(minutes=interval_minutes)
     return [r for r in rows if r.state != "reconnect" and (r.last_sync_at is None or _aware(r.last_sync_at) <= cutoff)]
+
+
+def set_owner_state(parts: EngineParts, owner_id: str, kind: str, state: str, error: str = "") -> int:
+    """Put every source of this owner and kind in ``state`` (e.g. "reconnect" after a disconnect,
+    "ok" again once reconnected, so the schedule picks them up). Returns how many changed."""
+    ensure_tables(parts.db)
+    with parts.db.write() as s:
+        rows = list(s.exec(select(SyncedSource).where(SyncedSource.owner_id == owner_id, SyncedSource.kind == kind)))
+        for row in rows:
+            row.state, row.last_error = state, error
+            s.add(row)
+    return len(rows)

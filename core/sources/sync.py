@@ -130,6 +130,11 @@ def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, r
     report.full_listing = listing.full
     with parts.db.read() as s:
         held = {r.item_id: r for r in s.exec(select(SourceItemRecord).where(SourceItemRecord.source_id == row.id))}
+        present = set(s.exec(select(FileRecord.id).where(FileRecord.id.in_([r.file_id for r in held.values()]),
+                                                           FileRecord.status == "indexed")))
+    # A file deleted from the knowledge base by hand is no longer held: the source adds it back
+    # (a synced knowledge base mirrors its source; unwatch or remove the source to keep it out).
+    held = {k: r for k, r in held.items() if r.file_id in present}
     todo = plan(listing, held)
     total = len(todo.add) + len(todo.update) + len(todo.remove) + len(todo.rename)
     done = 0
@@ -145,8 +150,8 @@ def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, r
     for item_id, error in listing.errors.items():
         name = held[item_id].name if item_id in held else item_id
         report.results.append(ItemResult(item_id, name, "failed", held[item_id].file_id if item_id in held else None, error=error))
-    for item_id, reason in listing.skipped.items():
-        report.results.append(ItemResult(item_id, item_id, "skipped", error=reason))
+    for item_id, (name, reason) in listing.skipped.items():
+        report.results.append(ItemResult(item_id, name, "skipped", error=reason))
     for rec in todo.remove:
         _remove_item(parts, row.id, rec)
         report.results.append(ItemResult(rec.item_id, rec.name, "removed", rec.file_id))
@@ -187,7 +192,7 @@ def _ingest_group(parts: EngineParts, actor: Actor, row: SyncedSource, source: S
     if not fetched:
         return results
     outcomes = ingest_mod.ingest(parts, parts.snapshot(), actor, row.kb_id, [u for _, _, u in fetched], progress)
-    for (item, old, _), outcome in zip(fetched, outcomes):
+    for (item, old, _), outcome in zip(fetched, outcomes, strict=True):  # one result per upload
         results.append(_apply(parts, row, item, old, outcome))
     return results
 

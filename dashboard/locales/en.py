@@ -135,6 +135,10 @@ STRINGS: dict[str, str] = {
     "users.help": "Admins manage settings, every knowledge base and the storage audit. The last admin can't be demoted or disabled.",
     "users.role": "Role", "users.role_changed": "{name} is now {role}.", "settings.section.users": "Users & roles",
     # Google Drive (issue 12)
+    "gdrive.chat_attach": "Attach from Google Drive", "gdrive.chat_pick": "Files to attach to this chat", "gdrive.chat_attach_button": "Attach",
+    "gdrive.web_title": "Web pages kept in sync", "gdrive.web_urls": "Page URLs (one per line)", "gdrive.web_help": "Fetched now and re-fetched on the sync schedule; a page whose text changed is re-indexed.", "gdrive.web_add": "Add and keep in sync",
+    "gdrive.finished_sign_in": "Google Drive connected. Sign in to browse and import.",
+    "chat.open_source": "Open the source",
     "nav.gdrive": "Google Drive", "settings.section.gdrive": "Google Drive",
     "settings.about.gdrive": "Connect users' Google Drive: browse, import into a knowledge base, keep it in sync.",
     "gdrive.missing": "Google Drive cannot be used yet. Missing in Documents Settings → Google Drive: {fields}.",
@@ -168,7 +172,7 @@ STRINGS: dict[str, str] = {
                            "2. Enable the **Google Drive API** and the **Google Picker API** for it.\n"
                            "3. Configure the **OAuth consent screen**; while the app is in *Testing*, add each user's Google address as a test user. The scope ragdesk asks for is `drive.readonly`.\n"
                            "4. Create an **OAuth client ID** of type *Web application*. Add this app's URL as an authorised JavaScript origin, and the Google Drive page's URL as the **authorised redirect URI**: `{redirect}`.\n"
-                           "5. Copy the client ID and client secret into the fields below (the secret is stored encrypted and never shown again).\n"
+                           "5. Copy the client ID and client secret into the fields below (the secret is never shown back).\n"
                            "6. Optional, for the Google Picker: create an **API key**, restrict it to your site and to the Drive and Picker APIs, and paste it below.\n"
                            "7. Turn on **enabled** and save. Environment variables `GOOGLE_DRIVE_CLIENT_ID`, `GOOGLE_DRIVE_API_KEY`, `GOOGLE_REDIRECT_URI` set the same fields."),
     "gdrive.setup_ok": "Everything needed is set: users can connect on the Google Drive page.",

@@ -124,6 +124,10 @@ STRINGS: dict[str, str] = {
     "users.help": "管理员可以修改设置、管理所有知识库并运行存储审计。最后一位管理员不能被降级或停用。",
     "users.role": "角色", "users.role_changed": "{name} 现在是{role}。", "settings.section.users": "用户与角色",
     # Google Drive (issue 12)
+    "gdrive.chat_attach": "从谷歌云端硬盘附加", "gdrive.chat_pick": "要附加到此对话的文件", "gdrive.chat_attach_button": "附加",
+    "gdrive.web_title": "保持同步的网页", "gdrive.web_urls": "网页地址（每行一个）", "gdrive.web_help": "立即抓取，并按同步计划重新抓取；正文有变化的网页会重新索引。", "gdrive.web_add": "添加并保持同步",
+    "gdrive.finished_sign_in": "谷歌云端硬盘已连接。请登录后浏览和导入。",
+    "chat.open_source": "打开原文",
     "nav.gdrive": "谷歌云端硬盘", "settings.section.gdrive": "谷歌云端硬盘",
     "settings.about.gdrive": "连接用户的谷歌云端硬盘：浏览、导入知识库并保持同步。",
     "gdrive.missing": "谷歌云端硬盘暂不可用。请在 文档设置 → 谷歌云端硬盘 中补全：{fields}。",
@@ -157,7 +161,7 @@ STRINGS: dict[str, str] = {
                            "2. 为该项目启用 **Google Drive API** 和 **Google Picker API**。\n"
                            "3. 配置 **OAuth 同意屏幕**；应用处于“测试”状态时，把每位用户的谷歌邮箱加入测试用户列表。ragdesk 申请的权限范围为 `drive.readonly`（只读）。\n"
                            "4. 创建类型为“Web 应用”的 **OAuth 客户端 ID**：将本应用的网址加入“已授权的 JavaScript 来源”，并将谷歌云端硬盘页面的网址设为 **已授权的重定向 URI**：`{redirect}`。\n"
-                           "5. 将客户端 ID 和客户端密钥填入下方字段（密钥加密保存，不再显示）。\n"
+                           "5. 将客户端 ID 和客户端密钥填入下方字段（密钥保存后不再显示）。\n"
                            "6. 可选（用于 Google Picker）：创建一个 **API 密钥**，限制为您的网站以及 Drive 和 Picker 两个 API，并填入下方。\n"
                            "7. 打开 **enabled** 并保存。环境变量 `GOOGLE_DRIVE_CLIENT_ID`、`GOOGLE_DRIVE_API_KEY`、`GOOGLE_REDIRECT_URI` 可设置相同字段。"),
     "gdrive.setup_ok": "所需设置已齐全：用户可以在谷歌云端硬盘页面进行连接。",

@@ -9,7 +9,7 @@ Speaks what ragdesk uses: ``files.list`` (``q`` with ``in parents`` / ``trashed`
 Like Drive: pages are short (``max_page`` items whatever ``pageSize`` asks); native Google files
 refuse ``alt=media`` (403 fileNotDownloadable); shared-drive items appear only with
 ``supportsAllDrives`` / ``includeItemsFromAllDrives``; a move bumps ``version`` but not
-``modifiedTime``; a page token older than ``expire_changes_before`` answers 410. Each account
+``modifiedTime``; a page token from before ``expire_change_tokens()`` answers 410. Each account
 sees only its own files. Scripted failures (``fail_next``) give 429/403 with ``Retry-After``.
 """
 
@@ -144,7 +144,7 @@ class FakeDrive:
         self.files: dict[str, DriveFile] = {}
         self.drives: list[dict] = []
         self.changes: list[tuple[str, str]] = []  # (file id, account)
-        self.expire_changes_before = 0
+        self.token_epoch = 0  # page tokens are "epoch:position"; expiring bumps the epoch
         self.fail_next: list[tuple[int, str, dict]] = []  # (status, reason, headers) for the next API calls
         self.refresh_tokens: dict[str, str] = {}  # token -> account
         self.access_tokens: dict[str, str] = {}  # token -> account
@@ -227,7 +227,8 @@ class FakeDrive:
             self.changes.append((fid, f.account))
 
     def expire_change_tokens(self) -> None:
-        self.expire_changes_before = len(self.changes) + 1
+        """Every page token handed out so far answers 410 from now on."""
+        self.token_epoch += 1
 
     def expire_access_tokens(self) -> None:
         self.access_tokens.clear()
@@ -380,7 +381,7 @@ class _Api:
             return self.paged([d for d in self.drive.drives if d["account"] == self.account], "drives",
                               lambda d: {"id": d["id"], "name": d["name"]})
         if path == "changes/startPageToken":
-            return self.h._send(200, {"startPageToken": str(len(self.drive.changes) + 1)})
+            return self.h._send(200, {"startPageToken": f"{self.drive.token_epoch}:{len(self.drive.changes) + 1}"})
         if path == "changes":
             return self.changes_list()
         if len(parts) == 2 and parts[0] == "files":
@@ -449,9 +450,10 @@ class _Api:
         self.h._send(200, f.exports[mime], content_type=mime)
 
     def changes_list(self) -> None:
-        token = int(self.args.get("pageToken") or 0)
-        if token < self.drive.expire_changes_before or token < 1:
+        epoch, _, position = (self.args.get("pageToken") or "").partition(":")
+        if not position.isdigit() or epoch != str(self.drive.token_epoch) or int(position) < 1:
             return self.h._error(410, "invalid", "The page token is no longer valid.")
+        token = int(position)
         size = min(int(self.args.get("pageSize") or 100), self.drive.max_page)
         log = self.drive.changes
         window = log[token - 1: token - 1 + size]
@@ -470,7 +472,7 @@ class _Api:
         body = {"changes": out}
         next_token = token + len(window)
         if next_token <= len(log):
-            body["nextPageToken"] = str(next_token)
+            body["nextPageToken"] = f"{self.drive.token_epoch}:{next_token}"
         else:
-            body["newStartPageToken"] = str(len(log) + 1)
+            body["newStartPageToken"] = f"{self.drive.token_epoch}:{len(log) + 1}"
         self.h._send(200, _pick(body, _fields(self.args.get("fields", ""))))

@@ -31,7 +31,50 @@ def test_gdrive_cli_connect_ls_import_sync_disconnect(tmp_path, drive):
     assert token not in status.stdout
     found = as_json(run_cli(data, "--json", "search", "heron release", "--kb", "team", env_extra=env))
     assert "heron" in str(found)
+    [source] = as_json(run_cli(data, "--json", "sources", "list", env_extra=env))
+    assert source["kind"] == "gdrive" and source["watch"]
+    log = as_json(run_cli(data, "--json", "sources", "log", source["id"], env_extra=env))
+    assert [(r["trigger"], r["added"]) for r in log] == [("manual", 1), ("import", 1)]
     gone = as_json(run_cli(data, "--json", "gdrive", "disconnect", env_extra=env))
     assert gone == {"disconnected": True, "revoked_at_google": True}
     after = run_cli(data, "gdrive", "ls", check=False, env_extra=env)
     assert after.returncode != 0 and "not connected" in after.stderr
+
+
+@pytest.mark.slow
+def test_gdrive_cli_while_the_dashboard_holds_the_store_is_handed_off(tmp_path, drive):
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    from tests.cli.test_cli import REPO
+
+    data = tmp_path / "data"
+    env = {f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings().items()}
+    folder = drive.folder("Team")
+    drive.add("a.txt", "text/plain", folder, content=b"alpha plover")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import sys
+            from core.engine import Engine
+            e = Engine.open({str(data)!r}, serve_handoff=True)
+            print("ready", flush=True)
+            sys.stdin.readline()
+            e.close()
+        """)],
+        cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "RAGDESK_EMBEDDING__MODEL": "hash-64", **env})
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        connected = run_cli(data, "--json", "gdrive", "connect", "--refresh-token", drive.issue_refresh_token(), env_extra=env)
+        assert "hand-off" in connected.stderr and as_json(connected)["connected"]
+        run_cli(data, "kb", "create", "team", env_extra=env)
+        assert as_json(run_cli(data, "--json", "gdrive", "import", "--kb", "team", "--watch", folder, env_extra=env))["added"] == 1
+        drive.add("b.txt", "text/plain", folder, content=b"bravo")
+        synced = as_json(run_cli(data, "--json", "gdrive", "sync", env_extra=env))
+        assert [r["added"] for r in synced] == [1]
+    finally:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(30)

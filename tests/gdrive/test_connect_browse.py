@@ -11,7 +11,7 @@ import requests
 from core.errors import InvalidInput
 from core.gdrive.errors import NotConnected, ReconnectNeeded
 from core.gdrive.models import DriveConnection
-from tests.fakes.drive_server import DOC, FOLDER
+from tests.fakes.drive_server import DOC
 from tests.gdrive.conftest import connect
 
 
@@ -128,3 +128,14 @@ def test_incomplete_settings_say_what_is_missing(engine, alice):
     assert set(engine.gdrive_status(alice)["missing"]) == {"client_id", "redirect_uri"}
     with pytest.raises(Exception, match="client_id, redirect_uri"):
         engine.gdrive_auth_url(alice)
+
+
+def test_redirect_into_a_signed_out_session_connects_the_user_the_state_was_issued_to(engine, drive, alice, bob):
+    back = consent(engine.gdrive_auth_url(bob))
+    status = engine.gdrive_finish_auth(None, back["code"], back["state"])
+    assert status["connected"]
+    assert engine.gdrive_status(bob)["connected"] and not engine.gdrive_status(alice)["connected"]
+    with pytest.raises(InvalidInput):  # single use, even signed out
+        engine.gdrive_finish_auth(None, back["code"], back["state"])
+    with pytest.raises(InvalidInput):  # a made-up state connects nobody
+        engine.gdrive_finish_auth(None, "code", "not-a-state")

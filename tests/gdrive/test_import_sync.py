@@ -10,6 +10,7 @@ import importlib.util
 import pytest
 
 from core.sources.models import SyncLog
+from core.types import SYSTEM_ACTOR
 from tests.fakes.drive_server import DOC, FORM, SHEET, SHORTCUT, SLIDES
 from tests.gdrive.conftest import connect, docx_bytes, pptx_bytes, xlsx_bytes
 
@@ -68,8 +69,8 @@ def test_folder_tree_imports_then_one_sync_matches_drive(engine, drive, alice):
     assert report.status == "done", report.error
     assert {n for n, r in by_name.items() if r.action == "added"} == {
         "Onboarding", "Quarterly review", "expenses.txt", "差旅.md", "vpn.txt", "old-menu.txt"} | ({"Budget"} if with_sheets else set())
-    assert by_name[ids["form"]].action == "skipped" and "cannot be exported" in by_name[ids["form"]].error
-    assert by_name[ids["shortcut"]].action == "skipped"
+    assert by_name["Survey"].action == "skipped" and "cannot be exported" in by_name["Survey"].error
+    assert by_name["shortcut to vpn"].action == "skipped" and "inside the selection" in by_name["shortcut to vpn"].error
     text = kb_text(engine, alice, "handbook")
     for marker in ("marigold", "saffron", "pelican", "juniper", "琥珀", "cobalt", "lentil") + (("walnut", "chestnut") if with_sheets else ()):
         assert marker in text
@@ -137,6 +138,8 @@ def test_exports_docs_fall_back_to_docx_and_big_exports_fail_alone(engine, drive
     big = drive.add("Huge doc", DOC, folder, exports={MD: b"# x"})
     drive.files[big].export_too_large = True
     drive.add("notes.txt", "text/plain", folder, content=b"Plain file with the word falcon.")
+    drive.add("dump.txt", "text/plain", folder, content=b"x" * (1024 * 1024 + 1))
+    engine.save_settings(SYSTEM_ACTOR, {"parsing": {"max_upload_mb": 1}})
     connect(engine, alice, drive)
     engine.create_kb(alice, "kb")
     report = engine.gdrive_import(alice, "kb", [folder])
@@ -144,12 +147,15 @@ def test_exports_docs_fall_back_to_docx_and_big_exports_fail_alone(engine, drive
     assert by_name["Legacy doc"].action == "added"
     assert by_name["Huge doc"].action == "failed" and "10 MB" in by_name["Huge doc"].error
     assert by_name["notes.txt"].action == "added"
+    assert by_name["dump.txt"].action == "failed" and "over the upload limit of 1 MB" in by_name["dump.txt"].error
+    assert not any(p.startswith("/drive/v3/files/" + next(i for i, f in drive.files.items() if f.name == "dump.txt"))
+                   and "alt=media" in p for _, p in drive.requests)  # refused before downloading
     text = kb_text(engine, alice, "kb")
     assert "osprey" in text and "falcon" in text
     # the failed file is retried next run (the change cursor is not moved past it)
     drive.files[big].export_too_large = False
     again = engine.gdrive_sync(alice)[0]
-    assert [(r.name, r.action) for r in again.results] == [("Huge doc", "added")]
+    assert sorted((r.name, r.action) for r in again.results) == [("Huge doc", "added"), ("dump.txt", "failed")]
 
 
 def test_sheets_export_every_sheet(engine, drive, alice):
@@ -221,6 +227,19 @@ def test_revoked_token_stops_the_sync_with_reconnect(engine, drive, alice):
     assert "alpha" in kb_text(engine, alice, "kb")  # nothing lost
     with engine.db.read() as s:
         assert s.get(SyncLog, rep.log_id).status == "failed"
+    engine.save_settings(SYSTEM_ACTOR, {"gdrive": {"sync_interval_minutes": 1}})
+    assert engine.run_scheduled_syncs() == []  # a source waiting for reconnect is not scheduled
+    connect(engine, alice, drive)  # reconnecting resumes it
+    [row] = engine.sources(alice, kind="gdrive")
+    assert row.state == "ok"
+    with engine.db.write() as s:  # as if the last good sync were an hour ago
+        from datetime import datetime, timedelta, timezone
+
+        stored = s.get(type(row), row.id)
+        stored.last_sync_at = datetime.now(timezone.utc) - timedelta(hours=1)
+        s.add(stored)
+    [again] = engine.run_scheduled_syncs()
+    assert again.status == "done"
 
 
 def test_another_users_source_cannot_be_synced_with_their_connection(engine, drive, alice, bob):
@@ -252,3 +271,65 @@ def test_an_admin_cannot_browse_or_sync_with_someone_elses_connection(engine, dr
         engine.sync_source(alice, row.id)  # ...but cannot run it with bob's connection
     with pytest.raises(NotConnected):
         engine.gdrive_list(alice, folder)
+
+
+@pytest.mark.parametrize("mode", ["normal", "strict"])
+def test_answers_cite_the_drive_file_with_its_link(engine, drive, alice, mode):
+    folder = drive.folder("F")
+    fid = drive.add("Leave policy", DOC, folder, exports={MD: "# Leave policy\n\nEvery employee has twenty-five days of annual leave.\n".encode()})
+    connect(engine, alice, drive)
+    engine.create_kb(alice, "kb")
+    engine.gdrive_import(alice, "kb", [folder])
+    answer = engine.ask(alice, "How many days of annual leave does an employee have?", kbs=["kb"], mode=mode, temporary=True)
+    assert answer.citations, answer.error
+    assert answer.citations[0].source_name == "Leave policy.md"
+    assert answer.citations[0].url == f"https://drive.example/file/d/{fid}/view"
+
+
+def test_cancelling_an_import_stops_before_the_next_files_and_a_sync_finishes_it(engine, drive, alice):
+    from core.sources.sync import FETCH_GROUP
+
+    folder = drive.folder("F")
+    for i in range(FETCH_GROUP + 2):
+        drive.add(f"{i:02d}.txt", "text/plain", folder, content=f"file number {i}".encode())
+    connect(engine, alice, drive)
+    engine.create_kb(alice, "kb")
+
+    def cancel_once(name, done, total, message):
+        for job in engine.jobs(alice, active_only=True):
+            if job.kind == "sync" and not job.cancel_requested:
+                engine.cancel_job(alice, job.id)
+
+    report = engine.gdrive_import(alice, "kb", [folder], watch=True, progress=cancel_once)
+    assert report.status == "cancelled"
+    assert [r.action for r in report.results].count("added") == FETCH_GROUP
+    assert [r.action for r in report.results].count("cancelled") == 2
+    assert [j.state for j in engine.jobs(alice) if j.kind == "sync"] == ["cancelled"]
+    rest = engine.gdrive_sync(alice)[0]  # the cursor was not advanced: the next run picks up the rest
+    assert sorted(r.name for r in rest.results if r.action == "added") == [f"{FETCH_GROUP:02d}.txt", f"{FETCH_GROUP + 1:02d}.txt"]
+    assert len([f for f in engine.list_files(alice, "kb") if f.status == "indexed"]) == FETCH_GROUP + 2
+
+
+def test_drive_files_attach_to_a_chat_as_its_own_context(engine, drive, alice):
+    folder = drive.folder("F")
+    doc = drive.add("Menu", DOC, folder, exports={MD: "# Menu\n\nThursday is dumpling day in the canteen.\n".encode()})
+    connect(engine, alice, drive)
+    chat = engine.create_chat(alice, "lunch")
+    results = engine.gdrive_attach_to_chat(alice, chat.id, [doc, folder])
+    assert [(r.name, r.status) for r in results] == [("F", "failed"), ("Menu.md", "indexed")]
+    answer = engine.ask(alice, "What day is dumpling day?", chat_id=chat.id)
+    assert "Thursday" in answer.text or any("Thursday" in c.text for c in answer.citations)
+
+
+def test_a_file_deleted_from_the_knowledge_base_by_hand_comes_back_on_the_next_full_sync(engine, drive, alice):
+    folder = drive.folder("F")
+    drive.add("a.txt", "text/plain", folder, content=b"alpha ibis")
+    connect(engine, alice, drive)
+    engine.create_kb(alice, "kb")
+    engine.gdrive_import(alice, "kb", [folder], watch=True)
+    [f] = engine.list_files(alice, "kb")
+    engine.delete_files(alice, [f.id])
+    drive.expire_change_tokens()  # a full listing compares everything again
+    rep = engine.gdrive_sync(alice)[0]
+    assert [(r.name, r.action) for r in rep.results] == [("a.txt", "added")]
+    assert "ibis" in kb_text(engine, alice, "kb")

@@ -101,3 +101,25 @@ def test_settings_tab_explains_the_google_cloud_set_up_in_both_languages(engine,
     assert "已授权的重定向 URI" in page and "https://rag.example.com/google_drive" in page
     assert "所需设置已齐全" in page
     assert drive.client_secret not in page  # the secret is never shown back
+
+
+def test_chat_attaches_a_drive_file_as_its_own_context(engine, drive):
+    engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings()})
+    drive.add("Menu", DOC, "root", exports={"text/markdown": "# Menu\n\nThursday is dumpling day.\n".encode()})
+    at = sign_up(new_app(), "alice")
+    alice = engine.actor_for(engine.list_users(SYSTEM_ACTOR)[0].id)
+    assert not any("Google Drive" in e.label for e in at.expander)  # not connected: not offered
+    engine.gdrive_connect_refresh_token(alice, drive.issue_refresh_token("alice"))
+    at.run()
+    at.text_input(key="chat_drive_query").input("menu")
+    at.run()
+    [option] = at.multiselect(key="chat_drive_files").options
+    at.multiselect(key="chat_drive_files").select(option)
+    at.run()
+    button(at, "Attach").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Menu.md" in texts(at) and "indexed" in texts(at)
+    chat_id = at.session_state["chat_id"]
+    [attached] = [f for f in engine.list_files(alice) if f.chat_id == chat_id]
+    assert attached.name == "Menu.md"

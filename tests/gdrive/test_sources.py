@@ -59,6 +59,8 @@ def test_two_syncs_of_one_source_never_overlap(engine, drive, alice):
     lease.acquire(engine.db, row.id, "another-process")  # as if another process were syncing it
     with pytest.raises(SyncBusy):
         engine.sync_source(alice, row.id)
+    [busy] = engine.gdrive_sync(alice)  # the batch call reports it and goes on
+    assert busy.status == "busy" and "already running" in busy.error
     lease.release(engine.db, row.id, "another-process")
     # and two threads at once: exactly one wins the lease
     outcomes: list[str] = []
