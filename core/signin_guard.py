@@ -9,6 +9,7 @@ message, so guessing on cannot confirm a password.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -32,9 +33,10 @@ DEFAULT_POLICY = SignInPolicy()
 class SignInLocked(PermissionDenied):
     """Too many failed sign-ins: carries when to try again."""
 
-    def __init__(self, until: datetime):
+    def __init__(self, until: datetime, now: datetime):
         self.until = until
-        super().__init__(f"too many failed sign-ins: try again after {until:%H:%M} UTC")
+        minutes = max(1, math.ceil((until - now).total_seconds() / 60))
+        super().__init__(f"too many failed sign-ins: try again after {until:%H:%M} UTC (in {minutes} min)")
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -61,7 +63,7 @@ def check_not_locked(db: Database, keys: list[tuple[str, int]], *, now: datetime
     locks = [_aware(r.locked_until) for r in rows if r is not None and r.locked_until is not None]
     active = [u for u in locks if u is not None and u > now]
     if active:
-        raise SignInLocked(max(active))
+        raise SignInLocked(max(active), now)
 
 
 def record_failure(db: Database, keys: list[tuple[str, int]], policy: SignInPolicy, *, now: datetime) -> None:

@@ -35,7 +35,7 @@ def test_five_failures_lock_the_name_even_for_the_right_password(db):
     _fail(db, "alice", 4)
     assert users.authenticate(db, "alice", "correct horse 1", policy=FAST, now=T0).name == "alice"  # 4: still open
     _fail(db, "alice", 5)
-    with pytest.raises(SignInLocked, match="try again after 09:15 UTC") as locked:
+    with pytest.raises(SignInLocked, match=r"try again after 09:15 UTC \(in 14 min\)") as locked:
         users.authenticate(db, "alice", "correct horse 1", policy=FAST, now=T0 + timedelta(minutes=1))
     assert locked.value.until == T0 + timedelta(minutes=15)
     later = T0 + timedelta(minutes=15, seconds=1)
