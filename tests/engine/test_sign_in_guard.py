@@ -17,9 +17,10 @@ T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 FAST = SignInPolicy(failure_delay_seconds=0)  # the delay itself is measured once, at the engine
 
 
-@pytest.fixture
-def db(tmp_path):
-    database = Database(sqlite_url(tmp_path / "guard.db"))
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request, tmp_path):
+    url = sqlite_url(tmp_path / "guard.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    database = Database(url)
     users.sign_up(database, "alice", "correct horse 1")
     yield database
     database.dispose()
