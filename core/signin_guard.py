@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from sqlmodel import delete
+
 from core.db.database import Database
 from core.db.models import SignInThrottle
 from core.errors import PermissionDenied
@@ -69,6 +71,11 @@ def check_not_locked(db: Database, keys: list[tuple[str, int]], *, now: datetime
 def record_failure(db: Database, keys: list[tuple[str, int]], policy: SignInPolicy, *, now: datetime) -> None:
     window = timedelta(minutes=policy.lock_minutes)
     with db.write() as s:
+        # counters whose window and lock are over count for nothing: drop them (names tried at
+        # random would otherwise pile up)
+        over = (SignInThrottle.window_start <= now - window) & \
+            (SignInThrottle.locked_until.is_(None) | (SignInThrottle.locked_until <= now))
+        s.exec(delete(SignInThrottle).where(over))
         for key, kind in keys:
             row = s.get(SignInThrottle, key) or SignInThrottle(key=key, failures=0, window_start=now)
             if now - _aware(row.window_start) >= window:  # an old streak no longer counts

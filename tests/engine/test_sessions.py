@@ -132,3 +132,17 @@ def test_views_carry_no_password_hash(engine):
                  engine.sign_in("bob", "battery staple 2")]:
         assert not hasattr(view, "password_hash")
         assert "$2b$" not in repr(view)
+
+
+def test_ended_sessions_are_tidied_at_the_next_sign_in(db):
+    alice = users.sign_up(db, "alice", "correct horse 1")
+    bob = users.sign_up(db, "bob", "battery staple 2")
+    old = sessions.open_session(db, alice.id, now=T0)
+    sessions.close_session(db, old, now=T0)
+    stale = sessions.open_session(db, alice.id, now=T0)  # never used again
+    bobs = sessions.open_session(db, bob.id, now=T0)
+    sessions.open_session(db, alice.id, now=T0 + sessions.SESSION_IDLE + timedelta(hours=1))
+    with db.engine.connect() as conn:
+        left = {r[0] for r in conn.execute(text("select token_hash from usersession"))}
+    assert sessions.token_hash(old) not in left and sessions.token_hash(stale) not in left
+    assert sessions.token_hash(bobs) in left and len(left) == 2  # bob's: not alice's to tidy

@@ -7,6 +7,7 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from sqlalchemy import text
 
 from core import users
 from core.db.database import Database, sqlite_url
@@ -95,3 +96,13 @@ def test_engine_failures_cost_time(engine):
     with pytest.raises(PermissionDenied):
         engine.sign_in("alice", "guess guess", client="127.0.0.1")
     assert time.monotonic() - start >= 0.5
+
+
+def test_finished_counters_do_not_pile_up(db):
+    for i in range(20):
+        _fail(db, f"random-{i}", 1)
+    _fail(db, "alice", 5)
+    _fail(db, "someone", 1, now=T0 + timedelta(minutes=30))  # every earlier window and lock is over
+    with db.engine.connect() as conn:
+        keys = {r[0] for r in conn.execute(text("select key from signinthrottle"))}
+    assert keys == {"name:someone"}
