@@ -12,7 +12,7 @@ import hashlib
 import secrets
 from datetime import datetime, timedelta, timezone
 
-from sqlmodel import select
+from sqlmodel import delete, select
 
 from core.db.database import Database
 from core.db.models import User, UserSession
@@ -42,6 +42,10 @@ def open_session(db: Database, user_id: str, client: str = "", *, now: datetime 
     token = secrets.token_urlsafe(32)
     start = _now(now)
     with db.write() as s:
+        # tidy as we go: this user's sessions that can no longer be used are dropped
+        ended = (UserSession.revoked_at.is_not(None)) | (UserSession.expires_at <= start) | \
+            (UserSession.last_seen_at <= start - SESSION_IDLE)
+        s.exec(delete(UserSession).where(UserSession.user_id == user_id, ended))
         s.add(UserSession(token_hash=token_hash(token), user_id=user_id, client=(client or "")[:_MAX_CLIENT_HINT],
                           created_at=start, last_seen_at=start, expires_at=start + SESSION_MAX_AGE))
     return token

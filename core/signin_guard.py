@@ -9,9 +9,12 @@ message, so guessing on cannot confirm a password.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+
+from sqlmodel import delete
 
 from core.db.database import Database
 from core.db.models import SignInThrottle
@@ -32,9 +35,10 @@ DEFAULT_POLICY = SignInPolicy()
 class SignInLocked(PermissionDenied):
     """Too many failed sign-ins: carries when to try again."""
 
-    def __init__(self, until: datetime):
+    def __init__(self, until: datetime, now: datetime):
         self.until = until
-        super().__init__(f"too many failed sign-ins: try again after {until:%H:%M} UTC")
+        minutes = max(1, math.ceil((until - now).total_seconds() / 60))
+        super().__init__(f"too many failed sign-ins: try again after {until:%H:%M} UTC (in {minutes} min)")
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -61,12 +65,17 @@ def check_not_locked(db: Database, keys: list[tuple[str, int]], *, now: datetime
     locks = [_aware(r.locked_until) for r in rows if r is not None and r.locked_until is not None]
     active = [u for u in locks if u is not None and u > now]
     if active:
-        raise SignInLocked(max(active))
+        raise SignInLocked(max(active), now)
 
 
 def record_failure(db: Database, keys: list[tuple[str, int]], policy: SignInPolicy, *, now: datetime) -> None:
     window = timedelta(minutes=policy.lock_minutes)
     with db.write() as s:
+        # counters whose window and lock are over count for nothing: drop them (names tried at
+        # random would otherwise pile up)
+        over = (SignInThrottle.window_start <= now - window) & \
+            (SignInThrottle.locked_until.is_(None) | (SignInThrottle.locked_until <= now))
+        s.exec(delete(SignInThrottle).where(over))
         for key, kind in keys:
             row = s.get(SignInThrottle, key) or SignInThrottle(key=key, failures=0, window_start=now)
             if now - _aware(row.window_start) >= window:  # an old streak no longer counts

@@ -28,12 +28,12 @@ def users_panel(engine: Engine, actor: Actor) -> None:
                 toggle = t("users.enable") if user.disabled else t("users.disable")
                 if st.button(toggle, key=f"disable_{user.id}",
                              icon=":material/person_check:" if user.disabled else ":material/person_off:"):
-                    _act(lambda: engine.set_user_disabled(actor, user.name, not user.disabled),
-                         t("users.enabled_done" if user.disabled else "users.disabled_done", name=user.name))
+                    _act(t("users.enabled_done" if user.disabled else "users.disabled_done", name=user.name),
+                         engine.set_user_disabled, actor, user.name, not user.disabled)
                 if user.has_password:
                     _reset_popover(engine, actor, user)
         if role != user.role:
-            _act(lambda: engine.set_role(actor, user.name, role), t("users.role_changed", name=user.name, role=t(f"role.{role}")))
+            _act(t("users.role_changed", name=user.name, role=t(f"role.{role}")), engine.set_role, actor, user.name, role)
 
 
 def _reset_popover(engine: Engine, actor: Actor, user) -> None:
@@ -42,12 +42,13 @@ def _reset_popover(engine: Engine, actor: Actor, user) -> None:
         new = st.text_input(t("users.new_password", name=user.name), type="password", key=f"reset_pw_{user.id}",
                             help=t("auth.password_rule"))
         if st.form_submit_button(t("users.reset_password"), type="primary"):
-            _act(lambda: engine.reset_password(actor, user.name, new), t("users.reset_done", name=user.name))
+            _act(t("users.reset_done", name=user.name), engine.reset_password, actor, user.name, new)
 
 
-def _act(action, message: str) -> None:
+def _act(message: str, action, *args) -> None:
+    """Run one engine call; on success say so after the rerun that redraws the list."""
     try:
-        action()
+        action(*args)
     except CoreError as exc:
         show_error(exc)
         return

@@ -7,11 +7,27 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 from core.cli.main import emit
-from core.errors import InvalidInput
+from core.errors import InvalidInput, StoreBusy
 from core.types import SYSTEM_ACTOR
 from core.users import user_name_key
+
+
+@contextmanager
+def local_engine(args: argparse.Namespace) -> Iterator["Engine"]:  # noqa: F821
+    """The engine in this process. These commands are not part of the dashboard hand-off, so
+    while the dashboard holds the store they stop with a clear message (not an AttributeError)."""
+    from core.cli.commands import engine_for
+    from core.handoff import RemoteEngine
+
+    with engine_for(args) as engine:
+        if isinstance(engine, RemoteEngine):
+            raise StoreBusy(f"the running dashboard holds the store and '{args.command}' is not handed off: "
+                            "use the dashboard's pages, or stop the dashboard and run it again")
+        yield engine
 
 
 def _user_row(u) -> dict:
@@ -32,9 +48,7 @@ def _read_password() -> str:
 
 
 def cmd_users(args: argparse.Namespace) -> int:
-    from core.cli.commands import engine_for
-
-    with engine_for(args) as engine:
+    with local_engine(args) as engine:
         if args.users_command == "list":
             rows = [_user_row(u) for u in engine.list_users(SYSTEM_ACTOR)]
             emit(args, rows, lambda rs: "\n".join(
@@ -57,9 +71,7 @@ def cmd_users(args: argparse.Namespace) -> int:
 
 def cmd_sharing(args: argparse.Namespace) -> int:
     """``kb share`` adds users, ``kb unshare`` removes them, ``kb shared`` lists them."""
-    from core.cli.commands import engine_for
-
-    with engine_for(args) as engine:
+    with local_engine(args) as engine:
         current = engine.shared_with(SYSTEM_ACTOR, args.kb)
         if args.kb_command == "share":
             known = {user_name_key(n) for n in current}

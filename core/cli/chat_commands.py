@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from core.cli.account_commands import local_engine
 from core.cli.main import emit
 from core.errors import InvalidInput, NotFound
 from core.types import SYSTEM_ACTOR
@@ -62,9 +63,7 @@ def chat_markdown(title: str, owner: str, messages: list[dict]) -> str:
 
 
 def cmd_chats(args: argparse.Namespace) -> int:
-    from core.cli.commands import engine_for
-
-    with engine_for(args) as engine:
+    with local_engine(args) as engine:
         if args.chats_command == "list":
             rows = [{"id": c.id, "title": c.title, "owner": name, "updated_at": c.updated_at}
                     for name, actor in _owners(engine, args.user) for c in engine.list_chats(actor, args.search or "")]
@@ -96,9 +95,7 @@ def _job_row(j) -> dict:
 
 
 def cmd_jobs(args: argparse.Namespace) -> int:
-    from core.cli.commands import engine_for
-
-    with engine_for(args) as engine:
+    with local_engine(args) as engine:
         if args.jobs_command == "list":
             rows = [_job_row(j) for j in engine.jobs(SYSTEM_ACTOR, active_only=args.active)]
             emit(args, rows, lambda rs: "\n".join(

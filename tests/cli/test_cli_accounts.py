@@ -3,7 +3,6 @@ closed pipe: real processes on a real data folder."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -61,7 +60,7 @@ def test_a_closed_pipe_is_not_a_traceback(data_dir):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
     env.update(RAGDESK_DATA_DIR=str(data_dir), RAGDESK_EMBEDDING__MODEL="hash-64")
     proc = subprocess.run(f"{sys.executable} -m core kb list --json | head -c 0", shell=True, cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
 
@@ -80,7 +79,7 @@ def test_users_list_role_disable_enable_reset(populated):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
     env.update(RAGDESK_DATA_DIR=str(data_dir), RAGDESK_EMBEDDING__MODEL="hash-64")
     reset = subprocess.run([sys.executable, "-m", "core", "users", "reset-password", "bob"], input="brand new pw 9\n",
-                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert reset.returncode == 0, reset.stderr
     assert "brand new pw 9" not in reset.stdout + reset.stderr
     engine = make_engine(data_dir)
@@ -89,7 +88,7 @@ def test_users_list_role_disable_enable_reset(populated):
     finally:
         engine.close()
     short = subprocess.run([sys.executable, "-m", "core", "users", "reset-password", "bob"], input="short\n",
-                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert short.returncode == 2 and "at least 8 characters" in short.stderr
     missing = run_cli(data_dir, "users", "disable", "nobody", check=False)
     assert missing.returncode == 3 and missing.stderr.strip() == "error: user 'nobody' not found"
@@ -135,3 +134,29 @@ def test_jobs_list_and_cancel(populated):
     assert done["state"] == "done"  # a finished job stays finished
     missing = run_cli(data_dir, "jobs", "cancel", "nope", check=False)
     assert missing.returncode == 3 and "job 'nope' not found" in missing.stderr
+
+
+def test_commands_outside_the_hand_off_say_so_while_the_dashboard_runs(data_dir):
+    import textwrap
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import sys
+            from core.engine import Engine
+            e = Engine.open({str(data_dir)!r}, serve_handoff=True)
+            print("ready", flush=True)
+            sys.stdin.readline()
+            e.close()
+        """)],
+        cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "RAGDESK_EMBEDDING__MODEL": "hash-64"},
+    )
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        refused = run_cli(data_dir, "users", "list", check=False)
+        assert refused.returncode == 9 and "'users' is not handed off" in refused.stderr
+        assert "Traceback" not in refused.stderr
+    finally:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(30)

@@ -1,28 +1,38 @@
-"""A database made before accounts could be disabled gets the column, and keeps its users."""
+"""A database made before accounts could be disabled gets the column, and keeps its users
+(SQLite, and PostgreSQL when a server is configured)."""
 
 from __future__ import annotations
 
-import sqlite3
+import pytest
+from sqlalchemy import create_engine, text
 
 from core import users
 from core.db.database import SCHEMA_VERSION, Database, sqlite_url
 
 
-def test_version_1_database_gains_disabled_column(tmp_path):
-    path = tmp_path / "old.db"
-    db = Database(sqlite_url(path))
+@pytest.fixture(params=["sqlite", "postgres"])
+def url(request, tmp_path):
+    if request.param == "sqlite":
+        return sqlite_url(tmp_path / "old.db")
+    return request.getfixturevalue("postgres_url")
+
+
+def test_version_1_database_gains_disabled_column(url):
+    db = Database(url)
     users.sign_up(db, "alice", "correct horse 1")
     db.dispose()
-    with sqlite3.connect(path) as conn:  # make it look like version 1 wrote it
-        conn.execute('ALTER TABLE "user" DROP COLUMN disabled')
-        conn.execute("DROP TABLE usersession")
-        conn.execute("UPDATE schemaversion SET version = 1")
-    db = Database(sqlite_url(path))
+    raw = create_engine(url)
+    with raw.begin() as conn:  # make it look like version 1 wrote it
+        conn.execute(text('ALTER TABLE "user" DROP COLUMN disabled'))
+        conn.execute(text("DROP TABLE usersession"))
+        conn.execute(text("UPDATE schemaversion SET version = 1"))
+    db = Database(url)
     try:
         alice = users.authenticate(db, "alice", "correct horse 1")
         assert alice.disabled is False
-        with sqlite3.connect(path) as conn:
-            assert conn.execute("select version from schemaversion").fetchone()[0] == SCHEMA_VERSION == 2
-            assert "usersession" in {r[0] for r in conn.execute("select name from sqlite_master")}
+        with raw.connect() as conn:
+            assert conn.execute(text("select version from schemaversion")).scalar() == SCHEMA_VERSION == 2
+            assert conn.execute(text("select count(*) from usersession")).scalar() == 0  # recreated
     finally:
         db.dispose()
+        raw.dispose()

@@ -3,10 +3,10 @@ at sign-out, password change and when an admin disables the account."""
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from sqlalchemy import text
 
 from core import sessions, users
 from core.db.database import Database, sqlite_url
@@ -16,9 +16,10 @@ from core.users import actor_of
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 
 
-@pytest.fixture
-def db(tmp_path):
-    database = Database(sqlite_url(tmp_path / "sessions.db"))
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request, tmp_path):
+    url = sqlite_url(tmp_path / "sessions.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    database = Database(url)
     yield database
     database.dispose()
 
@@ -28,11 +29,13 @@ def test_token_is_random_and_only_its_hash_is_stored(db, tmp_path):
     token = sessions.open_session(db, alice.id, "Chromium on 127.0.0.1", now=T0)
     other = sessions.open_session(db, alice.id, now=T0)
     assert token != other and len(token) >= 43
-    raw = (tmp_path / "sessions.db").read_bytes() + (tmp_path / "sessions.db-wal").read_bytes()
-    assert token.encode() not in raw
-    with sqlite3.connect(tmp_path / "sessions.db") as conn:
-        stored = {row[0] for row in conn.execute("select token_hash from usersession")}
-    assert sessions.token_hash(token) in stored and token not in stored
+    with db.engine.connect() as conn:
+        stored = [tuple(r) for r in conn.execute(text("select * from usersession"))]
+    assert any(sessions.token_hash(token) in row for row in stored)
+    assert not any(token in str(value) for row in stored for value in row)
+    if db.is_sqlite:  # nor anywhere in the database files
+        raw = b"".join(p.read_bytes() for p in tmp_path.glob("sessions.db*"))
+        assert token.encode() not in raw
     assert sessions.session_user(db, token, now=T0).name == "alice"
 
 
@@ -129,3 +132,17 @@ def test_views_carry_no_password_hash(engine):
                  engine.sign_in("bob", "battery staple 2")]:
         assert not hasattr(view, "password_hash")
         assert "$2b$" not in repr(view)
+
+
+def test_ended_sessions_are_tidied_at_the_next_sign_in(db):
+    alice = users.sign_up(db, "alice", "correct horse 1")
+    bob = users.sign_up(db, "bob", "battery staple 2")
+    old = sessions.open_session(db, alice.id, now=T0)
+    sessions.close_session(db, old, now=T0)
+    stale = sessions.open_session(db, alice.id, now=T0)  # never used again
+    bobs = sessions.open_session(db, bob.id, now=T0)
+    sessions.open_session(db, alice.id, now=T0 + sessions.SESSION_IDLE + timedelta(hours=1))
+    with db.engine.connect() as conn:
+        left = {r[0] for r in conn.execute(text("select token_hash from usersession"))}
+    assert sessions.token_hash(old) not in left and sessions.token_hash(stale) not in left
+    assert sessions.token_hash(bobs) in left and len(left) == 2  # bob's: not alice's to tidy

@@ -7,6 +7,7 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from sqlalchemy import text
 
 from core import users
 from core.db.database import Database, sqlite_url
@@ -17,9 +18,10 @@ T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 FAST = SignInPolicy(failure_delay_seconds=0)  # the delay itself is measured once, at the engine
 
 
-@pytest.fixture
-def db(tmp_path):
-    database = Database(sqlite_url(tmp_path / "guard.db"))
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request, tmp_path):
+    url = sqlite_url(tmp_path / "guard.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    database = Database(url)
     users.sign_up(database, "alice", "correct horse 1")
     yield database
     database.dispose()
@@ -35,7 +37,7 @@ def test_five_failures_lock_the_name_even_for_the_right_password(db):
     _fail(db, "alice", 4)
     assert users.authenticate(db, "alice", "correct horse 1", policy=FAST, now=T0).name == "alice"  # 4: still open
     _fail(db, "alice", 5)
-    with pytest.raises(SignInLocked, match="try again after 09:15 UTC") as locked:
+    with pytest.raises(SignInLocked, match=r"try again after 09:15 UTC \(in 14 min\)") as locked:
         users.authenticate(db, "alice", "correct horse 1", policy=FAST, now=T0 + timedelta(minutes=1))
     assert locked.value.until == T0 + timedelta(minutes=15)
     later = T0 + timedelta(minutes=15, seconds=1)
@@ -94,3 +96,13 @@ def test_engine_failures_cost_time(engine):
     with pytest.raises(PermissionDenied):
         engine.sign_in("alice", "guess guess", client="127.0.0.1")
     assert time.monotonic() - start >= 0.5
+
+
+def test_finished_counters_do_not_pile_up(db):
+    for i in range(3):
+        _fail(db, f"random-{i}", 1)
+    _fail(db, "alice", 5)
+    _fail(db, "someone", 1, now=T0 + timedelta(minutes=30))  # every earlier window and lock is over
+    with db.engine.connect() as conn:
+        keys = {r[0] for r in conn.execute(text("select key from signinthrottle"))}
+    assert keys == {"name:someone"}
