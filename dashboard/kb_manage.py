@@ -9,6 +9,7 @@ from core.errors import CoreError
 from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
+from dashboard.page import select_kb_next
 
 VISIBILITIES = ("private", "shared", "public")
 
@@ -29,8 +30,8 @@ def create_form(engine: Engine, actor: Actor) -> None:
             except CoreError as exc:
                 show_error(exc)
             else:
-                st.session_state["selected_kb"] = kb.id
-                st.session_state.pop("kb_id", None)
+                select_kb_next(kb.id)
+                st.session_state["kb_created"] = kb.name
                 st.rerun()
 
 

@@ -1,10 +1,13 @@
-"""Chat: streamed answers, citations, #knowledge-base mentions, files attached to the chat,
-temporary chats, searchable history, the context-length warning."""
+"""Chat: streamed answers, citations, where each answer came from, #knowledge-base mentions,
+files attached to the chat, temporary chats, searchable history, feedback, the
+context-length warning; on an empty install, what to do first."""
 
 import streamlit as st
 
 from core.ingest.service import Upload
-from dashboard.chat_widgets import ask_streaming, history, mentioned_kbs, render_answer, render_stored_message
+from dashboard.chat_history import history
+from dashboard.chat_widgets import ask_streaming, mentioned_kbs, render_answer, render_stored_message
+from dashboard.demo_widgets import demo_loaded_message, first_steps
 from dashboard.errors import guard
 from dashboard.i18n import t
 from dashboard.page import page_context
@@ -13,6 +16,7 @@ engine, actor = page_context()
 st.title(t("nav.chat"))
 
 with guard():
+    demo_loaded_message()
     warning = engine.context_warning()
     if warning:
         st.warning(warning, icon=":material/warning:")
@@ -24,6 +28,8 @@ with guard():
         st.caption(t("chat.mention_hint", names=" ".join(f"#{kb.name}" for kb in kbs[:8])))
     temporary = st.session_state.get("temporary", False)
     chat_id = None if temporary else st.session_state.get("chat_id")
+    if not kbs and not chat_id and not st.session_state.get("temp_answers"):
+        first_steps(engine, actor)
     if temporary:
         st.info(t("chat.temporary_on"), icon=":material/visibility_off:")
         for question, answer in st.session_state.get("temp_answers", []):
@@ -31,8 +37,12 @@ with guard():
             with st.chat_message("assistant"):
                 render_answer(answer)
     elif chat_id:
-        for msg in engine.chat_messages(actor, chat_id):
-            render_stored_message(msg)
+        messages = engine.chat_messages(actor, chat_id)
+        cited = {c.get("file_id") for m in messages for c in (m.citations or [])}
+        existing = {f.id for f in engine.list_files(actor)} if cited else set()
+        ratings = engine.feedback_of(actor, [m.id for m in messages if m.role == "assistant"])
+        for msg in messages:
+            render_stored_message(msg, engine, actor, existing, ratings.get(msg.id))
 
 prompt = st.chat_input(t("chat.placeholder"), accept_file="multiple", key="chat_prompt")
 if prompt:
@@ -43,11 +53,14 @@ if prompt:
                 st.warning(t("chat.attach_temporary"))
             else:
                 if chat_id is None:
-                    chat_id = engine.create_chat(actor, title=question[:60]).id
+                    chat_id = engine.create_chat(actor, title=question[:60] or prompt.files[0].name).id
                     st.session_state["chat_id"] = chat_id
                 results = engine.attach_to_chat(actor, chat_id, [Upload(f.name, f.getvalue()) for f in prompt.files])
                 for r in results:
-                    (st.caption if r.ok else st.error)(t("chat.attached", name=r.name, status=r.status, error=r.error))
+                    if r.ok:
+                        st.caption(t("chat.attached", name=r.name, status=t("status.indexed")))
+                    else:
+                        st.error(t("chat.attach_failed", name=r.name, error=r.error))
         if question:
             st.chat_message("user").markdown(question)
             selected = list(dict.fromkeys(chosen + mentioned_kbs(question, kbs))) or None

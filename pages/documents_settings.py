@@ -26,7 +26,7 @@ if st.session_state.get("reindex_offer"):
         c1, c2 = st.columns(2)
         if c1.button(t("settings.reindex_all", n=len(kbs)), icon=":material/autorenew:", disabled=not kbs):
             for kb in kbs:
-                jobs_panel.track("reindex", kb.id, engine.submit_reindex(actor, kb.id))
+                jobs_panel.track("reindex", kb.id, engine.submit_reindex(actor, kb.id), kb_name=kb.name)
             st.session_state.pop("reindex_offer")
             st.success(t("settings.reindex_started"))
         if c2.button(t("settings.reindex_later")):

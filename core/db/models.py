@@ -131,3 +131,14 @@ class Message(SQLModel, table=True):
 class SchemaVersion(SQLModel, table=True):
     id: int = Field(default=1, primary_key=True)
     version: int = 0
+
+
+class MessageFeedback(SQLModel, table=True):
+    """A user's thumbs up / down on an answer (one per message and user; a new vote replaces it).
+    Its own table, so existing databases gain it without altering the message table."""
+
+    message_id: str = Field(primary_key=True)
+    user_id: str = Field(primary_key=True)
+    rating: int = 0  # +1 helpful, -1 not helpful
+    comment: str = Field(default="", sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow)
