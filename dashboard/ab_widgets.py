@@ -48,7 +48,7 @@ def parse_items(name: str, data: bytes) -> list[BatchItem]:
 
 def summary_frame(summary: list[ModeSummary]) -> pd.DataFrame:
     return pd.DataFrame([{
-        "mode": t(f"mode.{s.mode}"), t("ab.hits"): s.hits, t("ab.refusals"): s.refusals,
+        t("ab.mode"): t(f"mode.{s.mode}"), t("ab.hits"): s.hits, t("ab.refusals"): s.refusals,
         t("ab.model_calls"): s.model_calls, t("ab.as_expected"): f"{s.as_expected} / {s.scored}" if s.scored else "—",
         t("ab.correct"): s.correct if s.scored else None, t("ab.wrong"): s.wrong if s.scored else None,
         t("ab.mean_ms"): s.mean_ms,
@@ -71,8 +71,8 @@ def summary(rows: list[dict]) -> None:
         measures = [(t("ab.hits"), s.hits), (t("ab.refusals"), s.refusals), (t("ab.model_calls"), s.model_calls)]
         if s.scored:
             measures += [(t("ab.correct"), s.correct), (t("ab.wrong"), s.wrong)]
-        long += [{t("ab.measure"): m, "mode": t(f"mode.{s.mode}"), t("ab.questions"): v} for m, v in measures]
-    st.bar_chart(pd.DataFrame(long), x=t("ab.measure"), y=t("ab.questions"), color="mode", horizontal=True,
+        long += [{t("ab.measure"): m, t("ab.mode"): t(f"mode.{s.mode}"), t("ab.questions"): v} for m, v in measures]
+    st.bar_chart(pd.DataFrame(long), x=t("ab.measure"), y=t("ab.questions"), color=t("ab.mode"), horizontal=True,
                  stack=False, height=70 + 34 * len(long), sort=False)
     st.dataframe(summary_frame(modes), hide_index=True, width="stretch")
 

@@ -78,11 +78,15 @@ def history(engine: Engine, actor: Actor) -> None:
         chats = engine.list_chats(actor, query)
         if not chats:
             st.caption(t("chat.search_none", q=query) if query.strip() else t("chat.history_empty"))
-        for chat in chats:
+        day = None
+        for chat in chats:  # newest first, under the day they were last used
+            if chat.updated_at.date() != day:
+                day = chat.updated_at.date()
+                st.caption(f"{day:%Y-%m-%d}")
             current = chat.id == st.session_state.get("chat_id")
             c1, c2 = st.columns([5, 1], vertical_alignment="center")
-            label = f"{chat.title or t('chat.untitled')} · :gray[{chat.updated_at:%Y-%m-%d %H:%M}]"
-            c1.button(label, key=f"chat_{chat.id}", width="stretch",
-                      type="primary" if current else "secondary", on_click=open_chat, args=(chat.id,))
+            c1.button(chat.title or t("chat.untitled"), key=f"chat_{chat.id}", width="stretch",
+                      help=f"{chat.updated_at:%Y-%m-%d %H:%M}", type="primary" if current else "secondary",
+                      on_click=open_chat, args=(chat.id,))
             with c2:
                 _chat_actions(engine, actor, chat, current)

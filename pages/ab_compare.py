@@ -37,16 +37,18 @@ with single, guard():
             answer_column(t("ab.strict"), result.strict)
 
 with batch, guard():
-    if st.button(t("ab.use_demo"), icon=":material/auto_awesome:", key="ab_use_demo", help=t("ab.use_demo_help")):
-        st.session_state["ab_paste"] = "\n".join(f"{i.question} || {i.expected}" if i.expected else i.question
-                                                 for i in demo_questions())
+    demo = st.button(t("ab.use_demo"), icon=":material/auto_awesome:", key="ab_use_demo", help=t("ab.use_demo_help"))
     with st.form("ab_batch"):
         pasted = st.text_area(t("ab.paste"), key="ab_paste", height=140, help=t("ab.paste_help"))
         upload = st.file_uploader(t("ab.upload"), type=["csv", "jsonl", "ndjson", "txt"], key="ab_upload",
-                                  help=t("ab.upload_help"))
+                                  help=t("ab.upload_help"), max_upload_size=engine.settings().parsing.max_upload_mb)
         run = st.form_submit_button(t("ab.run_batch"), type="primary", icon=":material/playlist_play:")
-    if run:
+    items = None
+    if demo:
+        items = demo_questions()
+    elif run:
         items = parse_items(upload.name, upload.getvalue()) if upload else parse_items("pasted.txt", pasted.encode())
+    if items is not None:
         if not items:
             st.warning(t("ab.no_questions"))
         else:

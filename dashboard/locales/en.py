@@ -200,7 +200,8 @@ STRINGS: dict[str, str] = {
     "ab.page": "Page (of {n})",
     "ab.paste_help": "Add an expected answer after “||”: How many days of annual leave? || 15 days. Alternatives: “15 days|fifteen days”; “-” means not covered (a refusal is right).",
     "ab.upload_help": "CSV: a “question” column and an optional “expected” column. JSONL: {\"question\": …, \"expected\": …} per line.",
-    "ab.use_demo": "Use the demo questions",
-    "ab.use_demo_help": "Fills the box with the demo question set (with expected answers): load the demo knowledge base first.",
+    "ab.use_demo": "Run the demo questions",
+    "ab.use_demo_help": "Answers the demo question set (12 questions with expected answers, 3 of them off-topic) in both modes: load the demo knowledge base first.",
+    "ab.mode": "Mode",
     "ab.running_batch_n": "Compared {done} of {n}…",
 }

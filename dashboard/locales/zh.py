@@ -188,7 +188,8 @@ STRINGS: dict[str, str] = {
     "ab.page": "页码（共 {n} 页）",
     "ab.paste_help": "在“||”后写预期答案，例如：年假有几天？ || 十五天。多个写法用“|”分隔；“-”表示知识库未涵盖（应当拒答）。",
     "ab.upload_help": "CSV：含“question”列，可选“expected”列。JSONL：每行 {\"question\": …, \"expected\": …}。",
-    "ab.use_demo": "使用演示问题",
-    "ab.use_demo_help": "在输入框中填入演示问题集（含预期答案），请先加载演示知识库。",
+    "ab.use_demo": "运行演示问题",
+    "ab.use_demo_help": "用两种模式回答演示问题集（12 个带预期答案的问题，其中 3 个与知识库无关），请先加载演示知识库。",
+    "ab.mode": "\u6a21\u5f0f",
     "ab.running_batch_n": "已对比 {done} / {n}……",
 }

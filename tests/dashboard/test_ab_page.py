@@ -53,7 +53,7 @@ def test_batch_scores_each_mode_filters_differences_and_exports(engine):
     assert "answered with the expected fact" in shown and "refused" in shown
     assert "Expected: not covered by the knowledge base (a refusal is right)" in shown
     summary = next(d.value for d in at.dataframe if "Refusals" in d.value.columns)
-    strict = summary.loc[summary["mode"] == "Strict mode"].iloc[0]
+    strict = summary.loc[summary["Mode"] == "Strict mode"].iloc[0]
     assert strict["As expected"] == "2 / 2" and int(strict["Refusals"]) == 1
     table = next(d.value for d in at.dataframe if "question" in d.value.columns)
     assert list(table["question"]) == [QUESTION, "今天天气怎么样？"]
@@ -66,12 +66,13 @@ def test_batch_scores_each_mode_filters_differences_and_exports(engine):
     assert f"{sum(differ)} of 2 question(s)" in texts(at)
 
 
-def test_demo_questions_fill_the_batch(engine):
+def test_demo_questions_run_in_one_click(engine):
     at, _ = _ab(engine)
-    button(at, "Use the demo questions").click()
+    button(at, "Run the demo questions").click()
     at.run()
-    pasted = at.text_area(key="ab_paste").value
-    assert "annual leave" in pasted and "年假" in pasted and "|| -" in pasted
+    table = next(d.value for d in at.dataframe if "question" in d.value.columns)
+    assert len(table) == 12 and any("annual leave" in q for q in table["question"]) and any("年假" in q for q in table["question"])
+    assert "-" in set(table["expected"])  # the off-topic ones, where a refusal is right
 
 
 def test_parse_batch_formats():

@@ -34,7 +34,7 @@ class Driver:
         # tables load behind a skeleton and draw on a canvas: wait until each visible one has drawn
         self.page.wait_for_function(
             "() => ![...document.querySelectorAll('[data-testid=stSkeleton]')].some(e => e.offsetWidth > 0) &&"
-            " [...document.querySelectorAll('[data-testid=stDataFrame]')].filter(t => t.offsetWidth > 0)"
+            " [...document.querySelectorAll('[data-testid=stDataFrame]')].filter(t => t.offsetWidth > 0 && t.checkVisibility())"
             ".every(t => [...t.querySelectorAll('canvas')].some(c => c.height > 0))", timeout=30_000)
         self.page.screenshot(path=str(self.folder / f"{self.n:02d}-{name}.png"))
         self.page.set_viewport_size(size)
