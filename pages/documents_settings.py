@@ -9,7 +9,7 @@ from dashboard.auth import require_admin
 from dashboard.errors import guard
 from dashboard.i18n import t
 from dashboard.page import page_context
-from dashboard.settings_form import section_form, template_preview
+from dashboard.settings_form import feedback_panel, section_form, template_preview
 from dashboard.users_panel import users_panel
 
 engine, actor = page_context()
@@ -18,7 +18,7 @@ require_admin(actor)
 
 saved = st.session_state.pop("settings_saved", None)
 if saved:
-    st.success(t("settings.saved", section=saved))
+    st.success(t("settings.saved", section=t(f"settings.section.{saved}")))
 if st.session_state.get("reindex_offer"):
     with guard(), st.container(border=True):
         st.warning(t("settings.reindex_needed"))
@@ -36,11 +36,19 @@ if st.session_state.get("reindex_offer"):
 SECTIONS = [("strict", m.StrictModeSettings), ("llm", m.LLMSettings), ("answering", m.AnsweringSettings),
             ("retrieval", m.RetrievalSettings), ("retrieval.reranker", m.RerankerSettings),
             ("chunking", m.ChunkingSettings), ("embedding", m.EmbeddingSettings), ("parsing", m.ParsingSettings)]
-tabs = st.tabs([t(f"settings.section.{path}") for path, _ in SECTIONS] + [t("settings.section.users")])
-with tabs[-1], guard():
+# Sections grouped in a few tabs that fit one row (on a phone too); a section not listed here
+# (added later) gets the "more" tab.
+GROUPS = {"strict": "answers", "llm": "answers", "answering": "answers", "retrieval": "search",
+          "retrieval.reranker": "search", "chunking": "documents", "embedding": "documents", "parsing": "documents"}
+group_names = list(dict.fromkeys([GROUPS.get(path, "more") for path, _ in SECTIONS]))
+tabs = st.tabs([t(f"settings.group.{g}") for g in group_names] + [t("settings.section.users"), t("settings.group.feedback")])
+with tabs[-2], guard():
     users_panel(engine, actor)
-for tab, (path, model) in zip(tabs, SECTIONS):
-    with tab, guard():
+with tabs[-1], guard():
+    feedback_panel(engine, actor)
+for path, model in SECTIONS:
+    with tabs[group_names.index(GROUPS.get(path, "more"))], guard(), st.container(border=True):
+        st.subheader(t(f"settings.section.{path}"))
         st.caption(t(f"settings.about.{path}"))
         values = section_form(engine, actor, path, model)
         if path == "answering":

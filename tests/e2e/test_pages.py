@@ -43,7 +43,8 @@ def _nav_phone(d: Driver, title: str) -> None:
     if box is None or box["x"] + box["width"] <= 0:
         d.page.get_by_test_id("stExpandSidebarButton").click()
         d.expect(link).to_be_in_viewport()
-    link.click()
+        d.page.wait_for_timeout(600)  # the sidebar slides in
+    link.click(force=True)
     d.expect(d.page.get_by_role("heading", name=title).first).to_be_visible(timeout=60_000)
     d.idle()
     d.expect(link).not_to_be_in_viewport(timeout=10_000)
@@ -51,8 +52,9 @@ def _nav_phone(d: Driver, title: str) -> None:
 
 def _language(d: Driver, code: str) -> None:
     page = d.page
-    if not page.get_by_test_id("stSidebar").get_by_role("combobox").first.is_visible():
-        page.get_by_test_id("stExpandSidebarButton").click()
+    expand = page.get_by_test_id("stExpandSidebarButton")
+    if expand.is_visible():
+        expand.click()
     box = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Language").or_(
         page.get_by_test_id("stSidebar").get_by_role("combobox", name="语言")).first
     box.click()
@@ -98,12 +100,15 @@ def test_first_run_demo_ab_and_every_page_in_both_languages_and_widths(fast_serv
 
     for width in (1280, 420):
         page = browser.new_page(viewport={"width": width, "height": 860})
-        d = Driver(page, artifacts)
+        d, shots = Driver(page, artifacts), d.n
+        d.n = shots
         _enter(d, fast_server)
         for lang in ("en", "zh"):
             _language(d, lang)
             if width < 1000:
+                d.idle()
                 page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+                d.expect(page.get_by_test_id("stSidebarNav")).not_to_be_in_viewport()
             for title, slug in zip(PAGES[lang], SLUGS):
                 if width < 1000:
                     _nav_phone(d, title)
@@ -115,7 +120,9 @@ def test_first_run_demo_ab_and_every_page_in_both_languages_and_widths(fast_serv
                 d.shot(f"{lang}-{width}-{slug}")
         if width < 1000:  # the retrieval test's passages on a phone: wrapped, marked, nothing cut off
             _language(d, "en")
+            d.idle()
             page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+            d.expect(page.get_by_test_id("stSidebarNav")).not_to_be_in_viewport()
             _nav_phone(d, "Knowledge Bases")
             d.click("Retrieval test", role="tab")
             d.fill("Query", "年假 结转")
