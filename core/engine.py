@@ -182,6 +182,19 @@ class Engine:
     def shared_with(self, actor: Actor, ref: str) -> list[str]:
         return knowledge.shared_with(self.parts, actor, ref)
 
+    def set_kb_chunking(self, actor: Actor, ref: str, override: dict | None) -> KnowledgeBase:
+        """A knowledge base's own chunk size / overlap / min-size target ({} = the global ones);
+        a reindex applies it to the files already there."""
+        from core.ingest.kb_chunking import set_kb_chunking
+
+        return set_kb_chunking(self.parts, actor, ref, override)
+
+    def kb_chunking(self, kb: KnowledgeBase):
+        """The chunking settings this knowledge base's next ingest or reindex uses."""
+        from core.ingest.kb_chunking import effective_chunking
+
+        return effective_chunking(self.settings(), kb.chunking_override)
+
     def delete_kb(self, actor: Actor, ref: str) -> None:
         knowledge.delete_kb(self.parts, actor, ref)
 

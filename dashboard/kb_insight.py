@@ -78,7 +78,7 @@ def reindex_panel(engine: Engine, actor: Actor, kb, writable: bool) -> None:
     current = engine.settings()
     if kb.embedder_id and kb.embedder_id != engine.embedder().id:
         st.warning(t("kbs.reindex_needed_embedder"))
-    elif kb.chunking and kb.chunking != current.chunking.model_dump():
+    elif kb.chunking and kb.chunking != engine.kb_chunking(kb).model_dump():
         st.info(t("kbs.reindex_needed_chunking"))
     if writable and st.button(t("kbs.reindex"), icon=":material/autorenew:", disabled=jobs_panel.busy(kb.id),
                               key=f"reindex_{kb.id}"):

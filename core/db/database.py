@@ -19,6 +19,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from core.db import models
+from core.db.columns import add_missing_columns
 from core.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,7 @@ class Database:
     def _migrate(self) -> None:
         # Version 1 is the initial schema; later versions append steps here.
         SQLModel.metadata.create_all(self.engine)
+        add_missing_columns(self.engine)  # columns newer models added to existing tables
         with self.write() as s:
             row = s.get(models.SchemaVersion, 1)
             if row is None:

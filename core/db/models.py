@@ -43,6 +43,8 @@ class KnowledgeBase(SQLModel, table=True):
     dimension: int = 0
     sparse_encoder: str = ""  # BM25 tokeniser version: a new one changes term ids, so it needs a reindex
     chunking: dict = Field(default_factory=dict, sa_column=Column(JSON))
+    # Its own chunk size / overlap / min-size target (core/ingest/kb_chunking.py); empty = the global ones.
+    chunking_override: dict | None = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

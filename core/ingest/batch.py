@@ -19,6 +19,7 @@ from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import Cancelled, CoreError, EmbeddingError
+from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, chunk_payload, make_chunks, point_id
@@ -66,6 +67,7 @@ def ingest_many(parts: EngineParts, actor: Actor, uploads: list[Upload], *, coll
     group: list[tuple[int, _Prepared]] = []
     # One settings snapshot for the whole batch: its files are chunked and embedded alike.
     settings, embedder = parts.settings(), parts.embedder()
+    settings = settings_for_kb_id(parts, settings, kb_id)  # a knowledge base's own chunking
     for i, upload in enumerate(uploads):
         on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
         prepared = _prepare(parts, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,

@@ -17,6 +17,7 @@ from core.access import resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import Cancelled, CoreError
 from core.ingest.jobs import JobTracker
+from core.ingest.kb_chunking import settings_for_kb
 from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, embed_and_store, make_chunks
 from core.ingest.service import kb_collection_name
@@ -42,7 +43,7 @@ class ReindexResult:
 def reindex(parts: EngineParts, actor: Actor, kb_ref: str, progress: Callable[[int, int, str], None] | None = None) -> ReindexResult:
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
-    settings = parts.settings()
+    settings = settings_for_kb(parts.settings(), kb)  # with the knowledge base's own chunking
     embedder = parts.embedder()
     version = kb.collection_version + 1
     new = kb_collection_name(kb.id, version)

@@ -216,4 +216,11 @@ STRINGS: dict[str, str] = {
     "feedback.rating": "Rating",
     "feedback.question": "Question",
     "feedback.answer": "Answer",
+    "kbs.chunking": "Chunking for this knowledge base",
+    "kbs.chunking_help": "Off: the global chunking settings (Documents Settings). On: these values, for new uploads at once and for existing files after a reindex (Index tab).",
+    "kbs.chunking_own": "Use its own chunking",
+    "kbs.chunk_size": "Chunk size",
+    "kbs.chunk_overlap": "Overlap",
+    "kbs.chunk_min": "Merge small chunks up to",
+    "kbs.chunking_saved": "Saved: reindex to apply it to the files already here.",
 }

@@ -204,4 +204,11 @@ STRINGS: dict[str, str] = {
     "feedback.rating": "评价",
     "feedback.question": "问题",
     "feedback.answer": "回答",
+    "kbs.chunking": "本知识库的分块设置",
+    "kbs.chunking_help": "关闭：使用全局分块设置（文档设置）。开启：使用下面的值，新上传立即生效，已有文件在重建索引（索引页）后生效。",
+    "kbs.chunking_own": "使用本库自己的分块设置",
+    "kbs.chunk_size": "分块大小",
+    "kbs.chunk_overlap": "重叠长度",
+    "kbs.chunk_min": "小分块合并至",
+    "kbs.chunking_saved": "已保存：重建索引后对已有文件生效。",
 }

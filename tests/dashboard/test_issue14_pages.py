@@ -137,3 +137,15 @@ def test_new_knowledge_base_is_selected_and_named_by_the_upload(engine):
     actor = engine.actor_for(at.session_state["user_id"])
     assert {kb.name: [f.name for f in engine.list_files(actor, kb.id)] for kb in engine.list_kbs(actor)} == \
         {"first-kb": [], "second-kb": ["差旅.md"]}
+
+
+def test_own_chunking_is_saved_from_the_page_and_the_index_tab_asks_for_a_reindex(engine):
+    at = upload(admin_with_kb(), [("差旅.md", POLICY.encode(), "text/markdown")])
+    kb_id = at.session_state["selected_kb"]
+    at.toggle(key=f"chunk_own_{kb_id}").set_value(True)
+    at.number_input(key=f"cs_{kb_id}").set_value(150)
+    next(b for b in at.button if b.label == "Save" and f"chunking_{kb_id}" in str(b.id)).click()
+    at.run()
+    actor = engine.actor_for(at.session_state["user_id"])
+    assert engine.get_kb(actor, kb_id).chunking_override["chunk_size"] == 150
+    assert "Chunking settings changed since this index was built" in texts(at)

@@ -55,9 +55,11 @@ def _language(d: Driver, code: str) -> None:
     expand = page.get_by_test_id("stExpandSidebarButton")
     if expand.is_visible():
         expand.click()
+        page.wait_for_timeout(600)  # the sidebar slides in
     box = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Language").or_(
         page.get_by_test_id("stSidebar").get_by_role("combobox", name="语言")).first
-    box.click()
+    d.expect(box).to_be_in_viewport()
+    box.click(force=True)
     page.get_by_role("option", name="中文" if code == "zh" else "English").click()
     d.see("严格模式" if code == "zh" else "Strict A/B compare")
     d.idle()
