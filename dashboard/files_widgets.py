@@ -43,8 +43,8 @@ def _row(f, kbs: dict[str, str]) -> dict:
         t("col.size"): fmt_size(f.size),
         t("col.chunks"): f.chunk_count,
         t("col.vectors"): f.chunk_count if f.status == "indexed" else 0,
-        t("col.error"): f.error,
         t("col.updated"): f.updated_at.strftime("%Y-%m-%d %H:%M"),
+        t("col.error"): f.error,  # last: it is often empty, and long when not
     }
 
 
@@ -100,9 +100,9 @@ def show_last_delete() -> None:
 def storage_audit(engine: Engine, actor: Actor) -> None:
     st.subheader(t("audit.title"))
     st.caption(t("audit.help"))
-    c1, c2 = st.columns(2)
-    run = c1.button(t("audit.run"), icon=":material/health_and_safety:", key="audit_run")
-    repair = c2.button(t("audit.repair"), icon=":material/build:", key="audit_repair")
+    with st.container(horizontal=True):
+        run = st.button(t("audit.run"), icon=":material/health_and_safety:", key="audit_run")
+        repair = st.button(t("audit.repair"), icon=":material/build:", key="audit_repair")
     if run or repair:
         st.session_state["audit"] = engine.doctor(actor, repair=repair)
     report = st.session_state.get("audit")

@@ -11,11 +11,34 @@ from dashboard.i18n import t
 from dashboard.runtime import get_engine
 
 
+# On a phone the sidebar covers the page: after a navigation, put it away (wide windows keep it).
+_CLOSE_SIDEBAR_ON_PHONE = """<script>
+(() => {
+  if (window.innerWidth >= 768) return;
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+  if (sidebar && close && sidebar.getBoundingClientRect().right > 0) close.click();
+})();
+</script><!-- %s -->"""
+
+
+def _close_sidebar_after_navigation() -> None:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx  # which page this run draws
+
+    ctx = get_script_run_ctx()
+    current = getattr(ctx, "page_script_hash", "") if ctx else ""
+    previous = st.session_state.get("_last_page")
+    st.session_state["_last_page"] = current
+    if previous is not None and previous != current:
+        st.html(_CLOSE_SIDEBAR_ON_PHONE % current, unsafe_allow_javascript=True, width="content")
+
+
 def page_context() -> tuple[Engine, Actor]:
     engine = get_engine()
     actor = current_actor(engine)
     if actor is None:  # app.py shows the sign-in screen; a page never runs signed out
         st.stop()
+    _close_sidebar_after_navigation()
     return engine, actor
 
 

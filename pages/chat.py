@@ -44,7 +44,8 @@ with guard():
         for msg in messages:
             render_stored_message(msg, engine, actor, existing, ratings.get(msg.id))
 
-prompt = st.chat_input(t("chat.placeholder"), accept_file="multiple", key="chat_prompt")
+prompt = st.chat_input(t("chat.placeholder"), accept_file="multiple", key="chat_prompt",
+                       max_upload_size=engine.settings().parsing.max_upload_mb)  # the one upload limit
 if prompt:
     with guard():
         question = (prompt.text or "").strip()
