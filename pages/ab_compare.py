@@ -37,12 +37,14 @@ with single, guard():
             answer_column(t("ab.strict"), result.strict)
 
 with batch, guard():
-    demo = st.button(t("ab.use_demo"), icon=":material/auto_awesome:", key="ab_use_demo", help=t("ab.use_demo_help"))
     with st.form("ab_batch"):
         pasted = st.text_area(t("ab.paste"), key="ab_paste", height=140, help=t("ab.paste_help"))
         upload = st.file_uploader(t("ab.upload"), type=["csv", "jsonl", "ndjson", "txt"], key="ab_upload",
                                   help=t("ab.upload_help"), max_upload_size=engine.settings().parsing.max_upload_mb)
-        run = st.form_submit_button(t("ab.run_batch"), type="primary", icon=":material/playlist_play:")
+        with st.container(horizontal=True):
+            run = st.form_submit_button(t("ab.run_batch"), type="primary", icon=":material/playlist_play:")
+            # a second submit button: a plain button's rerun would switch the tabs back to the first one
+            demo = st.form_submit_button(t("ab.use_demo"), icon=":material/auto_awesome:", help=t("ab.use_demo_help"))
     items = None
     if demo:
         items = demo_questions()
