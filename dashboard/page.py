@@ -29,8 +29,10 @@ def _close_sidebar_after_navigation() -> None:
     current = getattr(ctx, "page_script_hash", "") if ctx else ""
     previous = st.session_state.get("_last_page")
     st.session_state["_last_page"] = current
-    if previous is not None and previous != current:
-        st.html(_CLOSE_SIDEBAR_ON_PHONE % current, unsafe_allow_javascript=True, width="content")
+    navigated = previous is not None and previous != current
+    # drawn on every run, so the elements below keep their place (a moved st.tabs resets to its first tab)
+    st.html(_CLOSE_SIDEBAR_ON_PHONE % current if navigated else "<!-- no navigation -->",
+            unsafe_allow_javascript=True, width="content")
 
 
 def page_context() -> tuple[Engine, Actor]:
