@@ -30,8 +30,9 @@ def _close_sidebar_after_navigation() -> None:
     previous = st.session_state.get("_last_page")
     st.session_state["_last_page"] = current
     navigated = previous is not None and previous != current
-    # drawn on every run, so the elements below keep their place (a moved st.tabs resets to its first tab)
-    st.html(_CLOSE_SIDEBAR_ON_PHONE % current if navigated else "<!-- no navigation -->",
+    # drawn on every run, so the elements below keep their place (a moved st.tabs resets to its first tab);
+    # not an HTML comment: comment-only HTML goes to another container
+    st.html(_CLOSE_SIDEBAR_ON_PHONE % current if navigated else "<span hidden></span>",
             unsafe_allow_javascript=True, width="content")
 
 
