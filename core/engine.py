@@ -155,6 +155,8 @@ class Engine:
             "strict_max_results": s.strict.rag_strict_max_results,
             "min_similarity": s.retrieval.rag_min_similarity,
             "max_results": s.retrieval.rag_max_results,
+            "llm_provider": s.llm.provider,  # pages word these in the user's language
+            "store_kind": "server" if self.config.qdrant_url else "embedded",
         }
 
     # ==================================================================== users and sessions
@@ -241,6 +243,19 @@ class Engine:
     def shared_with(self, actor: Actor, ref: str) -> list[str]:
         return knowledge.shared_with(self.db, actor, ref)
 
+    def set_kb_chunking(self, actor: Actor, ref: str, override: dict | None) -> KnowledgeBase:
+        """A knowledge base's own chunk size / overlap / min-size target ({} = the global ones);
+        a reindex applies it to the files already there."""
+        from core.ingest.kb_chunking import set_kb_chunking
+
+        return set_kb_chunking(self.parts, actor, ref, override)
+
+    def kb_chunking(self, kb: KnowledgeBase):
+        """The chunking settings this knowledge base's next ingest or reindex uses."""
+        from core.ingest.kb_chunking import effective_chunking
+
+        return effective_chunking(self.settings(), kb.chunking_override)
+
     def delete_kb(self, actor: Actor, ref: str) -> None:
         knowledge.delete_kb(self.parts, actor, ref)
 
@@ -295,6 +310,19 @@ class Engine:
 
     def delete_files(self, actor: Actor, file_ids: list[str]) -> list[IngestResult]:
         return ingest_mod.delete_files(self.parts, actor, file_ids)
+
+    def file_original(self, actor: Actor, file_id: str) -> tuple[str, bytes]:
+        """(name, bytes as uploaded) of a file the actor may read (the download button)."""
+        from core.ingest.originals import original
+
+        return original(self.parts, actor, file_id)
+
+    def submit_retry(self, actor: Actor, file_id: str) -> tuple[str, Future]:
+        """Send a failed or cancelled file through ingest again: (knowledge base id, Future)."""
+        from core.ingest.originals import retry_upload
+
+        kb_id, upload = retry_upload(self.parts, actor, file_id)
+        return kb_id, self.submit_ingest(actor, kb_id, [upload])
 
     def parse(self, data: bytes, name: str) -> ParsedDoc:
         return _parse(data, name, ParseContext(settings=self.settings().parsing))
@@ -419,6 +447,32 @@ class Engine:
         from core.answering import chats
 
         chats.delete_chat(self.parts, actor, chat_id)
+
+    def rename_chat(self, actor: Actor, chat_id: str, title: str):
+        from core.answering import chat_extras
+
+        return chat_extras.rename_chat(self.parts, actor, chat_id, title)
+
+    def export_chat_markdown(self, actor: Actor, chat_id: str) -> str:
+        from core.answering import chat_extras
+
+        return chat_extras.chat_markdown(self.parts, actor, chat_id)
+
+    def set_feedback(self, actor: Actor, message_id: str, rating: int, comment: str = "") -> None:
+        """Thumbs up (1) / down (-1) / none (0) on an answer in one of the actor's chats."""
+        from core.answering import chat_extras
+
+        chat_extras.set_feedback(self.parts, actor, message_id, rating, comment)
+
+    def feedback_of(self, actor: Actor, message_ids: list[str]) -> dict[str, int]:
+        from core.answering import chat_extras
+
+        return chat_extras.feedback_of(self.parts, actor, message_ids)
+
+    def list_feedback(self, actor: Actor, limit: int = 200):
+        from core.answering import chat_extras
+
+        return chat_extras.list_feedback(self.parts, actor, limit)
 
     def attach_to_chat(self, actor: Actor, chat_id: str, uploads: list[Upload]) -> list[IngestResult]:
         """Index files into the chat's own collection (``ragdesk_chat_<id>``; reindex never touches it)."""

@@ -1,5 +1,5 @@
 """Chat pieces: message bubbles with citations, live answer streaming from engine events,
-history list, #mentions."""
+#mentions, where an answer came from, thumbs up / down."""
 
 from __future__ import annotations
 
@@ -10,11 +10,16 @@ from typing import Any
 import streamlit as st
 
 from core import Engine
+from core.answering.provenance import answer_sources
 from core.types import Actor
 from dashboard.header import mode_badge
 from dashboard.i18n import t
 
 MENTION = re.compile(r"(?<![\w#])#([^\s#]+)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+SOURCE_STYLE = {"knowledge_base": ("blue", ":material/library_books:"), "attachment": ("violet", ":material/attach_file:"),
+                "web": ("green", ":material/language:"), "general": ("orange", ":material/psychology:"),
+                "none": ("gray", ":material/block:")}
 
 
 def mentioned_kbs(question: str, kbs: list) -> list[str]:
@@ -23,19 +28,40 @@ def mentioned_kbs(question: str, kbs: list) -> list[str]:
     return [by_name[m.lower()] for m in MENTION.findall(question) if m.lower() in by_name]
 
 
+def keep_line_breaks(text: str) -> str:
+    """Markdown joins single line breaks into one paragraph; an answer's lines (one quote per
+    line) must stay lines. Ends a line with a hard break unless it is in a code block, a table
+    row, or followed by a blank line."""
+    lines = (text or "").split("\n")
+    out, in_code = [], False
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            in_code = not in_code
+            out.append(line)
+            continue
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        plain = not in_code and line.strip() and following.strip() and not line.lstrip().startswith("|") \
+            and not following.lstrip().startswith("|") and not _FENCE.match(following)
+        out.append(line.rstrip() + "  " if plain else line)
+    return "\n".join(out)
+
+
 def _plain(obj: Any) -> dict:
     return asdict(obj) if is_dataclass(obj) else dict(obj)
 
 
-def citation_label(c: dict) -> str:
+def citation_label(c: dict, deleted: bool = False) -> str:
     where = c.get("location") or ""
     heading = (c.get("heading_path") or [""])[-1]  # the nearest heading; the path's top is usually the title
-    return " · ".join(x for x in (f"[{c.get('n', '?')}] {c.get('source_name', '')}", where, heading) if x)
+    name = c.get("source_name", "") + (f" ({t('chat.file_deleted')})" if deleted else "")
+    return " · ".join(x for x in (f"[{c.get('n', '?')}] {name}", where, heading) if x)
 
 
-def render_citations(citations: list) -> None:
+def render_citations(citations: list, existing_files: set[str] | None = None) -> None:
+    """``existing_files``: the ids still present; a citation of any other file is marked deleted."""
     for c in map(_plain, citations):
-        with st.expander(citation_label(c), icon=":material/format_quote:"):
+        deleted = existing_files is not None and bool(c.get("file_id")) and c["file_id"] not in existing_files
+        with st.expander(citation_label(c, deleted), icon=":material/format_quote:"):
             if c.get("score") is not None:
                 st.caption(f"{t('col.final')}: {float(c['score']):.3f}")
             if c.get("url"):
@@ -43,12 +69,17 @@ def render_citations(citations: list) -> None:
             st.text(c.get("text", ""))
 
 
-def render_meta(mode: str, hit: bool | None, llm_called: bool | None, timings: dict | None) -> None:
+def source_badges(answer: Any) -> None:
+    for source in answer_sources(answer):
+        color, icon = SOURCE_STYLE[source]
+        st.badge(t(f"source.{source}"), color=color, icon=icon)
+
+
+def render_meta(answer: Any, mode: str, llm_called: bool | None, timings: dict | None) -> None:
     with st.container(horizontal=True, gap="small"):
         if mode:
             mode_badge(mode)
-        if hit is not None:
-            st.badge(t("chat.hit") if hit else t("chat.no_hit"), color="blue" if hit else "orange")
+        source_badges(answer)
         if llm_called is not None:
             st.badge(t("chat.llm_called") if llm_called else t("chat.llm_not_called"), color="gray")
         total = total_ms(timings or {})
@@ -64,22 +95,39 @@ def total_ms(timings: dict) -> float:
     return float(max((v for v in timings.values() if isinstance(v, (int, float))), default=0.0))
 
 
-def render_stored_message(msg) -> None:
+def render_notices(notices: list[str]) -> None:
+    for notice in notices or []:
+        st.info(notice, icon=":material/info:")
+
+
+def _feedback(engine: Engine, actor: Actor, message_id: str, current: int | None) -> None:
+    """Thumbs up / down, stored with the answer (admins see them on Documents Settings)."""
+    # st.feedback("thumbs"): 1 is thumbs up, 0 thumbs down, None no choice (a second click clears it)
+    choice = st.feedback("thumbs", key=f"fb_{message_id}", default={1: 1, -1: 0}.get(current or 0))
+    rating = {1: 1, 0: -1}.get(choice, 0) if choice is not None else 0
+    if rating != (current or 0):
+        engine.set_feedback(actor, message_id, rating)
+        if rating:
+            st.toast(t("chat.feedback_thanks"))
+
+
+def render_stored_message(msg, engine: Engine | None = None, actor: Actor | None = None,
+                          existing_files: set[str] | None = None, rating: int | None = None) -> None:
     with st.chat_message(msg.role):
-        st.markdown(msg.content)
+        st.markdown(keep_line_breaks(msg.content))
         if msg.role == "assistant":
-            for notice in getattr(msg, "notices", None) or []:
-                st.caption(f"ⓘ {notice}")
-            render_meta(msg.mode, msg.hit, msg.llm_called, msg.timings)
-            render_citations(msg.citations or [])
+            render_notices(getattr(msg, "notices", None) or [])
+            render_meta(msg, msg.mode, msg.llm_called, msg.timings)
+            render_citations(msg.citations or [], existing_files)
+            if engine is not None and actor is not None:
+                _feedback(engine, actor, msg.id, rating)
 
 
 def render_answer(answer) -> None:
     """A finished Answer (temporary chats keep these in the session)."""
-    st.markdown(answer.text or answer.error)
-    for notice in answer.notices:
-        st.caption(f"ⓘ {notice}")
-    render_meta(answer.mode, answer.hit, answer.llm_called, answer.timings_ms)
+    st.markdown(keep_line_breaks(answer.text or answer.error))
+    render_notices(answer.notices)
+    render_meta(answer, answer.mode, answer.llm_called, answer.timings_ms)
     render_citations(answer.citations)
 
 
@@ -116,7 +164,7 @@ def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
         def on_event(ev) -> None:
             if ev.kind == "text":
                 streamed.append(ev.message)
-                text_slot.markdown("".join(streamed) + " ▌")
+                text_slot.markdown(keep_line_breaks("".join(streamed)) + " ▌")
             elif ev.kind == "web_search":
                 _show_web_status(status, ev)
             elif ev.kind == "error":
@@ -152,33 +200,3 @@ def web_search_toggle(engine: Engine) -> bool:
         st.caption(t("chat.web_strict"))
         return False
     return on
-
-
-def _open_chat(chat_id: str | None) -> None:
-    # A callback runs before the widgets are drawn, so it may reset the temporary switch.
-    if chat_id:
-        st.session_state["chat_id"] = chat_id
-    else:
-        st.session_state.pop("chat_id", None)
-    st.session_state["temporary"] = False
-    st.session_state["temp_answers"] = []
-
-
-def history(engine: Engine, actor: Actor) -> None:
-    """Sidebar: new chat, temporary switch, searchable list of past chats."""
-    with st.sidebar:
-        st.divider()
-        st.button(t("chat.new"), icon=":material/add_comment:", key="new_chat", width="stretch",
-                  on_click=_open_chat, args=(None,))
-        st.toggle(t("chat.temporary"), key="temporary", help=t("chat.temporary_help"))
-        query = st.text_input(t("chat.search"), key="chat_search", placeholder=t("chat.search_hint"))
-        for chat in engine.list_chats(actor, query):
-            current = chat.id == st.session_state.get("chat_id")
-            c1, c2 = st.columns([5, 1], vertical_alignment="center")
-            c1.button(chat.title or t("chat.untitled"), key=f"chat_{chat.id}", width="stretch",
-                      type="primary" if current else "secondary", on_click=_open_chat, args=(chat.id,))
-            if c2.button("", icon=":material/delete:", key=f"del_chat_{chat.id}", help=t("chat.delete")):
-                engine.delete_chat(actor, chat.id)
-                if current:
-                    st.session_state.pop("chat_id", None)
-                st.rerun()

@@ -9,7 +9,7 @@ import streamlit as st
 from core import Engine
 from core.types import Actor
 from dashboard.i18n import t
-from dashboard.page import fmt_size
+from dashboard.page import fmt_size, fmt_type
 
 STATUSES = ("indexed", "processing", "failed", "cancelled", "pending")
 
@@ -25,22 +25,37 @@ def filters(files: list, kbs: dict[str, str]) -> list:
             and (not name or name in f.name.lower())]
 
 
-def file_rows(files: list, kbs: dict[str, str]) -> list:
-    """The table with a selection column; returns the selected files."""
-    if not files:
-        st.info(t("files.none"))
-        return []
-    rows = [{
-        t("col.select"): False,
+def can_delete(actor: Actor, f, kb_owner: dict[str, str]) -> bool:
+    """What the engine allows: admins; the knowledge base's owner; the owner of a chat's file."""
+    if actor.is_admin:
+        return True
+    if f.kb_id:
+        return kb_owner.get(f.kb_id) == actor.user_id
+    return f.owner_id == actor.user_id
+
+
+def _row(f, kbs: dict[str, str]) -> dict:
+    return {
         t("col.file"): f.name,
         t("col.kb"): kbs.get(f.kb_id or "", t("files.chat_file") if f.chat_id else "—"),
         t("col.status"): t(f"status.{f.status}"),
+        t("col.type"): fmt_type(f.mime),
         t("col.size"): fmt_size(f.size),
         t("col.chunks"): f.chunk_count,
         t("col.vectors"): f.chunk_count if f.status == "indexed" else 0,
-        t("col.error"): f.error,
         t("col.updated"): f.updated_at.strftime("%Y-%m-%d %H:%M"),
-    } for f in files]
+        t("col.error"): f.error,  # last: it is often empty, and long when not
+    }
+
+
+def file_rows(files: list, kbs: dict[str, str], deletable: bool) -> list:
+    """The table; with ``deletable``, a selection column, and the selected files are returned."""
+    if not files:
+        return []
+    if not deletable:
+        st.dataframe([_row(f, kbs) for f in files], hide_index=True, width="stretch")
+        return []
+    rows = [{t("col.select"): False} | _row(f, kbs) for f in files]
     # A new key after each delete starts a fresh selection (an editor's state can't be assigned).
     edited = st.data_editor(rows, hide_index=True, width="stretch", key=f"fm_table_{st.session_state.get('fm_gen', 0)}",
                             disabled=[k for k in rows[0] if k != t("col.select")])
@@ -55,29 +70,39 @@ def bulk_delete(engine: Engine, actor: Actor, selected: list) -> None:
     confirm = st.checkbox(t("files.delete_confirm", n=len(selected)), key="fm_confirm")
     if st.button(t("files.delete", n=len(selected)), type="primary", disabled=not confirm,
                  icon=":material/delete:", key="fm_delete"):
+        names = {f.id: f.name for f in selected}
         results = engine.delete_files(actor, [f.id for f in selected])
-        failed = [r for r in results if r.status != "deleted"]
-        st.session_state["fm_result"] = (len(results) - len(failed), [f"{r.name}: {r.error}" for r in failed])
+        deleted = [names.get(r.file_id or "", r.name) for r in results if r.status == "deleted"]
+        # the engine names a file it could not touch by its id: say its name
+        failed = [(names.get(r.file_id or "", r.name), r.error) for r in results if r.status != "deleted"]
+        st.session_state["fm_result"] = (deleted, failed)
         st.session_state["fm_gen"] = st.session_state.get("fm_gen", 0) + 1
         st.session_state.pop("fm_confirm", None)
         st.rerun()
 
 
 def show_last_delete() -> None:
+    """One message: green when everything went, amber when some did not, red when nothing did."""
     result = st.session_state.pop("fm_result", None)
-    if result:
-        ok, errors = result
-        st.success(t("files.deleted", n=ok))
-        for line in errors:
-            st.error(line)
+    if not result:
+        return
+    deleted, failed = result
+    lines = [f"- **{name}**: {error}" for name, error in failed]
+    if not failed:
+        st.success(t("files.deleted", n=len(deleted), names=", ".join(deleted)), icon=":material/check_circle:")
+    elif deleted:
+        st.warning(t("files.deleted_some", n=len(deleted), names=", ".join(deleted), m=len(failed)) + "\n\n"
+                   + "\n".join(lines), icon=":material/warning:")
+    else:
+        st.error(t("files.deleted_none", m=len(failed)) + "\n\n" + "\n".join(lines), icon=":material/error:")
 
 
 def storage_audit(engine: Engine, actor: Actor) -> None:
     st.subheader(t("audit.title"))
     st.caption(t("audit.help"))
-    c1, c2 = st.columns(2)
-    run = c1.button(t("audit.run"), icon=":material/health_and_safety:", key="audit_run")
-    repair = c2.button(t("audit.repair"), icon=":material/build:", key="audit_repair")
+    with st.container(horizontal=True):
+        run = st.button(t("audit.run"), icon=":material/health_and_safety:", key="audit_run")
+        repair = st.button(t("audit.repair"), icon=":material/build:", key="audit_repair")
     if run or repair:
         st.session_state["audit"] = engine.doctor(actor, repair=repair)
     report = st.session_state.get("audit")

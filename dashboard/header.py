@@ -17,15 +17,32 @@ def mode_badge(mode: str) -> None:
         st.badge(t("mode.normal"), icon=":material/lock_open:", color="green")
 
 
+# Shared page styles: passages keep their line breaks and wrap on a phone; marks are readable.
+STYLE = """<style>
+.ragdesk-passage{white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.6}
+.ragdesk-passage mark{background:#fff3a3;color:inherit;padding:0 .1em;border-radius:.2em}
+</style>"""
+
+
+def thresholds_text(status: dict) -> str:
+    """The thresholds chat uses now: the strict ones in strict mode, the normal ones otherwise."""
+    if status["mode"] == "strict":
+        return t("status.strict_thresholds", min=status["strict_min_similarity"], n=status["strict_max_results"])
+    return t("status.normal_thresholds", min=status["min_similarity"], n=status["max_results"])
+
+
 def render_header(engine: Engine) -> dict:
     status = engine.status()
+    st.html(STYLE)
+    llm = t("status.llm_extractive") if status.get("llm_provider") == "extractive" else status["llm"]
+    store = t(f"status.store_{status['store_kind']}") if status.get("store_kind") else status["vector_store"]
     with st.container(horizontal=True, vertical_alignment="center", gap="small", key="ragdesk_header"):
         mode_badge(status["mode"])
         st.caption(" · ".join([
             f"{t('status.embedder')}: {status['embedder']}",
-            f"{t('status.llm')}: {status['llm']}",
-            f"{t('status.store')}: {status['vector_store']}",
-            t("status.strict_thresholds", min=status["strict_min_similarity"], n=status["strict_max_results"]),
+            f"{t('status.llm')}: {llm}",
+            f"{t('status.store')}: {store}",
+            thresholds_text(status),
         ]))
     return status
 

@@ -8,6 +8,7 @@ import streamlit as st
 from core import Engine
 from core.types import Actor
 from dashboard import jobs_panel
+from dashboard.highlight import highlight_html
 from dashboard.i18n import t
 from dashboard.page import fmt_score
 
@@ -15,13 +16,27 @@ SEARCH_MODES = ("hybrid", "dense", "bm25", "hybrid+rerank")
 CHART_FILE_CAP = 50  # chunk-length chart reads at most this many files (it scrolls their chunks)
 
 
+def mode_in_force_limits(engine: Engine) -> tuple[int, float]:
+    """(max results, min similarity) of the answering mode in force: what chat retrieves with."""
+    s = engine.settings()
+    if s.strict.rag_strict_mode:
+        return s.strict.rag_strict_max_results, s.strict.rag_strict_min_similarity
+    return s.retrieval.rag_max_results, s.retrieval.rag_min_similarity
+
+
 def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
+    top_k_default, min_default = mode_in_force_limits(engine)
+    search_mode = engine.settings().retrieval.mode
+    st.caption(t("rtest.defaults", n=top_k_default, min=f"{min_default:.2f}"))
     with st.form(f"rtest_{kb.id}"):
         query = st.text_input(t("rtest.query"), key="rtest_query")
         c1, c2, c3 = st.columns(3)
-        mode = c1.selectbox(t("rtest.mode"), SEARCH_MODES, key="rtest_mode")
-        top_k = c2.number_input(t("rtest.top_k"), 1, 50, 8, key="rtest_top_k")
-        min_score = c3.number_input(t("rtest.min_score"), 0.0, 1.0, 0.0, step=0.05, key="rtest_min")
+        mode = c1.selectbox(t("rtest.mode"), SEARCH_MODES, index=SEARCH_MODES.index(search_mode)
+                            if search_mode in SEARCH_MODES else 0, key="rtest_mode")
+        # keyed by the defaults: a saved settings change shows here at once (a widget keeps its first value)
+        top_k = c2.number_input(t("rtest.top_k"), 1, 50, int(top_k_default), key=f"rtest_top_k_{top_k_default}")
+        min_score = c3.number_input(t("rtest.min_score"), 0.0, 1.0, float(min_default), step=0.05,
+                                    key=f"rtest_min_{min_default}")
         submitted = st.form_submit_button(t("rtest.run"), icon=":material/search:", type="primary")
     if not submitted or not query.strip():
         return
@@ -32,22 +47,29 @@ def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
     st.caption(t("rtest.summary", n=len(result.hits), below=len(result.below_threshold), timing=timing))
     if not result.hits:
         st.warning(t("rtest.no_hits"))
-    st.dataframe(_hit_rows(result.hits + result.below_threshold, len(result.hits)), hide_index=True, width="stretch",
-                 column_config={t("col.text"): st.column_config.TextColumn(width="large")})
+    hits = result.hits + result.below_threshold
+    st.dataframe(_hit_rows(hits, len(result.hits)), hide_index=True, width="stretch")
+    for i, h in enumerate(hits):
+        kept = i < len(result.hits)
+        with st.container(border=True, key=f"rtest_hit_{i}"):
+            where = " · ".join(x for x in (h.location(), " › ".join(h.heading_path)) if x)
+            st.markdown(f"**#{i + 1} · {h.source_name}**" + (f" · {where}" if where else "")
+                        + f" · {t('col.final')} {fmt_score(h.score)}" + ("" if kept else f" · {t('rtest.below')}"))
+            # the whole passage, wrapped, with the query's terms marked (readable on a phone too)
+            st.markdown(f"<div class='ragdesk-passage'>{highlight_html(h.text, query)}</div>", unsafe_allow_html=True)
 
 
 def _hit_rows(hits: list, n_kept: int) -> list[dict]:
     return [{
         "#": i + 1,
+        t("col.file"): h.source_name,
+        t("col.where"): " · ".join(x for x in (h.location(), " › ".join(h.heading_path)) if x),
         t("col.final"): fmt_score(h.score),
         t("col.kept"): "✓" if i < n_kept else "—",
         t("col.dense"): fmt_score(h.dense),
         t("col.bm25"): fmt_score(h.bm25),
         t("col.fused"): fmt_score(h.fused),
         t("col.rerank"): fmt_score(h.rerank),
-        t("col.text"): h.text[:300],
-        t("col.where"): " · ".join(x for x in (h.location(), " › ".join(h.heading_path)) if x),
-        t("col.file"): h.source_name,
     } for i, h in enumerate(hits)]
 
 
@@ -56,12 +78,13 @@ def reindex_panel(engine: Engine, actor: Actor, kb, writable: bool) -> None:
     current = engine.settings()
     if kb.embedder_id and kb.embedder_id != engine.embedder().id:
         st.warning(t("kbs.reindex_needed_embedder"))
-    elif kb.chunking and kb.chunking != current.chunking.model_dump():
+    elif kb.chunking and kb.chunking != engine.kb_chunking(kb).model_dump():
         st.info(t("kbs.reindex_needed_chunking"))
     if writable and st.button(t("kbs.reindex"), icon=":material/autorenew:", disabled=jobs_panel.busy(kb.id),
                               key=f"reindex_{kb.id}"):
-        jobs_panel.track("reindex", kb.id, engine.submit_reindex(actor, kb.id))
+        jobs_panel.track("reindex", kb.id, engine.submit_reindex(actor, kb.id), kb_name=kb.name)
         st.rerun()
+    jobs_panel.render_work(engine, actor, kb.id, "reindex")  # progress, cancel and the result, here
 
 
 def charts(engine: Engine, actor: Actor, kb, files: list) -> None:

@@ -9,6 +9,7 @@ from core.errors import CoreError
 from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
+from dashboard.page import select_kb_next
 
 VISIBILITIES = ("private", "shared", "public")
 
@@ -29,8 +30,8 @@ def create_form(engine: Engine, actor: Actor) -> None:
             except CoreError as exc:
                 show_error(exc)
             else:
-                st.session_state["selected_kb"] = kb.id
-                st.session_state.pop("kb_id", None)
+                select_kb_next(kb.id)
+                st.session_state["kb_created"] = kb.name
                 st.rerun()
 
 
@@ -49,8 +50,33 @@ def edit_panel(engine: Engine, actor: Actor, kb) -> None:
                              full_document=full_doc)
             st.toast(t("common.saved"))
             st.rerun()
+    _chunking_form(engine, actor, kb)
     _share_form(engine, actor, kb)
     _delete_form(engine, actor, kb)
+
+
+def _chunking_form(engine: Engine, actor: Actor, kb) -> None:
+    """This knowledge base's own chunk size / overlap / min-size target; a reindex applies it."""
+    own = kb.chunking_override or {}
+    current = engine.kb_chunking(kb)
+    with st.form(f"chunking_{kb.id}"):
+        st.markdown(f"**{t('kbs.chunking')}**")
+        st.caption(t("kbs.chunking_help"))
+        custom = st.toggle(t("kbs.chunking_own"), value=bool(own), key=f"chunk_own_{kb.id}")
+        c1, c2, c3 = st.columns(3)
+        size = c1.number_input(t("kbs.chunk_size"), 50, 100_000, current.chunk_size, step=50, key=f"cs_{kb.id}")
+        overlap = c2.number_input(t("kbs.chunk_overlap"), 0, 100_000, current.chunk_overlap, step=10, key=f"co_{kb.id}")
+        min_size = c3.number_input(t("kbs.chunk_min"), 0, 100_000, current.chunk_min_size_target, step=50,
+                                   key=f"cm_{kb.id}")
+        if st.form_submit_button(t("common.save"), icon=":material/save:"):
+            override = {"chunk_size": int(size), "chunk_overlap": int(overlap), "chunk_min_size_target": int(min_size)}
+            try:
+                engine.set_kb_chunking(actor, kb.id, override if custom else {})
+            except CoreError as exc:
+                show_error(exc)
+            else:
+                st.toast(t("kbs.chunking_saved"))
+                st.rerun()
 
 
 def _share_form(engine: Engine, actor: Actor, kb) -> None:

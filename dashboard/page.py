@@ -7,7 +7,33 @@ import streamlit as st
 from core import Engine
 from core.types import Actor
 from dashboard.auth import current_actor
+from dashboard.i18n import t
 from dashboard.runtime import get_engine
+
+
+# On a phone the sidebar covers the page: after a navigation, put it away (wide windows keep it).
+_CLOSE_SIDEBAR_ON_PHONE = """<script>
+(() => {
+  if (window.innerWidth >= 768) return;
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+  if (sidebar && close && sidebar.getBoundingClientRect().right > 0) close.click();
+})();
+</script><!-- %s -->"""
+
+
+def _close_sidebar_after_navigation() -> None:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx  # which page this run draws
+
+    ctx = get_script_run_ctx()
+    current = getattr(ctx, "page_script_hash", "") if ctx else ""
+    previous = st.session_state.get("_last_page")
+    st.session_state["_last_page"] = current
+    navigated = previous is not None and previous != current
+    # drawn on every run, so the elements below keep their place (a moved st.tabs resets to its first tab);
+    # not an HTML comment: comment-only HTML goes to another container
+    st.html(_CLOSE_SIDEBAR_ON_PHONE % current if navigated else "<span hidden></span>",
+            unsafe_allow_javascript=True, width="content")
 
 
 def page_context() -> tuple[Engine, Actor]:
@@ -15,22 +41,60 @@ def page_context() -> tuple[Engine, Actor]:
     actor = current_actor(engine)
     if actor is None:  # app.py shows the sign-in screen; a page never runs signed out
         st.stop()
+    _close_sidebar_after_navigation()
     return engine, actor
 
 
+PICK_NEXT = "kb_pick_next"
+
+
+def select_kb_next(kb_id: str) -> None:
+    """Make ``kb_id`` the selected knowledge base on the next run (e.g. one just created)."""
+    st.session_state[PICK_NEXT] = kb_id
+
+
 def choose_kb(engine: Engine, actor: Actor, key: str = "kb_id", label: str = ""):
-    """A knowledge-base picker remembered across pages; None when there are none."""
+    """A knowledge-base picker remembered across pages; None when there are none.
+
+    The choice is set through the widget's own state before it is drawn: a changed ``index``
+    alone is ignored by the browser, which keeps showing its last value (a new knowledge base
+    would stay unselected while the page worked on another one)."""
     kbs = engine.list_kbs(actor)
     if not kbs:
         return None
     ids = [kb.id for kb in kbs]
     by_id = {kb.id: kb for kb in kbs}
-    remembered = st.session_state.get("selected_kb")
-    index = ids.index(remembered) if remembered in ids else 0
-    chosen = st.selectbox(label or "KB", ids, index=index, key=key,
-                          format_func=lambda i: f"{by_id[i].name} ({by_id[i].visibility})")
+    wanted = st.session_state.pop(PICK_NEXT, None)
+    if wanted in ids:
+        st.session_state[key] = wanted
+    elif st.session_state.get(key) not in ids:
+        remembered = st.session_state.get("selected_kb")
+        st.session_state[key] = remembered if remembered in ids else ids[0]
+    chosen = st.selectbox(label or "KB", ids, key=key,
+                          format_func=lambda i: f"{by_id[i].name} ({t('vis.' + by_id[i].visibility)})")
     st.session_state["selected_kb"] = chosen
     return by_id[chosen]
+
+
+# Content types as people name them; anything else shows its sub-type in capitals.
+FILE_TYPES = {
+    "application/pdf": "PDF", "text/markdown": "Markdown", "text/plain": "Text", "text/html": "Web page",
+    "text/csv": "CSV", "application/json": "JSON", "application/zip": "ZIP", "message/rfc822": "E-mail",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word",
+    "application/msword": "Word", "application/vnd.ms-powerpoint": "PowerPoint",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": "PowerPoint",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Excel",
+    "application/vnd.ms-excel": "Excel", "video/youtube": "YouTube",
+}
+
+
+def fmt_type(mime: str) -> str:
+    mime = (mime or "").split(";")[0].strip().lower()
+    if mime in FILE_TYPES:
+        return FILE_TYPES[mime]
+    if mime.startswith("image/"):
+        return t("type.image", kind=mime.split("/")[1].upper())
+    return mime.split("/")[-1].upper() if mime else "—"
 
 
 def fmt_score(value: float | None) -> str:

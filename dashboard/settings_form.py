@@ -14,7 +14,9 @@ from core import Engine
 from core.errors import InvalidSettings
 from core.settings.model import SECRET_FIELDS
 from core.types import Actor
-from dashboard.i18n import t
+from dashboard.i18n import lang, t
+from dashboard.locales.settings_text import EN as FIELD_EN
+from dashboard.locales.settings_text import ZH as FIELD_ZH
 
 LONG_TEXT = {"rag_template", "rag_strict_no_hit_reply", "not_from_kb_marker", "rag_strict_uncovered_text"}
 # Changing these changes what is stored in the index: existing knowledge bases need a reindex.
@@ -31,12 +33,19 @@ def env_var(path: str, name: str) -> str:
     return "RAGDESK_" + "__".join(p.upper() for p in (*path.split("."), name))
 
 
+def field_text(path: str, name: str, description: str = "") -> tuple[str, str]:
+    """(label, help) in the user's language; unknown fields: the name in words, the model's description."""
+    table = FIELD_ZH if lang() == "zh" else FIELD_EN
+    label, help_text = table.get(f"{path}.{name}") or FIELD_EN.get(f"{path}.{name}") or ("", "")
+    return label or name.replace("_", " ").capitalize(), help_text or description
+
+
 def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> Any:
-    ann, label = info.annotation, name
-    help_text = info.description or ""
+    ann = info.annotation
+    label, help_text = field_text(path, name, info.description or "")
     if locked:
         help_text = (help_text + " " + t("settings.locked_help", var=env_var(path, name))).strip()
-        label = f"🔒 {name}"
+        label = f"🔒 {label}"
     help_text = help_text or None
     if (path, name) in SECRET_FIELDS:
         return st.text_input(label, value=value, type="password", help=help_text, disabled=locked, key=key)
@@ -85,7 +94,7 @@ def section_form(engine: Engine, actor: Actor, path: str, model: type[BaseModel]
             st.session_state["settings_saved"] = path
             st.rerun()
     if changed:
-        st.caption(t("settings.unsaved", fields=", ".join(changed)))
+        st.caption(t("settings.unsaved", fields=", ".join(field_text(path, k)[0] for k in changed)))
     return values
 
 
@@ -94,3 +103,17 @@ def template_preview(template: str) -> None:
     preview = template.replace("{{CONTEXT}}", sample).replace("{{QUERY}}", t("settings.preview_query"))
     st.markdown(f"**{t('settings.preview')}**")
     st.code(preview, language=None, wrap_lines=True)
+
+
+def feedback_panel(engine: Engine, actor: Actor) -> None:
+    """Thumbs up / down that users gave answers, newest first (admins)."""
+    items = engine.list_feedback(actor)
+    if not items:
+        st.info(t("feedback.none"))
+        return
+    up = sum(1 for i in items if i.rating > 0)
+    st.caption(t("feedback.summary", up=up, down=len(items) - up))
+    st.dataframe([{t("feedback.when"): f"{i.when:%Y-%m-%d %H:%M}", t("feedback.user"): i.user,
+                   t("feedback.rating"): "👍" if i.rating > 0 else "👎", t("feedback.question"): i.question,
+                   t("feedback.answer"): i.answer} for i in items], hide_index=True, width="stretch",
+                 column_config={t("feedback.answer"): st.column_config.TextColumn(width="large")})

@@ -1,9 +1,12 @@
 """Strict Mode A/B compare: one question in normal and strict mode side by side, or a batch
-(pasted or CSV/JSONL) → table, summary chart, download."""
+(pasted, CSV or JSONL, with optional expected answers) → summary, per-question cards scored per
+mode, a filter for the questions where the modes differ, HTML / CSV / JSONL exports."""
 
 import streamlit as st
 
-from dashboard.ab_widgets import answer_column, batch_frame, parse_questions, summary_frame
+from core.answering.report import comparison_rows
+from core.demo import demo_questions
+from dashboard.ab_widgets import answer_column, exports, parse_items, question_cards, summary
 from dashboard.errors import guard
 from dashboard.i18n import t
 from dashboard.page import page_context
@@ -39,25 +42,33 @@ with single, guard():
 
 with batch, guard():
     with st.form("ab_batch"):
-        pasted = st.text_area(t("ab.paste"), key="ab_paste", height=120)
-        upload = st.file_uploader(t("ab.upload"), type=["csv", "jsonl", "ndjson", "txt"], key="ab_upload")
-        run = st.form_submit_button(t("ab.run_batch"), type="primary", icon=":material/playlist_play:")
-    if run:
-        questions = parse_questions(upload.name, upload.getvalue()) if upload else parse_questions("pasted.txt", pasted.encode())
-        if not questions:
+        pasted = st.text_area(t("ab.paste"), key="ab_paste", height=140, help=t("ab.paste_help"))
+        upload = st.file_uploader(t("ab.upload"), type=["csv", "jsonl", "ndjson", "txt"], key="ab_upload",
+                                  help=t("ab.upload_help"), max_upload_size=engine.settings().parsing.max_upload_mb)
+        with st.container(horizontal=True):
+            run = st.form_submit_button(t("ab.run_batch"), type="primary", icon=":material/playlist_play:")
+            # a second submit button: a plain button's rerun would switch the tabs back to the first one
+            demo = st.form_submit_button(t("ab.use_demo"), icon=":material/auto_awesome:", help=t("ab.use_demo_help"))
+    items = None
+    if demo:
+        items = demo_questions()
+    elif run:
+        items = parse_items(upload.name, upload.getvalue()) if upload else parse_items("pasted.txt", pasted.encode())
+    if items is not None:
+        if not items:
             st.warning(t("ab.no_questions"))
         else:
-            with st.spinner(t("ab.running_batch", n=len(questions))):
-                st.session_state["ab_batch_result"] = batch_frame(engine.compare_batch(actor, questions, kbs=kbs, web=web))
-    df = st.session_state.get("ab_batch_result")
-    if df is not None:
-        summary = summary_frame(df)
-        st.dataframe(summary, hide_index=True, width="stretch")
-        st.bar_chart(summary.drop(columns=[t("ab.mean_ms")]), x="mode", stack=False, height=240)
-        st.bar_chart(summary, x="mode", y=t("ab.mean_ms"), height=200)
-        st.dataframe(df, hide_index=True, width="stretch")
-        c1, c2 = st.columns(2)
-        c1.download_button(t("ab.download_csv"), df.to_csv(index=False).encode("utf-8-sig"), "ab-compare.csv",
-                           "text/csv", icon=":material/download:")
-        c2.download_button(t("ab.download_jsonl"), df.to_json(orient="records", lines=True, force_ascii=False).encode(),
-                           "ab-compare.jsonl", "application/jsonl", icon=":material/download:")
+            progress = st.progress(0.0, text=t("ab.running_batch", n=len(items)))
+            comparisons = []
+            for n, item in enumerate(items, 1):  # one at a time, so the bar moves
+                comparisons.append(engine.compare(actor, item.question, kbs=kbs, web=web))
+                progress.progress(n / len(items), text=t("ab.running_batch_n", done=n, n=len(items)))
+            progress.empty()
+            st.session_state["ab_rows"] = comparison_rows(comparisons, [i.expected for i in items])
+    rows = st.session_state.get("ab_rows")
+    if rows:
+        exports(rows)
+        summary(rows)
+        question_cards(rows)
+        with st.expander(t("ab.as_table"), icon=":material/table:"):
+            st.dataframe(rows, hide_index=True, width="stretch")

@@ -1,11 +1,13 @@
-"""Chat: streamed answers, citations, #knowledge-base mentions, files attached to the chat,
-temporary chats, searchable history, the context-length warning, the Web search switch."""
+"""Chat: streamed answers, citations, where each answer came from, #knowledge-base mentions,
+files attached to the chat, temporary chats, searchable history, feedback, the
+context-length warning, the Web search switch; on an empty install, what to do first."""
 
 import streamlit as st
 
 from core.ingest.service import Upload
-from dashboard.chat_widgets import (ask_streaming, history, mentioned_kbs, render_answer, render_stored_message,
-                                    web_search_toggle)
+from dashboard.chat_history import history
+from dashboard.chat_widgets import ask_streaming, mentioned_kbs, render_answer, render_stored_message, web_search_toggle
+from dashboard.demo_widgets import demo_loaded_message, first_steps
 from dashboard.errors import guard
 from dashboard.gdrive_widgets import chat_attach
 from dashboard.i18n import t
@@ -15,6 +17,7 @@ engine, actor = page_context()
 st.title(t("nav.chat"))
 
 with guard():
+    demo_loaded_message()
     web = web_search_toggle(engine)
     warning = engine.context_warning(web=web)
     if warning:
@@ -28,6 +31,8 @@ with guard():
     temporary = st.session_state.get("temporary", False)
     chat_attach(engine, actor, temporary)  # issue 12: attach files from Google Drive
     chat_id = None if temporary else st.session_state.get("chat_id")
+    if not kbs and not chat_id and not st.session_state.get("temp_answers"):
+        first_steps(engine, actor)
     if temporary:
         st.info(t("chat.temporary_on"), icon=":material/visibility_off:")
         for question, answer in st.session_state.get("temp_answers", []):
@@ -35,10 +40,15 @@ with guard():
             with st.chat_message("assistant"):
                 render_answer(answer)
     elif chat_id:
-        for msg in engine.chat_messages(actor, chat_id):
-            render_stored_message(msg)
+        messages = engine.chat_messages(actor, chat_id)
+        cited = {c.get("file_id") for m in messages for c in (m.citations or [])}
+        existing = {f.id for f in engine.list_files(actor)} if cited else set()
+        ratings = engine.feedback_of(actor, [m.id for m in messages if m.role == "assistant"])
+        for msg in messages:
+            render_stored_message(msg, engine, actor, existing, ratings.get(msg.id))
 
-prompt = st.chat_input(t("chat.placeholder"), accept_file="multiple", key="chat_prompt")
+prompt = st.chat_input(t("chat.placeholder"), accept_file="multiple", key="chat_prompt",
+                       max_upload_size=engine.settings().parsing.max_upload_mb)  # the one upload limit
 if prompt:
     with guard():
         question = (prompt.text or "").strip()
@@ -47,11 +57,14 @@ if prompt:
                 st.warning(t("chat.attach_temporary"))
             else:
                 if chat_id is None:
-                    chat_id = engine.create_chat(actor, title=question[:60]).id
+                    chat_id = engine.create_chat(actor, title=question[:60] or prompt.files[0].name).id
                     st.session_state["chat_id"] = chat_id
                 results = engine.attach_to_chat(actor, chat_id, [Upload(f.name, f.getvalue()) for f in prompt.files])
                 for r in results:
-                    (st.caption if r.ok else st.error)(t("chat.attached", name=r.name, status=r.status, error=r.error))
+                    if r.ok:
+                        st.caption(t("chat.attached", name=r.name, status=t("status.indexed")))
+                    else:
+                        st.error(t("chat.attach_failed", name=r.name, error=r.error))
         if question:
             st.chat_message("user").markdown(question)
             selected = list(dict.fromkeys(chosen + mentioned_kbs(question, kbs))) or None

@@ -10,7 +10,7 @@ from dashboard.errors import guard
 from dashboard.gdrive_settings import gdrive_tab
 from dashboard.i18n import t
 from dashboard.page import page_context
-from dashboard.settings_form import section_form, template_preview
+from dashboard.settings_form import feedback_panel, section_form, template_preview
 from dashboard.users_panel import users_panel
 
 engine, actor = page_context()
@@ -19,7 +19,7 @@ require_admin(actor)
 
 saved = st.session_state.pop("settings_saved", None)
 if saved:
-    st.success(t("settings.saved", section=saved))
+    st.success(t("settings.saved", section=t(f"settings.section.{saved}")))
 if st.session_state.get("reindex_offer"):
     with guard(), st.container(border=True):
         st.warning(t("settings.reindex_needed"))
@@ -27,7 +27,7 @@ if st.session_state.get("reindex_offer"):
         c1, c2 = st.columns(2)
         if c1.button(t("settings.reindex_all", n=len(kbs)), icon=":material/autorenew:", disabled=not kbs):
             for kb in kbs:
-                jobs_panel.track("reindex", kb.id, engine.submit_reindex(actor, kb.id))
+                jobs_panel.track("reindex", kb.id, engine.submit_reindex(actor, kb.id), kb_name=kb.name)
             st.session_state.pop("reindex_offer")
             st.success(t("settings.reindex_started"))
         if c2.button(t("settings.reindex_later")):
@@ -38,13 +38,23 @@ SECTIONS = [("strict", m.StrictModeSettings), ("llm", m.LLMSettings), ("answerin
             ("retrieval", m.RetrievalSettings), ("retrieval.reranker", m.RerankerSettings),
             ("chunking", m.ChunkingSettings), ("embedding", m.EmbeddingSettings), ("parsing", m.ParsingSettings),
             ("web_search", m.WebSearchSettings)]
-tabs = st.tabs([t(f"settings.section.{path}") for path, _ in SECTIONS] + [t("settings.section.gdrive"), t("settings.section.users")])
-with tabs[-1], guard():
-    users_panel(engine, actor)
-with tabs[-2], guard():
+# Sections grouped in a few tabs that fit one row (on a phone too); a section not listed here
+# (added later) gets the "more" tab.
+GROUPS = {"strict": "answers", "llm": "answers", "answering": "answers", "retrieval": "search",
+          "retrieval.reranker": "search", "chunking": "documents", "embedding": "documents", "parsing": "documents",
+          "web_search": "search"}
+group_names = list(dict.fromkeys([GROUPS.get(path, "more") for path, _ in SECTIONS]))
+tabs = st.tabs([t(f"settings.group.{g}") for g in group_names] + [t("settings.section.gdrive"), t("settings.section.users"),
+                                                                   t("settings.group.feedback")])
+with tabs[-3], guard():
     gdrive_tab(engine, actor)  # issue 12: Google Drive set-up (dashboard/gdrive_settings.py)
-for tab, (path, model) in zip(tabs, SECTIONS):
-    with tab, guard():
+with tabs[-2], guard():
+    users_panel(engine, actor)
+with tabs[-1], guard():
+    feedback_panel(engine, actor)
+for path, model in SECTIONS:
+    with tabs[group_names.index(GROUPS.get(path, "more"))], guard(), st.container(border=True):
+        st.subheader(t(f"settings.section.{path}"))
         st.caption(t(f"settings.about.{path}"))
         values = section_form(engine, actor, path, model)
         if path == "answering":

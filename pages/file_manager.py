@@ -1,10 +1,11 @@
 """File Manager: every file the user may see (admins: all), filters, bulk delete with
-confirmation (embeddings go too), and the storage audit (the engine's doctor, admins)."""
+confirmation (embeddings go too) for the files the user may delete, and the storage audit
+(the engine's doctor, admins)."""
 
 import streamlit as st
 
 from dashboard.errors import guard
-from dashboard.files_widgets import bulk_delete, file_rows, filters, show_last_delete, storage_audit
+from dashboard.files_widgets import bulk_delete, can_delete, file_rows, filters, show_last_delete, storage_audit
 from dashboard.i18n import t
 from dashboard.page import page_context
 
@@ -13,12 +14,23 @@ st.title(t("nav.files"))
 
 with guard():
     show_last_delete()
-    kbs = {kb.id: kb.name for kb in engine.list_kbs(actor)}
+    readable = engine.list_kbs(actor)
+    kbs = {kb.id: kb.name for kb in readable}
+    owners = {kb.id: kb.owner_id for kb in readable}
     files = engine.list_files(actor)
     shown = filters(files, kbs)
     st.caption(t("files.count", shown=len(shown), total=len(files)))
-    selected = file_rows(shown, kbs)
-    bulk_delete(engine, actor, selected)
+    if not shown:
+        st.info(t("files.none"))
+    mine = [f for f in shown if can_delete(actor, f, owners)]
+    others = [f for f in shown if not can_delete(actor, f, owners)]
+    selected = file_rows(mine, kbs, deletable=True)
+    if mine:
+        bulk_delete(engine, actor, selected)
+    if others:  # shown, never offered for deletion
+        st.markdown(f"**{t('files.read_only')}**")
+        st.caption(t("files.read_only_help"))
+        file_rows(others, kbs, deletable=False)
 
 if actor.is_admin:
     st.divider()

@@ -1,9 +1,10 @@
-"""Knowledge Bases: create, edit, share, delete; upload with progress; files; chunks;
-retrieval test; reindex; charts."""
+"""Knowledge Bases: create (or load the demo), edit, share, delete; upload files and web pages
+with progress; files with retry and download; chunks; retrieval test; reindex; charts."""
 
 import streamlit as st
 
 from dashboard import jobs_panel
+from dashboard.demo_widgets import demo_loaded_message, load_demo_button
 from dashboard.errors import guard
 from dashboard.i18n import t
 from dashboard.kb_files import chunk_inspector, file_table, upload_form
@@ -15,11 +16,17 @@ engine, actor = page_context()
 st.title(t("nav.kbs"))
 
 with guard():
-    with st.expander(t("kbs.new"), icon=":material/add:", expanded=not engine.list_kbs(actor)):
+    demo_loaded_message()
+    created = st.session_state.pop("kb_created", None)
+    if created:
+        st.success(t("kbs.created", name=created), icon=":material/check_circle:")
+    empty = not engine.list_kbs(actor)
+    with st.expander(t("kbs.new"), icon=":material/add:", expanded=empty):
         create_form(engine, actor)
     kb = choose_kb(engine, actor, label=t("kbs.choose"))
     if kb is None:
         st.info(t("kbs.none_yet"))
+        load_demo_button(engine, actor, key="demo_from_kbs")
         st.stop()
     stats = engine.kb_stats(actor, kb.id)
     with st.container(horizontal=True, gap="large"):  # stays one row on a phone
@@ -35,8 +42,8 @@ files: list = []
 with tabs[0], guard():
     if writable:
         upload_form(engine, actor, kb)
-    jobs_panel.render_work(engine, actor, kb.id)
-    files = file_table(engine, actor, kb)
+    jobs_panel.render_work(engine, actor, kb.id, "ingest")
+    files = file_table(engine, actor, kb, writable)
 with tabs[1], guard():
     chunk_inspector(engine, actor, files)
 with tabs[2], guard():

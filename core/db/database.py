@@ -19,6 +19,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from core.db import models
+from core.db.columns import add_missing_columns
 from core.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ class Database:
         # Version 1 is the initial schema; later versions append steps here. create_all makes
         # new tables (sessions, sign-in throttle of version 2) but never adds columns.
         SQLModel.metadata.create_all(self.engine)
+        add_missing_columns(self.engine)  # columns newer models added to existing tables
         with self.write() as s:
             row = s.get(models.SchemaVersion, 1)
             if row is None:

@@ -65,6 +65,8 @@ class KnowledgeBase(SQLModel, table=True):
     dimension: int = 0
     sparse_encoder: str = ""  # BM25 tokeniser version: a new one changes term ids, so it needs a reindex
     chunking: dict = Field(default_factory=dict, sa_column=Column(JSON))
+    # Its own chunk size / overlap / min-size target (core/ingest/kb_chunking.py); empty = the global ones.
+    chunking_override: dict | None = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -162,3 +164,12 @@ class WebSearchCollection(SQLModel, table=True):
     queries: list = Field(default_factory=list, sa_column=Column(JSON))
     urls: list = Field(default_factory=list, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow, index=True)
+class MessageFeedback(SQLModel, table=True):
+    """A user's thumbs up / down on an answer (one per message and user; a new vote replaces it).
+    Its own table, so existing databases gain it without altering the message table."""
+
+    message_id: str = Field(primary_key=True)
+    user_id: str = Field(primary_key=True)
+    rating: int = 0  # +1 helpful, -1 not helpful
+    comment: str = Field(default="", sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow)

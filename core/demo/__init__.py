@@ -17,7 +17,7 @@ from core.ingest.service import IngestResult, Upload
 from core.types import Actor
 
 DEMO_KB = "demo-handbook"
-DEMO_DESCRIPTION = "Northwind Tools employee handbook in English and Chinese (a fictional company, for the demo)"
+DEMO_DESCRIPTION = "Northwind Tools employee handbook, English and Chinese (a fictional company) · 北风工具公司中英文员工手册（虚构企业，演示用）"
 DOCUMENTS = ("handbook_en.md", "handbook_zh.md")
 QUESTIONS = "questions.jsonl"
 

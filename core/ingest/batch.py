@@ -22,6 +22,7 @@ from sqlmodel import select
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, InvalidInput
+from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
@@ -77,6 +78,8 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
     """``parsed``: the text of a single upload that is already parsed (a fetched page)."""
     results: list[IngestResult | None] = [None] * len(uploads)
     group: list[tuple[int, _Prepared]] = []
+    # a knowledge base's own chunking, applied to the batch's one snapshot
+    snap = Snapshot(settings_for_kb_id(parts, snap.settings, kb_id), snap.embedder)
     for i, upload in enumerate(uploads):
         on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
         prepared = _prepare(parts, snap, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,

@@ -19,6 +19,7 @@ from core.access import resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest.jobs import JobTracker, mark_abandoned
+from core.ingest.kb_chunking import settings_for_kb
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
@@ -52,7 +53,7 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
     mark_abandoned(parts.db)  # a reindex killed earlier (by another process) no longer counts as running
-    settings, embedder = snap.settings, snap.embedder
+    settings, embedder = settings_for_kb(snap.settings, kb), snap.embedder  # with the knowledge base's own chunking
     version = kb.collection_version + 1
     new = kb_collection_name(kb.id, version)
     tracker = JobTracker.start(parts.db, kind="reindex", actor=actor, kb_id=kb.id, file_id=None,

@@ -21,6 +21,7 @@ from core.access import check_file, resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import CoreError, ReindexNeeded
 from core.ingest.jobs import JobTracker, abandoned, mark_abandoned
+from core.ingest.kb_chunking import effective_chunking
 from core.ingest.parts import EngineParts, Snapshot
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
@@ -83,7 +84,7 @@ def ensure_kb_index(parts: EngineParts, snap: Snapshot, kb_id: str) -> Knowledge
         kb.collection = kb_collection_name(kb.id, 1)
         kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
         kb.sparse_encoder = bm25.TOKENIZER_ID
-        kb.chunking = snap.settings.chunking.model_dump()
+        kb.chunking = effective_chunking(snap.settings, kb.chunking_override).model_dump()
         kb.updated_at = utcnow()
         s.add(kb)
     if not parts.store.collection_exists(kb.collection):

@@ -3,6 +3,8 @@ search, temporary chats that store nothing — over the real engine (offline ext
 
 from __future__ import annotations
 
+import re
+
 from core.ingest.service import Upload
 from tests.dashboard.conftest import goto, new_app, sign_up, texts
 from tests.dashboard.test_knowledge_bases import POLICY
@@ -38,7 +40,8 @@ def test_strict_answer_is_cited_and_off_topic_gets_the_fixed_reply(engine):
     assert "Strict mode" in answer and "from the knowledge base" in answer
     at.chat_input[0].set_value("今天天气怎么样？").run()
     last = _bubbles(at)[-1]
-    assert NO_HIT in last and "model not called" in last and "no hit" in last
+    assert NO_HIT in last and "model not called" in last and "no answer found" in last
+    assert "from the knowledge base" not in last  # the badge tells the truth about the source
     chats = engine.list_chats(actor)
     assert len(chats) == 1  # both questions in the same chat
     roles = [m.role for m in engine.chat_messages(actor, chats[0].id)]
@@ -51,6 +54,10 @@ def test_history_lists_searches_and_reopens_chats(engine):
     at.run()
     titles = [b.label for b in at.sidebar.button if b.key and b.key.startswith("chat_")]
     assert titles == [QUESTION]
+    assert any(re.fullmatch(r"\d{4}-\d{2}-\d{2}", c.value) for c in at.sidebar.caption)  # the day, in the list
+    at.sidebar.text_input(key="chat_search").input("没有这个词").run()
+    assert "No chat matches “没有这个词”." in texts(at)
+    at.sidebar.text_input(key="chat_search").input("").run()
     at.sidebar.button(key="new_chat").click().run()
     assert at.chat_message.len == 0 if hasattr(at.chat_message, "len") else len(at.chat_message) == 0
     at.sidebar.text_input(key="chat_search").input("没有这个词").run()

@@ -38,7 +38,7 @@ def test_lists_filters_and_bulk_deletes_with_vectors(engine):
     at.run()
     button(at, "Delete 1 file(s)").click()
     at.run()
-    assert "Deleted 1 file(s) and their vectors." in texts(at)
+    assert "Deleted 1 file(s) and their vectors: 报销.md" in texts(at)
     assert [f.name for f in engine.list_files(actor)] == ["leave.md"]
     leave = engine.list_files(actor)[0]
     assert engine.kb_stats(actor, kb.id)["vectors"] == leave.chunk_count > 0

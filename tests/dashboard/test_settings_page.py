@@ -19,19 +19,19 @@ def _admin_on_settings():
 def test_strict_switch_saves_and_applies_without_restart(engine):
     at = _admin_on_settings()
     assert "Normal mode" in "\n".join(m.value for m in at.markdown)
-    _widget(at.toggle, "rag_strict_mode").set_value(True)
+    _widget(at.toggle, "Strict mode").set_value(True)
     at.run()
     at.button(key="save.strict").click()
     at.run()
     assert engine.settings().strict.rag_strict_mode is True
-    assert "Saved strict" in texts(at)
+    assert "Saved Strict mode" in texts(at)
     assert "Strict mode" in "\n".join(m.value for m in at.markdown)  # the header badge
-    assert _widget(at.toggle, "rag_strict_mode").value is True
+    assert _widget(at.toggle, "Strict mode").value is True
 
 
 def test_invalid_values_show_the_engine_message_and_save_nothing(engine):
     at = _admin_on_settings()
-    _widget(at.number_input, "chunk_overlap").set_value(600)
+    _widget(at.number_input, "Overlap").set_value(600)
     at.run()
     at.button(key="save.chunking").click()
     at.run()
@@ -41,7 +41,7 @@ def test_invalid_values_show_the_engine_message_and_save_nothing(engine):
 
 def test_chunking_change_offers_reindex(engine):
     at = _admin_on_settings()
-    _widget(at.number_input, "chunk_size").set_value(800)
+    _widget(at.number_input, "Chunk size").set_value(800)
     at.run()
     at.button(key="save.chunking").click()
     at.run()
@@ -55,13 +55,13 @@ def test_secrets_masked_env_fields_locked(engine, monkeypatch):
     monkeypatch.setenv("RAGDESK_LLM__MODEL", "qwen-from-env")  # deployments set it before start
     engine.save_settings(admin, {"llm": {"api_key": "sk-very-secret-123"}})
     at = goto(sign_in(new_app(), "root"), "settings")
-    assert _widget(at.text_input, "api_key").value == "********"
-    locked = _widget(at.text_input, "🔒 model")
+    assert _widget(at.text_input, "API key").value == "********"
+    locked = _widget(at.text_input, "🔒 Model name")
     assert locked.disabled and locked.value == "qwen-from-env"
     assert "RAGDESK_LLM__MODEL" in locked.help
     assert "sk-very-secret" not in repr(at._tree)
     # saving another field keeps the secret and does not store the env value
-    _widget(at.number_input, "temperature").set_value(0.7)
+    _widget(at.number_input, "Temperature").set_value(0.7)
     at.run()
     at.button(key="save.llm").click()
     at.run()
@@ -74,4 +74,28 @@ def test_template_preview_fills_context_and_query(engine):
     preview = [c.value for c in at.code]
     assert any("How many days of annual leave" in p and "New employees get 10 days" in p and "{{" not in p
                for p in preview)
-    assert _widget(at.text_area, "rag_template").help.startswith("Must contain {{CONTEXT}}")
+    assert _widget(at.text_area, "Answer template").help.startswith("The instructions sent with the passages. Must contain {{CONTEXT}}")
+
+
+def test_every_field_has_a_human_label_in_both_languages():
+    from core.settings import model as m
+    from dashboard.locales.settings_text import EN, ZH
+
+    sections = {"strict": m.StrictModeSettings, "llm": m.LLMSettings, "answering": m.AnsweringSettings,
+                "retrieval": m.RetrievalSettings, "retrieval.reranker": m.RerankerSettings,
+                "chunking": m.ChunkingSettings, "embedding": m.EmbeddingSettings, "parsing": m.ParsingSettings}
+    fields = {f"{p}.{n}" for p, cls in sections.items() for n, info in cls.model_fields.items()
+              if not (isinstance(info.annotation, type) and issubclass(info.annotation, m.BaseModel))}
+    assert fields - set(EN) == set() and set(EN) == set(ZH)
+    assert all(label and help_text and "_" not in label for label, help_text in [*EN.values(), *ZH.values()])
+
+
+def test_feedback_is_listed_for_admins(engine):
+    at = _admin_on_settings()
+    actor = engine.actor_for(at.session_state["user_id"])
+    engine.save_settings(actor, {"retrieval": {"rag_min_similarity": 0.0}})
+    answer = engine.ask(actor, "anything at all")
+    engine.set_feedback(actor, answer.message_id, -1)
+    at.run()
+    table = next(d.value for d in at.dataframe if "Rating" in d.value.columns)
+    assert list(table["Question"]) == ["anything at all"] and list(table["Rating"]) == ["👎"]

@@ -34,7 +34,7 @@ class Driver:
         # tables load behind a skeleton and draw on a canvas: wait until each visible one has drawn
         self.page.wait_for_function(
             "() => ![...document.querySelectorAll('[data-testid=stSkeleton]')].some(e => e.offsetWidth > 0) &&"
-            " [...document.querySelectorAll('[data-testid=stDataFrame]')].filter(t => t.offsetWidth > 0)"
+            " [...document.querySelectorAll('[data-testid=stDataFrame]')].filter(t => t.offsetWidth > 0 && t.checkVisibility())"
             ".every(t => [...t.querySelectorAll('canvas')].some(c => c.height > 0))", timeout=30_000)
         self.page.screenshot(path=str(self.folder / f"{self.n:02d}-{name}.png"))
         self.page.set_viewport_size(size)
@@ -109,11 +109,11 @@ def test_full_flow_in_chromium(server, browser, artifacts):
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(policy), str(pdf)])
     d.expect(page.get_by_role("button", name=f"Remove {pdf.name}")).to_be_visible()
     d.click("Upload and index")
-    d.see("2 of 2 file(s) indexed or already present.", timeout=LONG)
+    d.see("2 of 2 file(s) indexed or already present in “检察规则”.", timeout=LONG)
     d.idle()
     d.shot("kb-uploaded")
     d.click("Chunk inspector", role="tab")
-    d.see("of them merged from smaller pieces")
+    d.see("merged from smaller pieces")
     d.shot("kb-chunks")
     d.click("Retrieval test", role="tab")
     d.fill("Query", "申请监督")
@@ -130,11 +130,11 @@ def test_full_flow_in_chromium(server, browser, artifacts):
     d.shot("file-manager")
 
     d.nav("Documents Settings")
-    page.get_by_role("switch", name="rag_strict_mode").check(force=True)
-    d.see("Unsaved changes: rag_strict_mode")
+    page.get_by_role("switch", name="Strict mode", exact=True).check(force=True)
+    d.see("Unsaved changes: Strict mode")
     d.click("Save")
     d.see("Strict mode")
-    d.see("Saved strict")
+    d.see("Saved Strict mode")
     d.idle()
     d.shot("settings-strict-on")
 
