@@ -27,7 +27,7 @@ with guard():
     chosen = st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="chat_kbs",
                             placeholder=t("chat.kbs_all"))
     if kbs:
-        st.caption(t("chat.mention_hint", names=" ".join(f"#{kb.name}" for kb in kbs[:8])))
+        st.caption(t("chat.mention_hint", names=" ".join(f"`#{kb.name}`" for kb in kbs[:8])))  # code: no break at a hyphen
     temporary = st.session_state.get("temporary", False)
     chat_attach(engine, actor, temporary)  # issue 12: attach files from Google Drive
     chat_id = None if temporary else st.session_state.get("chat_id")

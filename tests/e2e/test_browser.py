@@ -66,9 +66,8 @@ class Driver:
         link.click()
         self.expect(self.page.get_by_role("heading", name=title).first).to_be_visible(timeout=60_000)
         self.idle()
-        if slid_away:  # the sidebar overlays the page on a phone: put it away again
-            self.page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
-            self.expect(link).not_to_be_in_viewport()
+        if slid_away:  # the sidebar overlays the page on a phone: the app puts it away after navigating
+            self.expect(link).not_to_be_in_viewport(timeout=10_000)
 
     def fill(self, label: str, value: str) -> None:
         self.page.get_by_label(label, exact=True).filter(visible=True).first.fill(value)
