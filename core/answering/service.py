@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from core.answering import chats
@@ -263,4 +264,5 @@ def _extractive(run: AnswerRun, model: ExtractiveAnswerer, question: str, items:
     run.mark("first_token_ms")
     run.emit("text", result.text)
     by_n = {i.n: i for i in items}
-    run.answer.citations = [citation(by_n[n]) for n in result.citations if n in by_n]
+    # The quotes are cited [1], [2]... in the order they appear; result.citations maps them back.
+    run.answer.citations = [replace(citation(by_n[n]), n=k) for k, n in enumerate(result.citations, 1)]
