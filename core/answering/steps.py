@@ -3,6 +3,8 @@ offline extractive answerer."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.answering.budget import answer_reserve, fit_items, messages_tokens
 from core.answering.context import KnowledgeAccess
 from core.answering.models import chat_model
@@ -69,4 +71,5 @@ def extractive(run: AnswerRun, model: ExtractiveAnswerer, question: str, items: 
     run.mark("first_token_ms")
     run.emit("text", result.text)
     by_n = {i.n: i for i in items}
-    run.set_citations([citation(by_n[n]) for n in result.citations if n in by_n])
+    # The quotes are cited [1], [2]... in the order they appear; result.citations maps them back.
+    run.set_citations([replace(citation(by_n[n]), n=k) for k, n in enumerate(result.citations, 1)])

@@ -1,12 +1,19 @@
 """The offline extractive answerer: the default when no language model is configured.
 
-It answers with the sentences of the retrieved passages that best support the question, each
-followed by its citation ``[n]``, after a first line saying plainly that no language model is
-configured. Sentences are scored by IDF-weighted lexical coverage of the question (jieba words
-and character bigrams for Chinese, word stems for English; IDF over the passages' sentences).
-Only sentences close to the best one are kept (at most three), in their original order: no
+It answers with the parts of the retrieved passages that best support the question, each
+followed by its citation, after a first line saying plainly that no language model is configured.
+What it can quote (``quotable.py``): whole sentences (soft PDF line breaks joined first), a
+sentence that introduces a list together with its items up to the end of the list, and table
+rows with their header row. Units are scored by IDF-weighted lexical coverage of the question
+(content characters and jieba words for Chinese, word stems for English), plus a bonus when the
+unit states the kind of fact asked for (a duration for "how long", an organ or role for "who",
+the 施行 sentence for "when does it take effect", a document for "what document", a list for
+"which ones"). Only units close to the best one are kept (at most three), in reading order: no
 padding. A question in several parts (年假有几天？病假工资怎么算？) is scored part by part, and a
-part no sentence supports is named as not covered (strict mode: with ``uncovered_text``).
+part nothing supports is named as not covered (strict mode: with ``uncovered_text``).
+
+Citations are numbered [1], [2]... in the order they first appear in the answer, whatever the
+passages' own numbers; ``ExtractiveAnswer.sources`` maps each back to its passage.
 
 Two ways to call it:
 
@@ -14,7 +21,8 @@ Two ways to call it:
   for this provider (it gets the chosen quotes and citations back as data);
 * ``stream(messages)`` — the ``ChatModel`` protocol: it reads the question and passages from the
   ``retrieved`` attachment of the last message that has one (``ChatMessage.retrieved``), never
-  from prompt text, and yields the same answer as ``TextDelta`` lines.
+  from prompt text, and yields the same answer as ``TextDelta`` lines.  Its ``[k]`` are the answer's own
+  consecutive numbers, not the passages': a caller that lists citations uses ``answer()``.
 """
 
 from __future__ import annotations
@@ -33,14 +41,16 @@ from core.llm.base import (
     ToolSpec,
     approx_token_count,
 )
+from core.llm.quotable import QuoteUnit, quote_units, table_rule
 from core.llm.text_match import (
+    answer_kinds,
+    asks_list,
     asks_quantity,
     has_cjk,
-    normalize,
     idf,
     idf_table,
     looks_like_heading,
-    split_sentences,
+    normalize,
     states_quantity,
     strip_question_words,
     units,
@@ -51,6 +61,7 @@ __all__ = ["ExtractiveAnswer", "ExtractiveAnswerer", "Passage", "Quote"]
 
 _QUESTION_PARTS = re.compile(r"[？?！!；;。\n]+")
 _QUANTITY_BONUS = 0.15  # a "how many" question prefers the sentence that states a number
+_LIST_BONUS = 0.15  # a "which ones" question prefers the sentence that introduces a list
 _WORD_SHARE = 0.4  # weight of whole jieba words vs single characters in a Chinese score
 
 _TEXT = {
@@ -71,31 +82,34 @@ _TEXT = {
 
 @dataclass(frozen=True)
 class Quote:
-    n: int  # the passage's citation number
-    sentence: str
-    score: float  # IDF-weighted share of the question's terms the sentence contains (plus bonus)
+    n: int  # the number of the passage it comes from, as given
+    sentence: str  # what is quoted: a sentence; a list's lead with its items; a table row with its header
+    score: float  # IDF-weighted share of the question's terms the unit contains (plus bonuses)
 
 
 @dataclass
 class ExtractiveAnswer:
     text: str
     quotes: list[Quote]
-    answered: bool  # at least one sentence supports (part of) the question
+    answered: bool  # at least one unit supports (part of) the question
     language: Literal["zh", "en"]
     uncovered_parts: list[str] = field(default_factory=list)
+    sources: list[int] = field(default_factory=list)  # the text's [k] cites the passage numbered sources[k-1]
 
     @property
     def citations(self) -> list[int]:
-        return sorted({q.n for q in self.quotes})
+        """The cited passages' own numbers, in the order the answer cites them ([1], [2], ...)."""
+        return list(self.sources)
 
 
 @dataclass
 class _Sentence:
-    order: tuple[int, int]  # (passage position, sentence position): original reading order
+    order: tuple[int, int]  # (passage position, unit position): original reading order
     n: int
-    text: str  # as written, for the quote
+    text: str  # the unit as written
     units: set[str]
-    lowered: str  # normalize(text), for matching question words
+    lowered: str  # normalize(match text), for matching question words
+    unit: QuoteUnit
 
 
 class ExtractiveAnswerer:
@@ -108,8 +122,10 @@ class ExtractiveAnswerer:
         max_sentences: int = 3,
         min_score: float = 0.3,
         relative_cut: float = 0.7,
+        max_quote_chars: int = 1200,
     ):
         self.context_length = context_length
+        self.max_quote_chars = max_quote_chars  # a list quoted with its items stops here (rag_max_content_chars)
         self.max_sentences = max_sentences
         self.min_score = min_score  # below this share of the question's weight a sentence does not support it
         self.relative_cut = relative_cut  # keep only sentences within this fraction of the best one
@@ -139,11 +155,12 @@ class ExtractiveAnswerer:
     def answer(self, question: str, passages: list[Passage], uncovered_text: str | None = None) -> ExtractiveAnswer:
         lang: Literal["zh", "en"] = "zh" if has_cjk(question) else "en"
         words = _TEXT[lang]
-        sentences = _sentences(passages)
+        per_passage = [quote_units(text) for text in _stitched([p.text for p in passages])]
+        sentences = _sentences(passages, per_passage)
         unit_idf = idf_table([s.units for s in sentences])
 
         parts = [p.strip() for p in _QUESTION_PARTS.split(question) if units(strip_question_words(p))]
-        best_per_part: list[tuple[int, int] | None] = []  # key of each part's best sentence
+        best_per_part: list[tuple[int, int] | None] = []  # key of each part's best unit
         candidates: dict[tuple[int, int], Quote] = {}
         for part in parts:
             scored = self._score(part, sentences, unit_idf)
@@ -153,21 +170,32 @@ class ExtractiveAnswerer:
                     candidates[key] = quote
 
         chosen = self._choose(best_per_part, candidates)
-        quotes = [chosen[k] for k in sorted(chosen)]
         uncovered = [part for part, best in zip(parts, best_per_part) if best is None]
 
         lines = [words["header"]]
-        if not quotes:
+        if not chosen:
             lines.append(uncovered_text or words["none"])
             return ExtractiveAnswer("\n".join(lines), [], False, lang, uncovered)
-        lines += _quote_lines(sorted(chosen), chosen, lang)
+        spans = _spans(sorted(chosen), per_passage)
+        quotes = [Quote(chosen[k].n, _render(_span_of(k, per_passage), per_passage[k[0]], lang, self.max_quote_chars),
+                        chosen[k].score) for k in sorted(chosen)]
+        sources: list[int] = []
+        for p_pos, indices in spans:
+            n = passages[p_pos].n
+            if n not in sources:
+                sources.append(n)
+            text = _render(indices, per_passage[p_pos], lang, self.max_quote_chars)
+            label = f"[{sources.index(n) + 1}]"
+            # A table ends at its last row: the citation goes below it, or it would become a cell.
+            lines.append(f"{text}\n\n{label}" if per_passage[p_pos][indices[-1]].kind == "row"
+                         else f"{text}{'' if lang == 'zh' else ' '}{label}")
         for part in uncovered:
             shown = part.rstrip("？?！!。；;,，")
             if uncovered_text:
                 lines.append(words["part_uncovered"].format(part=shown, text=uncovered_text))
             else:
                 lines.append(words["part_missing"].format(part=shown))
-        return ExtractiveAnswer("\n".join(lines), quotes, True, lang, uncovered)
+        return ExtractiveAnswer("\n".join(lines), quotes, True, lang, uncovered, sources)
 
     def _score(
         self, part: str, sentences: list[_Sentence], unit_idf: dict[str, float]
@@ -178,6 +206,8 @@ class ExtractiveAnswerer:
         unit_w = {u: unit_idf.get(u, idf(0, n)) for u in units(topic)}
         word_w = {w: idf(sum(w in s.lowered for s in sentences), n) for w in zh_words(topic)}
         quantity = asks_quantity(part)
+        kinds = answer_kinds(part)
+        wants_list = asks_list(part)
         scored: list[tuple[tuple[int, int], Quote]] = []
         for s in sentences:
             hit = sum(w for u, w in unit_w.items() if u in s.units)
@@ -189,11 +219,18 @@ class ExtractiveAnswerer:
                 score = (1 - _WORD_SHARE) * score + _WORD_SHARE * word_hit / sum(word_w.values())
             if quantity and states_quantity(s.text):
                 score += _QUANTITY_BONUS
-            if score >= self.min_score:
-                scored.append((s.order, Quote(s.n, s.text, round(score, 4))))
+            if score < self.min_score:
+                continue
+            # The kind of fact asked for reorders the units that already support the question.
+            score += sum(k.bonus for k in kinds if k.states.search(s.lowered))
+            if wants_list and s.unit.is_lead:
+                score += _LIST_BONUS
+            scored.append((s.order, Quote(s.n, s.text, round(score, 4))))
         if not scored:
             return []
         scored.sort(key=lambda item: (-item[1].score, item[0]))
+        if wants_list and next(s for s in sentences if s.order == scored[0][0]).unit.is_lead:
+            return scored[:1]  # "which ones?" answered by a whole list: nothing else is needed
         best = scored[0][1].score
         return [item for item in scored if item[1].score >= best * self.relative_cut][: self.max_sentences]
 
@@ -215,31 +252,94 @@ class ExtractiveAnswerer:
         return chosen
 
 
-def _quote_lines(keys: list[tuple[int, int]], chosen: dict[tuple[int, int], Quote], lang: str) -> list[str]:
-    """One line per run of neighbouring sentences of one passage, each run followed by its [n]."""
-    joiner = "" if lang == "zh" else " "
-    lines: list[str] = []
-    run: list[tuple[int, int]] = []
-    for key in keys + [(-1, -1)]:  # a sentinel closes the last run
-        if run and not (key[0] == run[-1][0] and key[1] == run[-1][1] + 1):
-            text = joiner.join(chosen[k].sentence for k in run)
-            lines.append(f"{text}{joiner}[{chosen[run[0]].n}]")
-            run = []
-        run.append(key)
-    return lines
+_OVERLAP_MIN = 16  # characters two neighbouring chunks must share to be recognised as such
+_SENTENCE_DONE = re.compile(r"[。！？!?；;.…][”」』）)\]\"']*\s*$")
+_FIRST_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
 
 
-def _sentences(passages: list[Passage]) -> list[_Sentence]:
-    """Candidate sentences of all passages; repeats (overlapping chunks) kept once, headings skipped."""
+def _stitched(texts: list[str]) -> list[str]:
+    """Each text whose last sentence was cut at a chunk boundary, completed from the retrieved
+    chunk that continues it (neighbouring chunks share their overlap): a quote is a whole sentence."""
+    out = list(texts)
+    for i, text in enumerate(texts):
+        if _SENTENCE_DONE.search(text):
+            continue
+        for j, other in enumerate(texts):
+            size = _overlap(text, other) if j != i else 0
+            if size:
+                rest = other[size:]
+                end = _FIRST_END.search(rest)
+                out[i] = text + (rest[: end.end()] if end else rest)
+                break
+    return out
+
+
+def _overlap(text: str, following: str) -> int:
+    """Length of the longest end of ``text`` that ``following`` starts with (0 below the minimum)."""
+    for size in range(min(len(text), len(following), 300), _OVERLAP_MIN - 1, -1):
+        if text.endswith(following[:size]):
+            return size
+    return 0
+
+
+def _span_of(key: tuple[int, int], per_passage: list[list[QuoteUnit]]) -> list[int]:
+    """The units one chosen unit is quoted with: a lead with its items, an item after its lead."""
+    unit = per_passage[key[0]][key[1]]
+    if unit.is_lead:
+        return [key[1], *unit.items]
+    if unit.lead is not None:
+        return [unit.lead, key[1]]
+    return [key[1]]
+
+
+def _spans(keys: list[tuple[int, int]], per_passage: list[list[QuoteUnit]]) -> list[tuple[int, list[int]]]:
+    """Chosen units grown to what they are quoted with, merged when they overlap or touch."""
+    spans: list[tuple[int, list[int]]] = []
+    for key in keys:
+        indices = _span_of(key, per_passage)
+        if spans and spans[-1][0] == key[0] and indices[0] <= spans[-1][1][-1] + 1:
+            merged = sorted(set(spans[-1][1]) | set(indices))
+            spans[-1] = (key[0], merged)
+        else:
+            spans.append((key[0], indices))
+    return spans
+
+
+def _render(indices: list[int], units_of_passage: list[QuoteUnit], lang: str, max_chars: int) -> str:
+    """The quoted text of some units of one passage: sentences of one line run on, items and
+    table rows keep their own lines (a table gets its header row back), within ``max_chars``."""
+    out = ""
+    prev: QuoteUnit | None = None
+    for i in indices:
+        unit = units_of_passage[i]
+        if unit.kind == "row" and unit.header and (prev is None or prev.kind != "row" or prev.header != unit.header):
+            piece = f"{unit.header}\n{table_rule(unit.header)}\n{unit.text}"
+        else:
+            piece = unit.text
+        if prev is None:
+            sep = ""
+        elif prev.line == unit.line and unit.kind == prev.kind == "sentence":
+            sep = "" if lang == "zh" else " "
+        else:
+            sep = "\n"
+        if out and len(out) + len(sep) + len(piece) > max_chars:
+            return out + sep + "…"
+        out += sep + piece
+        prev = unit
+    return out
+
+
+def _sentences(passages: list[Passage], per_passage: list[list[QuoteUnit]]) -> list[_Sentence]:
+    """Candidate units of all passages; repeats (overlapping chunks) kept once, headings skipped."""
     seen: set[str] = set()
     out: list[_Sentence] = []
-    for p_pos, passage in enumerate(passages):
-        for s_pos, sentence in enumerate(split_sentences(passage.text)):
-            key = re.sub(r"\s+", "", sentence)
-            if key in seen or looks_like_heading(sentence):
+    for p_pos, (passage, found_units) in enumerate(zip(passages, per_passage)):
+        for u_pos, unit in enumerate(found_units):
+            key = re.sub(r"\s+", "", unit.text)
+            if key in seen or (unit.kind == "sentence" and not unit.is_lead and looks_like_heading(unit.text)):
                 continue
             seen.add(key)
-            found = units(sentence)
+            found = units(unit.match)
             if found:
-                out.append(_Sentence((p_pos, s_pos), passage.n, sentence, found, normalize(sentence)))
+                out.append(_Sentence((p_pos, u_pos), passage.n, unit.text, found, normalize(unit.match), unit))
     return out

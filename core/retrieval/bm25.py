@@ -154,6 +154,12 @@ def encode_document(text: str, avg_len: float = DEFAULT_AVG_LEN) -> SparseVector
     return weigh_document(tokenize(text), avg_len)
 
 
+def query_word_count(text: str) -> int:
+    """Distinct words of a query (jieba words, English stems), without the recall bigrams: the
+    unit in which retrieval/calibration.py measures how well a chunk matches the query."""
+    return len(set(_tokenize(text, "search")))
+
+
 def encode_query(text: str) -> SparseVector:
     """Sparse vector of a query: each distinct term with weight 1.0 (IDF comes from the engine)."""
     return _to_sparse({tid: 1.0 for tid in _term_counts(tokenize(text))})

@@ -125,6 +125,7 @@ def search(
     baseline = query_baseline(embedder, dense_q) if dense_q else 0.0
     sparse_q = bm25.encode_query(query)
     n_terms = len(sparse_q.indices)
+    n_words = bm25.query_word_count(query) or n_terms
     t1 = time.perf_counter()
     result.timings_ms["embed_query"] = (t1 - t0) * 1000
     result.baseline = baseline
@@ -145,14 +146,14 @@ def search(
 
     # db=None: a collection written whole before this search (web search), with no file records
     hits = _only_indexed(db, list(candidates.values())) if db is not None else list(candidates.values())
-    margin = margin_for(embedder.id)
+    margin = margin_for(embedder.id, query)
     dense_w, bm25_w = cfg.dense_weight, cfg.bm25_weight
     if embedder.id in ENGLISH_ONLY and _CJK.search(query) and mode.startswith("hybrid"):
         dense_w = 0.0
         result.notices.append(f"{embedder.id} understands English only: this query was ranked by keywords")
     for h in hits:
         d = calibrate_dense(h.dense, baseline, margin) if h.dense is not None else 0.0
-        b = calibrate_bm25(h.bm25 or 0.0, n_terms)
+        b = calibrate_bm25(h.bm25 or 0.0, n_words)
         if mode == "dense":
             h.score = d
         elif mode == "bm25":

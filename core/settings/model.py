@@ -130,8 +130,10 @@ class AnsweringSettings(_Section):
 
 class StrictModeSettings(_Section):
     rag_strict_mode: bool = Field(False, description="Answers come only from the knowledge base; no hit = fixed reply, no model call.")
-    rag_strict_min_similarity: float = Field(0.5, ge=0, le=1)
-    rag_strict_max_results: int = Field(3, ge=1, le=50)
+    # Set from benchmarks/strict_recall.py (docs/answering.md): covered questions' best hits scored
+    # 0.351 and up, off-topic ones 0.330 at most (a greeting 0, a near-miss HR question 0.2-0.33).
+    rag_strict_min_similarity: float = Field(0.34, ge=0, le=1)
+    rag_strict_max_results: int = Field(5, ge=1, le=50)
     rag_strict_no_hit_reply: str = Field("知识库中暂未收录相关内容，我无法凭已有信息作答。", min_length=1)
     rag_strict_uncovered_text: str = Field("知识库中未收录", min_length=1)
 

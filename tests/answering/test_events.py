@@ -48,7 +48,7 @@ def test_a_strict_tool_call_searches_with_the_strict_threshold(engine, server):
     answer = engine.ask(ADMIN, "一线城市住宿费每晚不超过多少？", temporary=True)
     bodies = server.chat_bodies()
     first_tool = [m for m in bodies[1]["messages"] if m["role"] == "tool"][0]
-    assert first_tool["content"].startswith("No passage")  # the weather query scored below 0.5
+    assert first_tool["content"].startswith("No passage")  # the weather query scored below the strict threshold
     second_tool = [m for m in bodies[2]["messages"] if m["role"] == "tool"][-1]
     assert second_tool["content"] == "error: tool 'search_chats' is not available"
     assert [c.n for c in answer.citations] == [1]

@@ -62,7 +62,8 @@ def test_chinese_questions_quote_the_one_article_that_answers(answerer, question
     assert result.quotes[0].n == n and result.quotes[0].sentence.startswith(expected_start)
     lines = result.text.split("\n")
     assert lines[0].startswith(NO_LLM_ZH) and "知识库" in lines[0]
-    assert lines[1] == f"{result.quotes[0].sentence}[{n}]"
+    assert lines[1] == f"{result.quotes[0].sentence}[1]"  # the first citation of an answer is [1]
+    assert result.citations == [n]
     assert len(lines) == 2
 
 
@@ -74,10 +75,17 @@ def test_a_how_many_question_gets_the_sentence_with_the_number(answerer):
     assert result.citations == [1]
 
 
-def test_citations_follow_the_passage_numbers_given(answerer):
+def test_citation_numbers_are_consecutive_in_the_order_they_appear(answerer):
     renumbered = [Passage(7, HANDBOOK_ZH[2].text, "x"), Passage(4, HANDBOOK_ZH[1].text, "y")]
     result = answerer.answer("病假工资怎么算？", renumbered)
-    assert result.citations == [4] and result.text.endswith("[4]")
+    assert result.citations == [4] and result.text.endswith("[1]")
+    # Passages 1, 2 and 4 quoted: the answer says [1] [2] [3], and sources map them back.
+    four = [HANDBOOK_ZH[0], HANDBOOK_ZH[1], Passage(3, "第三十条 食堂每天中午十二点开饭。", "z"),
+            Passage(4, HANDBOOK_ZH[2].text, "考勤制度.md")]
+    mixed = answerer.answer("年休假可以跨年吗？病假工资怎么算？法定节假日加班工资怎么算？", four)
+    assert re.findall(r"\[(\d+)\]", mixed.text) == ["1", "2", "3"], mixed.text
+    assert mixed.citations == [1, 2, 4]
+    assert mixed.text.split("\n")[1:] == [f"{q.sentence}[{k}]" for k, q in enumerate(mixed.quotes, 1)]
 
 
 def test_off_topic_questions_are_not_answered(answerer):
@@ -126,7 +134,8 @@ def test_repeated_sentences_from_overlapping_chunks_are_quoted_once(answerer):
 def test_english_questions(answerer, question, n, expected):
     result = answerer.answer(question, HANDBOOK_EN)
     assert result.language == "en" and quoted(result) == [(n, expected)]
-    assert result.text == f"No language model is configured, so this answer quotes the knowledge base.\n{expected} [{n}]"
+    assert result.text == f"No language model is configured, so this answer quotes the knowledge base.\n{expected} [1]"
+    assert result.citations == [n]
 
 
 def test_english_not_answered_and_partly_answered(answerer):
@@ -149,7 +158,7 @@ def test_stream_reads_the_retrieved_attachment_not_the_prompt_text(answerer):
     events = list(answerer.stream(messages))
     assert isinstance(events[-1], Done) and all(isinstance(e, TextDelta) for e in events[:-1])
     assert collect(events).text == answerer.answer("病假工资怎么算？", HANDBOOK_ZH).text
-    assert collect(events).text.endswith("[2]")
+    assert collect(events).text.endswith("[1]")
     bare = collect(answerer.stream([ChatMessage("user", "Hello there")]))
     assert bare.text.startswith(NO_LLM_EN) and bare.text.endswith("do not answer this question.")
 

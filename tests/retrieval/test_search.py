@@ -12,6 +12,7 @@ import pytest
 
 from core.db.models import FileRecord
 from core.errors import CoreError, ReindexNeeded
+from core.retrieval import bm25
 from core.retrieval.calibration import calibrate_bm25, calibrate_dense, margin_for
 from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.search import SearchHit
@@ -200,3 +201,17 @@ def test_an_english_only_model_leaves_chinese_queries_to_keywords(engine):
     assert any("English only" in n for n in result.notices)
     english = engine.search(A, "hotel", ["zh"], mode="hybrid", min_score=0)
     assert not english.notices
+
+
+def test_e5_margin_depends_on_the_query_script():
+    """e5 puts English relevant chunks further above the baseline than Chinese ones (XQuAD)."""
+    assert margin_for("local/multilingual-e5-small", "这个规则从什么时候开始施行？") == pytest.approx(0.10)
+    assert margin_for("local/multilingual-e5-small", "When does the rule take effect?") == pytest.approx(0.15)
+
+
+def test_bm25_is_calibrated_per_query_word_not_per_bigram():
+    question = "这个规则从什么时候开始施行？"
+    words, terms = bm25.query_word_count(question), len(bm25.encode_query(question).indices)
+    assert 0 < words < terms  # the recall bigrams (则从, 候开...) are not words
+    assert bm25.query_word_count("When does the policy take effect?") == len(
+        bm25.encode_query("When does the policy take effect?").indices)  # English: no bigrams

@@ -29,7 +29,8 @@ def test_defaults_come_from_the_brief(store):
     assert (s.retrieval.rag_min_similarity, s.retrieval.rag_max_results, s.retrieval.rag_max_content_chars) == (0.30, 4, 1200)
     assert (s.retrieval.dense_weight, s.retrieval.bm25_weight) == (0.6, 0.4)
     assert s.strict.rag_strict_mode is False
-    assert (s.strict.rag_strict_min_similarity, s.strict.rag_strict_max_results) == (0.5, 3)
+    # strict threshold and count: measured on our strict question set (issue 9, docs/answering.md)
+    assert (s.strict.rag_strict_min_similarity, s.strict.rag_strict_max_results) == (0.34, 5)
     assert s.strict.rag_strict_no_hit_reply == "知识库中暂未收录相关内容，我无法凭已有信息作答。"
 
 

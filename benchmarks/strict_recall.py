@@ -1,0 +1,159 @@
+"""Strict mode end to end on our own question set: recall of covered questions, refusal of the rest.
+
+Ingests the shared Chinese regulation (../shared/data/zh-policy/*.md) and two English documents
+of ../shared/data/docs/ (the DPR paper, a two-column PDF, and the US Trustee handbook page, a
+docx) with the default embedder (multilingual-e5-small, torch engine) into a data folder through
+the real Engine, then asks every question of benchmarks/data/strict_recall.jsonl in strict mode:
+
+* covered questions with the offline extractive answerer: answered = a hit, every expected fact
+  string in the answer text (whitespace and width ignored) and at least one citation;
+* off-topic questions with the OpenAI provider pointed at a local fake server: refused = the
+  fixed no-hit reply, no hit, and the server received no request at all.
+
+It prints both rates, every miss, and the distribution of each question's top retrieval score
+(covered vs off-topic), so the strict threshold is set from evidence, not per question.
+
+    .venv/bin/python benchmarks/strict_recall.py                      # temp folder, removed after
+    .venv/bin/python benchmarks/strict_recall.py --data /tmp/sr       # kept: a second run skips ingest
+    .venv/bin/python benchmarks/strict_recall.py --threshold 0.45     # try another strict threshold
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import unicodedata
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from core.config import RuntimeConfig  # noqa: E402
+from core.engine import Engine  # noqa: E402
+from core.settings.model import StrictModeSettings  # noqa: E402
+from core.types import SYSTEM_ACTOR as ADMIN  # noqa: E402
+from tests.fakes import fake_llm_server  # noqa: E402  (a local OpenAI-compatible server; counts requests)
+
+SHARED = REPO.parent / "shared" / "data"
+QUESTIONS = REPO / "benchmarks" / "data" / "strict_recall.jsonl"
+KB = "strict-recall"
+
+
+def documents() -> list[Path]:
+    return [*sorted((SHARED / "zh-policy").glob("*.md")),
+            SHARED / "docs" / "unstructured__multi-column-2p.pdf",
+            SHARED / "docs" / "unstructured__handbook-1p.docx"]
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).lower()
+
+
+def open_engine(data: Path) -> Engine:
+    engine = Engine(RuntimeConfig(data_dir=data, database_url=f"sqlite:///{data / 'ragdesk.db'}"))
+    engine.save_settings(ADMIN, {"embedding": {"provider": "local", "model": "multilingual-e5-small"},
+                                 "strict": {"rag_strict_mode": True}, "llm": {"provider": "extractive"}})
+    if not any(kb.name == KB for kb in engine.list_kbs(ADMIN)):
+        engine.create_kb(ADMIN, KB)
+        for result in engine.ingest_paths(ADMIN, KB, documents()):
+            if result.status != "indexed":
+                raise SystemExit(f"ingest failed: {result.name}: {result.error}")
+            print(f"ingested {result.name}: {result.chunks} chunks", file=sys.stderr)
+    return engine
+
+
+def top_score(answer) -> float:
+    return max((r["score"] for r in answer.retrieved), default=0.0)
+
+
+def describe(label: str, scores: list[float]) -> str:
+    if not scores:
+        return f"{label}: none"
+    qs = statistics.quantiles(scores, n=10) if len(scores) > 1 else [scores[0]] * 9
+    return (f"{label} (n={len(scores)}): min {min(scores):.3f}  p10 {qs[0]:.3f}  median {statistics.median(scores):.3f}"
+            f"  p90 {qs[-1]:.3f}  max {max(scores):.3f}")
+
+
+def histogram(covered: list[float], off: list[float], width: float = 0.05) -> list[str]:
+    rows = []
+    for i in range(int(1 / width)):
+        lo = i * width
+        c = sum(lo <= s < lo + width or (i == int(1 / width) - 1 and s == 1.0) for s in covered)
+        o = sum(lo <= s < lo + width or (i == int(1 / width) - 1 and s == 1.0) for s in off)
+        if c or o:
+            rows.append(f"  {lo:.2f}-{lo + width:.2f}  covered {'#' * c:<24} off-topic {'#' * o}")
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the KB)")
+    ap.add_argument("--threshold", type=float, help="strict threshold to try instead of the default")
+    ap.add_argument("--verbose", action="store_true", help="print every answer")
+    args = ap.parse_args()
+    rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    covered = [r for r in rows if r["facts"]]
+    off_topic = [r for r in rows if not r["facts"]]
+    data = args.data or Path(tempfile.mkdtemp(prefix="strict-recall-"))
+    data.mkdir(parents=True, exist_ok=True)
+    engine = open_engine(data)
+    try:
+        # The defaults unless a threshold is tried (a kept data folder remembers the last run's).
+        defaults = StrictModeSettings()
+        threshold = defaults.rag_strict_min_similarity if args.threshold is None else args.threshold
+        engine.save_settings(ADMIN, {"strict": {"rag_strict_min_similarity": threshold,
+                                                "rag_strict_max_results": defaults.rag_strict_max_results}})
+        strict = engine.settings().strict
+        no_hit = strict.rag_strict_no_hit_reply
+        print(f"strict threshold {strict.rag_strict_min_similarity}, max results {strict.rag_strict_max_results}; "
+              f"{len(covered)} covered and {len(off_topic)} off-topic questions")
+
+        ok, cov_scores, misses = 0, [], []
+        engine.save_settings(ADMIN, {"llm": {"provider": "extractive"}})
+        for r in covered:
+            answer = engine.ask(ADMIN, r["question"], temporary=True)
+            cov_scores.append(top_score(answer))
+            text = _norm(answer.text)
+            good = answer.hit and bool(answer.citations) and all(_norm(f) in text for f in r["facts"])
+            ok += good
+            if not good:
+                misses.append(f"  MISS {r['id']} top {top_score(answer):.3f} {r['question']} -> {answer.text[:160]!r}")
+            if args.verbose:
+                print(f"--- {r['id']} {r['question']} (top {top_score(answer):.3f})\n{answer.text}")
+
+        refused, off_scores = 0, []
+        with fake_llm_server() as server:
+            engine.save_settings(ADMIN, {"llm": {"provider": "openai", "base_url": server.openai_url,
+                                                 "api_key": "sk-bench", "model": "fake-model"}})
+            for r in off_topic:
+                before = server.request_count
+                answer = engine.ask(ADMIN, r["question"], temporary=True)
+                off_scores.append(top_score(answer))
+                good = answer.text == no_hit and not answer.hit and not answer.llm_called and server.request_count == before
+                refused += good
+                if not good:
+                    misses.append(f"  LET IN {r['id']} top {top_score(answer):.3f} {r['question']}")
+            model_requests = server.request_count
+        engine.save_settings(ADMIN, {"llm": {"provider": "extractive"}})
+
+        print(f"covered answered with the fact and a citation: {ok}/{len(covered)} = {100 * ok / len(covered):.1f}%")
+        print(f"off-topic refused without a model call: {refused}/{len(off_topic)} = "
+              f"{100 * refused / len(off_topic):.1f}% (model requests: {model_requests})")
+        print(describe("top score, covered", cov_scores))
+        print(describe("top score, off-topic", off_scores))
+        print("\n".join(histogram(cov_scores, off_scores)))
+        if misses:
+            print("\n".join(misses))
+    finally:
+        engine.close()
+        if args.data is None:
+            shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
