@@ -19,7 +19,7 @@ from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import Cancelled, CoreError, EmbeddingError
-from core.ingest.jobs import JobTracker
+from core.ingest.jobs import JobTracker, cancelled_many, progress_many
 from core.ingest.parts import EngineParts
 from core.ingest.pipeline import FileTarget, chunk_payload, make_chunks, point_id
 from core.ingest.service import IngestResult, Upload, abandon_file, failed_before_start, fetch_url_doc
@@ -84,8 +84,9 @@ def ingest_many(parts: EngineParts, actor: Actor, uploads: list[Upload], *, coll
 
 def _flush(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list, settings, embedder) -> None:
     _embed_group(parts, [p for _, p in group], embedder, settings.embedding.batch_size)
+    committed = _commit_group(parts, [p for _, p in group if p.failed is None])
     for i, prepared in group:
-        results[i] = prepared.failed or _commit(parts, prepared)
+        results[i] = prepared.failed or committed[id(prepared)]
 
 
 def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: str, kb_id: str | None,
@@ -135,11 +136,11 @@ def _prepare(parts: EngineParts, actor: Actor, upload: Upload, *, collection: st
 
 def _embed_group(parts: EngineParts, group: list[_Prepared], embedder, batch_size: int) -> None:
     queue = [(p, c) for p in group for c in p.chunks]
-    for p in group:
-        p.report(0, len(p.chunks), "embedding")
+    _report_all(parts, [(p, 0) for p in group])
     while queue:
+        stopped = cancelled_many(parts.db, [p.tracker for p in group if p.failed is None])
         for p in group:
-            if p.failed is None and p.tracker.should_cancel():
+            if p.failed is None and p.tracker.job_id in stopped:
                 p.fail(parts, "cancelled", "cancelled by request")
         queue = [(p, c) for p, c in queue if p.failed is None]
         batch, queue = queue[:batch_size], queue[batch_size:]
@@ -166,19 +167,34 @@ def _embed_group(parts: EngineParts, group: list[_Prepared], embedder, batch_siz
             return
         for p, _ in batch:
             p.embedded += 1
-        for p in {id(p): p for p, _ in batch}.values():
-            p.report(p.embedded, len(p.chunks), "embedding")
+        _report_all(parts, [(p, p.embedded) for p in {id(p): p for p, _ in batch}.values()])
 
 
-def _commit(parts: EngineParts, p: _Prepared) -> IngestResult:
-    """Make one fully embedded file searchable."""
-    kb_id, collection = p.target.kb_id, p.target.collection
+def _report_all(parts: EngineParts, items: list[tuple[_Prepared, int]]) -> None:
+    """Embedding progress of several files: callbacks each, job rows in one transaction."""
+    for p, done in items:
+        if p.progress:
+            p.progress(done, len(p.chunks), "embedding")
+    progress_many(parts.db, [(p.tracker, done, len(p.chunks), "embedding") for p, done in items if p.failed is None])
+
+
+def _commit_group(parts: EngineParts, group: list[_Prepared]) -> dict[int, IngestResult]:
+    """Make a group of fully embedded files searchable in one transaction (one commit, not one
+    per file). Their originals and parsed text are made durable first (one sync for all)."""
+    parts.blobs.sync()
+    moved: list[_Prepared] = []
     with parts.db.write() as s:
-        # Checked in the same transaction that makes the file searchable, so a reindex switch
+        # Checked in the same transaction that makes the files searchable, so a reindex switch
         # can't slip in between.
-        kb = s.get(KnowledgeBase, kb_id) if kb_id else None
-        moved = kb_id is not None and (kb is None or kb.collection != collection)
-        if not moved:
+        collections: dict[str, str | None] = {}
+        for p in group:
+            kb_id = p.target.kb_id
+            if kb_id and kb_id not in collections:
+                kb = s.get(KnowledgeBase, kb_id)
+                collections[kb_id] = kb.collection if kb else None
+            if kb_id is not None and collections[kb_id] != p.target.collection:
+                moved.append(p)
+                continue
             rec = s.get(FileRecord, p.record_id)
             rec.status, rec.chunk_count, rec.char_count = "indexed", len(p.chunks), len(p.doc.text)
             rec.mime = p.doc.mime
@@ -186,8 +202,8 @@ def _commit(parts: EngineParts, p: _Prepared) -> IngestResult:
             rec.updated_at = utcnow()
             s.add(rec)
             p.tracker.finish_in(s, "done", message=f"{len(p.chunks)} chunks", total=len(p.chunks))
-    if moved:
+    for p in moved:
         p.fail(parts, "failed", "the knowledge base was reindexed or deleted while this file was processing; upload it again")
-        return p.failed
-    return IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.chunks), job_id=p.tracker.job_id,
-                        warnings=list(p.doc.warnings))
+    return {id(p): p.failed or IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.chunks),
+                                            job_id=p.tracker.job_id, warnings=list(p.doc.warnings))
+            for p in group}

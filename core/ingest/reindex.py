@@ -116,6 +116,7 @@ def _reindex_file(parts, rec: FileRecord, collection: str, settings, embedder, t
 
 def _switch(parts, kb_id: str, new: str, version: int, embedder, settings, done: dict[str, int]) -> str:
     """The one commit that moves search to the new index. Returns the old collection name."""
+    parts.blobs.sync()  # parsed text rewritten during the reindex is durable before the switch
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if kb is None:
