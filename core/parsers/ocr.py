@@ -25,9 +25,10 @@ from core.errors import ParseError
 from core.parsers.layout import Box, reading_text
 
 ONNX_THREADS = 2  # the detector's threads (one large convolution net per page)
-# Recognition runs on this many threads at once, each on its share of the page's text lines
-# with a one-thread session: one line per run is too small for two threads to share well.
-# 1 restores the single two-thread recogniser (for comparison, benchmarks/ocr_speed.py).
+# With 2, recognition runs on two threads at once, each on its share of the page's text lines
+# with a one-thread session. Measured (benchmarks/ocr_speed.py, docs/parsers.md): the same CPU
+# per page and the same text as one two-thread recogniser, and no wall-time gain could be shown
+# on the shared machine, so the default stays 1 (rapidocr's own pipeline).
 REC_WORKERS = 1
 # The detector sees the page scaled so its longer side is at most this many pixels. Body text
 # stays detectable down to ~1000 px for a letter page; 1280 keeps small print (footnotes).
