@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,10 +31,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", nargs="*", help="only these shared files")
     parser.add_argument("--docs", type=Path, default=DOCS, help="folder holding MANIFEST.tsv")
+    parser.add_argument("--ocr-timeout", type=float, help="parsing.ocr_page_timeout_seconds for the runs "
+                        "(a loaded machine needs more than the default 60 s a page)")
     args = parser.parse_args()
     with open(args.docs / "MANIFEST.tsv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     env = dict(os.environ, PYTHONPATH=os.environ.get("PYTHONPATH", str(ROOT)), HF_HUB_OFFLINE="1")
+    scratch = tempfile.TemporaryDirectory()  # a fresh data folder: settings from the environment only
+    env["RAGDESK_DATA_DIR"] = scratch.name
+    if args.ocr_timeout:
+        env["RAGDESK_PARSING__OCR_PAGE_TIMEOUT_SECONDS"] = str(args.ocr_timeout)
     found_total = wanted_total = failed = 0
     for row in rows:
         name = row["file"]
