@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from core.chunking.fences import code_line_mask
 from core.chunking.size_split import Counter, split_to_size
 
-_ROW = re.compile(r"^ {0,3}\|")
+_ROW = re.compile(r"^ {0,3}\S.*\|")  # a pipe row; the outer pipes are optional in Markdown
 _SEPARATOR = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
 # (start, end, prefix): a span of the section's text and the header lines that go before it.
@@ -34,7 +34,8 @@ class Table:
 
 
 def find_tables(text: str) -> list[Table]:
-    """Pipe tables outside code fences that have at least one row under their separator."""
+    """Pipe tables (with or without outer pipes) outside code fences that have at least one
+    row under their separator."""
     lines = text.split("\n")
     in_code = code_line_mask(lines)
     offsets, pos = [], 0

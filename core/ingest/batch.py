@@ -106,10 +106,12 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
                 progress=lambda j: by_job[id(j)].report(j.embedded, len(j.chunks), "embedding"),
                 # a plain user sees a sentence and an error id; the provider's own words go to the log
                 describe=lambda exc: shown_error(exc, actor, "embedding"))
-    for i, p in group:
+    for _, p in group:
         if p.job.state:
             p.fail(parts, p.job.state, p.job.error)
-        results[i] = p.failed or _commit(parts, snap, p)
+    committed = _commit_group(parts, snap, [p for _, p in group if p.failed is None])
+    for i, p in group:
+        results[i] = p.failed or committed[id(p)]
 
 
 def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *, collection: str,
@@ -182,22 +184,29 @@ def _check_upload(upload: Upload, parsing) -> Upload | str:
     return Upload(name, upload.data, upload.url)
 
 
-def _commit(parts: EngineParts, snap: Snapshot, p: _Prepared) -> IngestResult:
-    """Make one fully embedded file searchable."""
-    kb_id, collection = p.job.target.kb_id, p.job.target.collection
-    doc, chunks = p.doc, p.job.chunks
-    assert doc is not None  # a prepared file that did not fail has its text
+def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) -> dict[int, IngestResult]:
+    """Make a group of fully embedded files searchable in one transaction (one commit, not one
+    per file). Their originals and parsed text are made durable first (one sync for all)."""
+    parts.blobs.sync()
+    problems: dict[int, str] = {}
     with parts.db.write() as s:
-        # Checked in the same transaction that makes the file searchable, so a reindex switch
+        # Checked in the same transaction that makes the files searchable, so a reindex switch
         # can't slip in between.
-        kb = s.get(KnowledgeBase, kb_id) if kb_id else None
-        if kb_id is not None and (kb is None or kb.collection != collection):
-            problem = "the knowledge base was reindexed or deleted while this file was processing; upload it again"
-        elif kb is not None and kb.embedder_id != snap.embedder.id:
-            problem = (f"the knowledge base now expects {kb.embedder_id} but this file was embedded with "
-                       f"{snap.embedder.id}; upload it again")
-        else:
-            problem = ""
+        kbs: dict[str, KnowledgeBase | None] = {}
+        for p in group:
+            kb_id, collection = p.job.target.kb_id, p.job.target.collection
+            doc, chunks = p.doc, p.job.chunks
+            assert doc is not None  # a prepared file that did not fail has its text
+            if kb_id and kb_id not in kbs:
+                kbs[kb_id] = s.get(KnowledgeBase, kb_id)
+            kb = kbs.get(kb_id) if kb_id else None
+            if kb_id is not None and (kb is None or kb.collection != collection):
+                problems[id(p)] = "the knowledge base was reindexed or deleted while this file was processing; upload it again"
+                continue
+            if kb is not None and kb.embedder_id != snap.embedder.id:
+                problems[id(p)] = (f"the knowledge base now expects {kb.embedder_id} but this file was embedded with "
+                                   f"{snap.embedder.id}; upload it again")
+                continue
             rec = s.get(FileRecord, p.record_id)
             rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
             rec.mime = doc.mime
@@ -208,8 +217,12 @@ def _commit(parts: EngineParts, snap: Snapshot, p: _Prepared) -> IngestResult:
             rec.updated_at = utcnow()
             s.add(rec)
             p.tracker.finish_in(s, "done", message=f"{len(chunks)} chunks", total=len(chunks))
-    if problem:
-        p.fail(parts, "failed", problem)
-        return p.failed  # type: ignore[return-value]
-    return IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(chunks), job_id=p.tracker.job_id,
-                        warnings=list(doc.warnings))
+    out: dict[int, IngestResult] = {}
+    for p in group:
+        if id(p) in problems:
+            p.fail(parts, "failed", problems[id(p)])
+            out[id(p)] = p.failed  # type: ignore[assignment]
+        else:
+            out[id(p)] = IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.job.chunks),
+                                      job_id=p.tracker.job_id, warnings=list(p.doc.warnings))
+    return out

@@ -72,6 +72,10 @@ class JobTracker:
                 job.updated_at = utcnow()
                 s.add(job)
 
+    def due(self) -> bool:
+        """Whether a progress write is due (the same throttle as ``progress``)."""
+        return time.monotonic() - self._last_write >= _PROGRESS_INTERVAL
+
     def should_cancel(self) -> bool:
         if self._cancelled or self._cancel_event.is_set():
             return True
@@ -101,6 +105,39 @@ class JobTracker:
                 job.progress_done = job.progress_total
             job.updated_at = utcnow()
             session.add(job)
+
+
+def progress_many(db: Database, updates: list[tuple[JobTracker, int, int, str]]) -> None:
+    """Progress of many jobs (the files of one ingest batch) in one transaction; each job keeps
+    its own throttle, and nothing is written when none is due."""
+    due = [(t, done, total, message) for t, done, total, message in updates if t.due()]
+    if not due:
+        return
+    now = time.monotonic()
+    with db.write() as s:
+        for tracker, done, total, message in due:
+            tracker._last_write = now
+            job = s.get(Job, tracker.job_id)
+            if job is not None:
+                job.progress_done, job.progress_total, job.message = done, total, message
+                job.updated_at = utcnow()
+                s.add(job)
+
+
+def cancelled_many(db: Database, trackers: list[JobTracker]) -> set[str]:
+    """Job ids among ``trackers`` asked to stop: local events at once, the database (one query
+    for all of them) at most every _PROGRESS_INTERVAL per job."""
+    stopped = {t.job_id for t in trackers if t._cancelled or t._cancel_event.is_set()}
+    now = time.monotonic()
+    ask = [t for t in trackers if t.job_id not in stopped and now - t._last_cancel_check >= _PROGRESS_INTERVAL]
+    if ask:
+        with db.read() as s:
+            flagged = set(s.exec(select(Job.id).where(Job.id.in_([t.job_id for t in ask]), Job.cancel_requested)))
+        for tracker in ask:
+            tracker._last_cancel_check = now
+            tracker._cancelled = tracker.job_id in flagged
+        stopped |= flagged
+    return stopped
 
 
 def request_cancel(db: Database, actor: Actor, job_id: str) -> Job:

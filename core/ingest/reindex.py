@@ -143,6 +143,7 @@ def _embed_group(parts: EngineParts, group: list[tuple[FileRecord, EmbedJob]], e
 
 def _switch(parts, kb_id: str, new: str, version: int, embedder, settings, done: dict[str, int]) -> str:
     """The one commit that moves search to the new index. Returns the old collection name."""
+    parts.blobs.sync()  # parsed text rewritten during the reindex is durable before the switch
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if kb is None:

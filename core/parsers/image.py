@@ -68,6 +68,7 @@ class ImageParser:
         from core.parsers.ocr import ocr_text  # OCR loads only when an image arrives
 
         parts: list[DocPart] = []
+        notes: list[str] = []
         total = len(frames)
         for index, frame in enumerate(frames):
             ctx.progress(index, total, f"OCR of image {index + 1} of {total}")
@@ -76,7 +77,7 @@ class ImageParser:
             except (OSError, ValueError) as exc:
                 raise ParseError(f"{source_name} could not be decoded (corrupt image data)", detail=str(exc)) from exc
             what = source_name if total == 1 else f"page {index + 1} of {source_name}"
-            text = ocr_text(array, timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=what)
+            text = ocr_text(array, timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=what, notes=notes)
             if text.strip():
                 parts.append(DocPart(text=text, page=index + 1 if total > 1 else None))
         ctx.progress(total, total, "OCR done")
@@ -85,6 +86,7 @@ class ImageParser:
             mime=Image.MIME.get(image.format or "", "image/*"),
             parts=parts,
             metadata={"format": image.format, "width": image.width, "height": image.height, "frames": total},
+            warnings=notes,
         )
 
 

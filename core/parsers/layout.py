@@ -11,7 +11,7 @@ Coordinates: x grows to the right, y grows downward (top < bottom).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import median
 
 # A gutter must be at least this many text heights wide. Narrow journal gutters are ~0.7 of
@@ -27,6 +27,10 @@ NARROW_COLUMN_MIN_LINES = 3  # beside a narrow one
 COLUMN_MIN_MEDIAN_CHARS = 10
 COLUMN_MIN_WIDTH_SHARE = 0.12
 MAX_DEPTH = 60
+# A box this many text heights tall, and taller than twice its width, is vertical text.
+VERTICAL_MIN_HEIGHTS = 3.0
+# Two lines are one table row when a box of one covers this share of the other's height.
+BRIDGE_SHARE = 0.35
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,7 @@ class Box:
     x1: float
     bottom: float
     text: str
-    is_block: bool = False  # a whole table (Markdown); never merged into a text line
+    is_block: bool = False  # a whole table (Markdown) or vertical text; never merged into a text line
 
     @property
     def height(self) -> float:
@@ -60,7 +64,25 @@ class Line:
         return max(b.bottom for b in self.boxes)
 
     def text(self) -> str:
-        return " ".join(b.text for b in sorted(self.boxes, key=lambda b: b.x0))
+        return " ".join(b.text for stack in _stacks(self.boxes) for b in stack)
+
+
+def _stacks(boxes: list[Box]) -> list[list[Box]]:
+    """Boxes of one line left to right; boxes standing above one another (the lines of one
+    table cell, "Disability" over "Category") form a stack read top to bottom."""
+    stacks: list[tuple[float, float, list[Box]]] = []  # x0, x1, boxes
+    for box in sorted(boxes, key=lambda b: b.x0):
+        for i, (x0, x1, members) in enumerate(stacks):
+            overlap = min(x1, box.x1) - max(x0, box.x0)
+            stacked = all(box.top >= m.bottom - 0.3 * m.height or box.bottom <= m.top + 0.3 * m.height for m in members)
+            if stacked and overlap >= 0.5 * min(x1 - x0, box.x1 - box.x0):
+                members.append(box)
+                stacks[i] = (min(x0, box.x0), max(x1, box.x1), members)
+                break
+        else:
+            stacks.append((box.x0, box.x1, [box]))
+    stacks.sort(key=lambda s: s[0])
+    return [sorted(members, key=lambda b: b.top) for _, _, members in stacks]
 
 
 def group_lines(boxes: list[Box]) -> list[Line]:
@@ -81,7 +103,34 @@ def group_lines(boxes: list[Box]) -> list[Line]:
             lines.append(Line([box]))
             spans.append((box.top, box.bottom))
     lines.sort(key=lambda line: line.top)
-    return lines
+    return _join_bridged(lines)
+
+
+def _core(line: Line) -> tuple[float, float]:
+    """The vertical span most boxes of a line share (their median top and bottom)."""
+    return median(b.top for b in line.boxes), median(b.bottom for b in line.boxes)
+
+
+def _bridged(upper: Line, lower: Line) -> bool:
+    """A box of one line reaches well into the other line's span: a one-line table cell centred
+    beside a two-line cell ("Participants" beside "Disability / Category"), so both lines are
+    one row of a table."""
+    for line, other in ((upper, lower), (lower, upper)):
+        top, bottom = _core(other)
+        height = bottom - top
+        if height > 0 and any(min(b.bottom, bottom) - max(b.top, top) >= BRIDGE_SHARE * height for b in line.boxes):
+            return True
+    return False
+
+
+def _join_bridged(lines: list[Line]) -> list[Line]:
+    joined: list[Line] = []
+    for line in lines:
+        if joined and not any(b.is_block for b in line.boxes + joined[-1].boxes) and _bridged(joined[-1], line):
+            joined[-1] = Line(joined[-1].boxes + line.boxes)
+        else:
+            joined.append(line)
+    return joined
 
 
 def _gaps(intervals: list[tuple[float, float]], min_gap: float) -> list[tuple[float, float]]:
@@ -145,11 +194,25 @@ def _xy_cut(boxes: list[Box], height: float, depth: int, out: list[list[Box]]) -
     out.append(boxes)
 
 
+def _mark_vertical_text(boxes: list[Box]) -> list[Box]:
+    """A column of vertical text (CJK set top to bottom) spans many lines of the horizontal
+    text beside it: as a block of its own it neither glues those lines together nor hides
+    the gutter before it."""
+    height = _text_height(boxes)
+    return [
+        replace(b, is_block=True)
+        if not b.is_block and b.height >= VERTICAL_MIN_HEIGHTS * height and b.height >= 2 * (b.x1 - b.x0)
+        else b
+        for b in boxes
+    ]
+
+
 def reading_blocks(boxes: list[Box]) -> list[list[Line]]:
     """Blocks (columns' paragraphs, tables) in reading order, each as its lines."""
     boxes = [b for b in boxes if b.text.strip()]
     if not boxes:
         return []
+    boxes = _mark_vertical_text(boxes)
     leaves: list[list[Box]] = []
     _xy_cut(boxes, _text_height(boxes), 0, leaves)
     blocks: list[list[Line]] = []

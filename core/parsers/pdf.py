@@ -2,7 +2,9 @@
 
 Each page is judged on its own, so a mixed document (typed pages and scans) comes out whole:
 a page whose text layer is missing, too short for the picture it shows, or garbage (few real
-characters, e.g. a font without a Unicode map) is rendered with pypdfium2 and read by OCR.
+characters, e.g. a font without a Unicode map) is rendered with pypdfium2 and read by OCR. On
+the other pages, pictures large enough to hold text are OCR'd on their own and their lines
+join the text layer in reading order (pdf_images.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import pypdfium2.raw as pdfium_c
 
 from core.errors import ParseError
 from core.parsers.base import ParseContext
-from core.parsers.layout import reading_text
+from core.parsers.layout import Box, reading_text
+from core.parsers.pdf_images import ocr_pictures, picture_regions
 from core.parsers.pdf_tables import find_tables
 from core.parsers.pdf_text import SOFT_HYPHEN, PageText, read_page_edges, read_page_text
 from core.types import DocPart, ParsedDoc
@@ -77,10 +80,10 @@ def _join_hyphenated(text: str) -> str:
     return text.replace(SOFT_HYPHEN, "-")
 
 
-def _text_layer(page: pdfium.PdfPage, text: PageText) -> tuple[str, int]:
+def _text_layer(page: pdfium.PdfPage, text: PageText, picture_lines: list[Box] = ()) -> tuple[str, int]:
     edges = read_page_edges(page, text.height)
     tables, words = find_tables(edges, text.words)
-    body = _join_hyphenated(reading_text(words + tables))
+    body = _join_hyphenated(reading_text(words + tables + list(picture_lines)))
     if text.rotated_text:
         body = f"{body}\n\n{text.rotated_text}" if body else text.rotated_text
     return body, len(tables)
@@ -97,11 +100,11 @@ def render_for_ocr(page: pdfium.PdfPage, dpi: int):
         bitmap.close()
 
 
-def _ocr_page(page: pdfium.PdfPage, number: int, ctx: ParseContext) -> str:
+def _ocr_page(page: pdfium.PdfPage, number: int, ctx: ParseContext, notes: list[str]) -> str:
     from core.parsers.ocr import ocr_text  # loads OCR only when a page needs it
 
     image = render_for_ocr(page, ctx.settings.ocr_dpi)
-    return ocr_text(image, timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=f"page {number}")
+    return ocr_text(image, timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=f"page {number}", notes=notes)
 
 
 class PdfParser:
@@ -120,6 +123,7 @@ class PdfParser:
             raise ParseError(f"{source_name} has no pages")
         parts: list[DocPart] = []
         ocr_pages: list[int] = []
+        picture_pages: list[int] = []  # pages whose pictures were OCR'd beside their text layer
         warnings: list[str] = []
         table_count = 0
         for index in range(total):
@@ -131,7 +135,7 @@ class PdfParser:
                 reason = ocr_reason(page, text)
                 if reason and ctx.settings.ocr_enabled:
                     ctx.progress(index, total, f"page {number} of {total}: OCR ({reason})")
-                    body = _ocr_page(page, number, ctx)
+                    body = _ocr_page(page, number, ctx, warnings)
                     ocr_pages.append(number)
                 elif reason and text.real_share < MIN_REAL_SHARE:
                     # Garbage would only pollute the index: skip the page, say so.
@@ -140,7 +144,17 @@ class PdfParser:
                 else:
                     if reason:
                         warnings.append(f"page {number}: {reason}, and OCR is turned off; its text may be missing")
-                    body, tables = _text_layer(page, text)
+                    picture_lines: list[Box] = []
+                    if ctx.settings.ocr_enabled and ctx.settings.ocr_pdf_pictures:
+                        regions = picture_regions(page)
+                        if regions:
+                            ctx.progress(index, total, f"page {number} of {total}: OCR of {len(regions)} picture(s)")
+                            picture_lines = ocr_pictures(
+                                page, regions, text.words, dpi=ctx.settings.ocr_dpi,
+                                timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=f"page {number}",
+                                notes=warnings)
+                            picture_pages.append(number)
+                    body, tables = _text_layer(page, text, picture_lines)
                     table_count += tables
             except pdfium.PdfiumError as exc:
                 raise ParseError(f"page {number} of {source_name} could not be read (corrupt PDF)", detail=str(exc)) from exc
@@ -154,7 +168,7 @@ class PdfParser:
             mime="application/pdf",
             parts=parts,
             title=_title(document),
-            metadata={"pages": total, "ocr_pages": ocr_pages, "tables": table_count},
+            metadata={"pages": total, "ocr_pages": ocr_pages, "ocr_picture_pages": picture_pages, "tables": table_count},
             warnings=warnings,
         )
 

@@ -80,9 +80,11 @@ def _check_size(size: int, source_name: str, ctx: ParseContext) -> None:
         )
 
 
-def _empty_reason(kind: str, ctx: ParseContext) -> str:
+def _empty_reason(kind: str, doc: ParsedDoc, ctx: ParseContext) -> str:
     if kind in ("pdf", "image") and not ctx.settings.ocr_enabled:
         return "it may be a scan or a picture of text, and OCR is turned off (setting parsing.ocr_enabled)"
+    if kind == "pdf" and not doc.metadata.get("ocr_pages") and not doc.metadata.get("ocr_picture_pages"):
+        return "no page looked like a scan and no picture was large enough to hold text, so nothing was sent to OCR"
     if kind in ("pdf", "image"):
         return "OCR found no readable text either; the pages may be blank or pictures without text"
     return "the document appears to be empty"
@@ -96,7 +98,7 @@ def parse_bytes(data: bytes, source_name: str, ctx: ParseContext | None = None) 
     parser = get_parser(detection.kind)
     doc = parser.parse(data, source_name, ctx)
     if not doc.text.strip():
-        raise ParseError(f"no text could be extracted from {source_name}: {_empty_reason(detection.kind, ctx)}")
+        raise ParseError(f"no text could be extracted from {source_name}: {_empty_reason(detection.kind, doc, ctx)}")
     if detection.warning:
         doc.warnings.insert(0, detection.warning)
     doc.metadata.setdefault("kind", detection.kind)

@@ -144,6 +144,7 @@ class ParsingSettings(_Section):
     ocr_enabled: bool = True
     ocr_dpi: int = Field(300, ge=72, le=600)
     ocr_page_timeout_seconds: float = Field(60.0, gt=0, le=3600)
+    ocr_pdf_pictures: bool = Field(True, description="OCR pictures large enough to hold text on PDF pages that have a text layer.")
     ocr_docx_images: bool = False
     ocr_pptx_images: bool = False
     docx_headers_footers: bool = False

@@ -130,3 +130,21 @@ def test_pdf_ruled_table_split_into_chunks_repeats_its_header():
     chunks = _table_chunks(doc)
     _assert_every_chunk_opens_with(chunks, "| Item | Weight | Place |")
     assert all(c.page == 1 for c in chunks)
+
+
+def test_table_without_outer_pipes_repeats_its_header_too():
+    table = "Item | Weight | Place\n---|---|---\n" + "\n".join(f"{a} | {b} | {c}" for a, b, c in ROWS)
+    doc = ParsedDoc("stock.md", "text/markdown", [DocPart("Stock list follows.\n\n" + table)])
+    chunks = [c for c in chunk_document(doc, CFG) if "item" in c.text]
+    assert len(chunks) >= 3
+    for chunk in chunks:
+        lines = [ln for ln in chunk.text.splitlines() if "|" in ln]
+        assert lines[:2] == ["Item | Weight | Place", "---|---|---"], chunk.text
+        assert len(chunk.text) <= CFG.chunk_size
+
+
+def test_pipes_in_prose_are_not_a_table():
+    text = "a | b is an expression\nnot a table at all\n" * 40
+    doc = ParsedDoc("p.md", "text/markdown", [DocPart(text)])
+    assert find_tables(text) == []
+    assert all(c.header_chars == 0 for c in chunk_document(doc, CFG))

@@ -170,3 +170,24 @@ def stamp_text(data: bytes, text: str, x: float = 36, y_from_top: float = 30, si
     out = io.BytesIO()
     document.save(out)
     return out.getvalue()
+
+
+def place_picture(data: bytes, image, left: float, top: float, width: float, page_index: int = 0) -> bytes:
+    """Draw a Pillow image on a page of an existing PDF (a PNG picture object), ``width`` points
+    wide, its top-left corner at (left, top) with y from the page's top."""
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(data)
+    page = document[page_index]
+    encoded = io.BytesIO()
+    image.convert("RGB").save(encoded, format="JPEG", quality=95)
+    encoded.seek(0)
+    picture = pdfium.PdfImage.new(document)
+    picture.load_jpeg(encoded, inline=False)
+    height = width * image.height / image.width
+    picture.set_matrix(pdfium.PdfMatrix().scale(width, height).translate(left, page.get_height() - top - height))
+    page.insert_obj(picture)
+    page.gen_content()
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()

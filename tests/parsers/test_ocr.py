@@ -4,6 +4,7 @@ Slow (model load, a few seconds of CPU per page), so kept to these few documents
 """
 
 import io
+import re
 
 import pytest
 
@@ -30,16 +31,36 @@ def _ocr_cases():
             yield pytest.param(name, phrase, marks=marks, id=f"{name}:{phrase[:20]}")
 
 
-_cache: dict[str, str] = {}
+_cache: dict[str, object] = {}
 
 
-def _ocr_text(name: str) -> str:
+def _ocr_doc(name: str):
     if name not in _cache:
         doc = parse_bytes(shared_path("docs", name).read_bytes(), name)
         if name.endswith(".pdf"):
             assert doc.metadata["ocr_pages"] == [1] and [p.page for p in doc.parts] == [1]
-        _cache[name] = doc.text
+        _cache[name] = doc
     return _cache[name]
+
+
+def _ocr_text(name: str) -> str:
+    return _ocr_doc(name).text
+
+
+@pytest.mark.shared
+def test_korean_is_reported_as_unreadable_not_returned_as_garbage():
+    doc = _ocr_doc("unstructured__english-and-korean.png")
+    assert "RULES AND INSTRUCTIONS" in doc.text and "successfully sent" in doc.text
+    assert "YGEREASURE" not in doc.text and "\n., \n" not in doc.text  # the Korean lines misread
+    [warning] = [w for w in doc.warnings if "could not be read" in w]
+    assert int(re.search(r"(\d+) text line\(s\)", warning).group(1)) >= 2 and "Korean Hangul" in warning
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", ["unstructured__loremipsum-flat.pdf", "rapidocrpdf__image.pdf",
+                                  "unstructured__chi_sim_image.jpeg", "unstructured__layout-parser-paper-with-table.jpg"])
+def test_readable_scans_raise_no_unreadable_warning(name):
+    assert not [w for w in _ocr_doc(name).warnings if "could not be read" in w]
 
 
 @pytest.mark.shared

@@ -64,7 +64,7 @@ def test_generated_two_page_chinese_english_pdf_keeps_pages():
     assert [p.page for p in doc.parts] == [1, 2]
     assert "季度报告" in doc.parts[0].text and "知识库检索与问答系统的第一页。" in doc.parts[0].text
     assert "第二页的中文内容。" in doc.parts[1].text and "retrieval augmented generation" in doc.parts[1].text
-    assert doc.metadata == {"pages": 2, "ocr_pages": [], "tables": 0, "kind": "pdf", "parser": "pdf"}
+    assert doc.metadata == {"pages": 2, "ocr_pages": [], "ocr_picture_pages": [], "tables": 0, "kind": "pdf", "parser": "pdf"}
 
 
 def _column_lines(prefix: str) -> list[str]:
