@@ -73,7 +73,6 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
         run.fail(shown_error(exc, ctx.actor, "answering"))
     answer = run.finish()
     ctx.link_citations(answer.citations)  # a Drive file's citation links back to it
-    link_citations(engine.db, answer.citations)  # a Drive file's citation links back to it (issue 12)
     if chat is not None:
         msg = ctx.chats.add(
             # An error is the visible content of a failed answer (history() leaves it out of prompts).

@@ -67,6 +67,9 @@ def test_every_gdrive_and_sources_command_works_handed_off_as_in_process(cli, dr
             assert code == 0 and (imported["status"], imported["added"]) == ("done", 1)
             [log] = engine.sync_logs(SYSTEM_ACTOR)  # what the engine recorded is what was printed
             assert (log.id, log.added, log.trigger) == (imported["log_id"], 1, "import")
+            code, out, _ = cli("--json", "ask", "--kb", "team", "When is the heron release?")
+            cited = json.loads(out)["citations"]  # a Drive file's citation links back to it, handed off too
+            assert code == 0 and {(c["origin"], c["url"].split("/d/")[0]) for c in cited} == {("kb", "https://drive.example/file")}
             drive.add("Notes.txt", "text/plain", folder, content=b"egret notes")
             code, out, _ = cli("gdrive", "sync", "--kb", "team")
             assert code == 0 and out.startswith("done: 1 added, 0 updated, 0 removed, 0 failed") and "Notes.txt" in out
@@ -109,18 +112,3 @@ def test_every_gdrive_and_sources_command_works_handed_off_as_in_process(cli, dr
     finally:
         _shut(engine, server)
 
-
-def test_gdrive_commands_take_only_their_typed_arguments(cli, drive):
-    from core.handoff_commands import validate_request
-
-    from core.errors import InvalidInput
-
-    for bad in ({"command": "gdrive_import", "args": {"kb": "team", "ids": "a,b"}},
-                {"command": "gdrive_connect_refresh_token", "args": {"refresh_token": 7}},
-                {"command": "sync_logs", "args": {"limit": True}},
-                {"command": "sync_source", "args": {"source_id": "s", "trigger": "schedule"}},
-                {"command": "run_scheduled_syncs", "args": {"interval": 0}}):
-        with pytest.raises(InvalidInput):
-            validate_request(bad)
-    name, args = validate_request({"command": "gdrive_status", "actor": {"user_id": "x"}, "args": {"actor": "y"}})
-    assert (name, args) == ("gdrive_status", {})
