@@ -541,7 +541,7 @@ class Engine:
         from core.gdrive import service as gdrive
 
         self._drive_user(actor)
-        get_chat(self.parts, actor, chat_id)
+        get_chat(self.db, actor, chat_id)
         uploads, failed = gdrive.fetch_files(self.parts, self._secret_box(), actor, file_ids)
         return [IngestResult(name, "failed", error=why) for name, why in failed] + (
             self.attach_to_chat(actor, chat_id, uploads) if uploads else [])
