@@ -50,6 +50,7 @@ def cli(tmp_path, capsys, monkeypatch):
     return run
 
 
+@pytest.mark.slow  # three engine opens and a dozen CLI runs
 def test_every_gdrive_and_sources_command_works_handed_off_as_in_process(cli, drive):
     folder = drive.folder("Team")
     drive.add("Plan", "application/vnd.google-apps.document", folder,
