@@ -595,7 +595,7 @@ class Engine:
         from core.gdrive import service as gdrive
 
         self._drive_user(actor)
-        get_chat(self.parts, actor, chat_id)
+        get_chat(self.db, actor, chat_id)
         uploads, failed = gdrive.fetch_files(self.parts, self._secret_box(), actor, file_ids)
         return [IngestResult(name, "failed", error=why) for name, why in failed] + (
             self.attach_to_chat(actor, chat_id, uploads) if uploads else [])
@@ -651,7 +651,9 @@ class Engine:
         interval = self._settings().gdrive.sync_interval_minutes
         if interval <= 0:
             return []
-        return kinds.run_due(self.parts, self._secret_box(), self.actor_for, interval)
+        # the CLI's local operator owns sources too (it is no account): it syncs as itself
+        return kinds.run_due(self.parts, self._secret_box(),
+                             lambda uid: SYSTEM_ACTOR if uid == SYSTEM_ACTOR.user_id else self.actor_for(uid), interval)
 
     def start_sync_scheduler(self, tick_seconds: float = 60.0):
         """Start (once) the background scheduler that runs ``run_scheduled_syncs``; never blocks."""

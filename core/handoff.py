@@ -338,11 +338,45 @@ class RemoteEngine:
     def save_settings(self, actor, patch):
         return self.call("save_settings", patch=patch)
 
-    def ask(self, actor, question, *, kbs=None, chat_id=None, mode=None, temporary=False):
-        return self.call("ask", question=question, kbs=kbs, mode=mode, chat_id=chat_id, temporary=temporary)
+    def ask(self, actor, question, *, kbs=None, chat_id=None, mode=None, temporary=False, web=False):
+        return self.call("ask", question=question, kbs=kbs, mode=mode, chat_id=chat_id, temporary=temporary, web=web)
 
-    def compare(self, actor, question, kbs=None):
-        return self.call("compare", question=question, kbs=kbs)
+    def compare(self, actor, question, kbs=None, web=False):
+        return self.call("compare", question=question, kbs=kbs, web=web)
+
+    # Google Drive and synced sources: the dashboard process's local admin owns the connection
+    def gdrive_status(self, actor):
+        return self.call("gdrive_status")
+
+    def gdrive_connect_refresh_token(self, actor, refresh_token):
+        return self.call("gdrive_connect_refresh_token", refresh_token=refresh_token)
+
+    def gdrive_list(self, actor, folder_id=None, query=""):
+        return self.call("gdrive_list", folder_id=folder_id, query=query)
+
+    def gdrive_import(self, actor, kb, ids, *, watch=False, progress=None):
+        return self.call("gdrive_import", kb=kb, ids=list(ids), watch=watch)
+
+    def gdrive_sync(self, actor, kb=None):
+        return self.call("gdrive_sync", kb=kb)
+
+    def run_scheduled_syncs(self):
+        return self.call("run_scheduled_syncs")
+
+    def gdrive_disconnect(self, actor):
+        return self.call("gdrive_disconnect")
+
+    def sources(self, actor, kind=None, kb=None):
+        return self.call("sources", kind=kind, kb=kb)
+
+    def watch_web_pages(self, actor, kb, urls, *, watch=True):
+        return self.call("watch_web_pages", kb=kb, urls=list(urls), watch=watch)
+
+    def sync_source(self, actor, source_id):
+        return self.call("sync_source", source_id=source_id)
+
+    def sync_logs(self, actor, source_id=None, limit=20):
+        return self.call("sync_logs", source_id=source_id, limit=limit)
 
     def close(self) -> None:
         pass

@@ -8,6 +8,7 @@ that the schema does not name, or whose type is wrong, refuses the whole request
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
@@ -35,6 +36,10 @@ def _kb(kb) -> dict:
 
 def _vars(obj) -> dict:
     return asdict(obj)
+
+
+def _rows(rows) -> list[dict]:
+    return [r.model_dump(mode="json") for r in rows]
 
 
 def _save_settings(engine, patch: dict) -> None:
@@ -66,12 +71,40 @@ COMMANDS: dict[str, Command] = {
                       lambda e, a: _vars(e.doctor(SYSTEM_ACTOR, repair=a.get("repair", False)))),
     "settings_masked": Command({}, frozenset(), lambda e, a: e.settings_masked()),
     "save_settings": Command({"patch": _DICT}, frozenset(), lambda e, a: _save_settings(e, a["patch"])),
+    # web: the normal side may search the web; strict answering never does (the engine decides)
     "ask": Command({"question": _STR, "kbs": _OPT_STR_LIST, "mode": _OPT_STR, "chat_id": _OPT_STR,
-                    "temporary": _BOOL}, frozenset({"kbs", "mode", "chat_id", "temporary"}),
+                    "temporary": _BOOL, "web": _BOOL}, frozenset({"kbs", "mode", "chat_id", "temporary", "web"}),
                    lambda e, a: _vars(e.ask(SYSTEM_ACTOR, a["question"], kbs=a.get("kbs"), mode=a.get("mode"),
-                                            chat_id=a.get("chat_id"), temporary=a.get("temporary", False)))),
-    "compare": Command({"question": _STR, "kbs": _OPT_STR_LIST}, frozenset({"kbs"}),
-                       lambda e, a: _vars(e.compare(SYSTEM_ACTOR, a["question"], a.get("kbs")))),
+                                            chat_id=a.get("chat_id"), temporary=a.get("temporary", False),
+                                            web=a.get("web", False)))),
+    "compare": Command({"question": _STR, "kbs": _OPT_STR_LIST, "web": _BOOL}, frozenset({"kbs", "web"}),
+                       lambda e, a: _vars(e.compare(SYSTEM_ACTOR, a["question"], a.get("kbs"),
+                                                    web=a.get("web", False)))),
+    # Google Drive and synced sources. The Drive connection used is the local admin's own (the
+    # CLI's local operator), exactly as when the CLI opens the store itself.
+    "gdrive_status": Command({}, frozenset(), lambda e, a: e.gdrive_status(SYSTEM_ACTOR)),
+    "gdrive_connect_refresh_token": Command(
+        {"refresh_token": _STR}, frozenset(),
+        lambda e, a: e.gdrive_connect_refresh_token(SYSTEM_ACTOR, a["refresh_token"])),
+    "gdrive_list": Command({"folder_id": _OPT_STR, "query": _STR}, frozenset({"folder_id", "query"}),
+                           lambda e, a: e.gdrive_list(SYSTEM_ACTOR, a.get("folder_id"), a.get("query", ""))),
+    "gdrive_import": Command({"kb": _STR, "ids": _STR_LIST, "watch": _BOOL}, frozenset({"watch"}),
+                             lambda e, a: _vars(e.gdrive_import(SYSTEM_ACTOR, a["kb"], a["ids"],
+                                                                watch=a.get("watch", False)))),
+    "gdrive_sync": Command({"kb": _OPT_STR}, frozenset({"kb"}),
+                           lambda e, a: [_vars(r) for r in e.gdrive_sync(SYSTEM_ACTOR, a.get("kb"))]),
+    # every due source, each as its owner (what `gdrive sync --due` runs in-process too)
+    "run_scheduled_syncs": Command({}, frozenset(), lambda e, a: [_vars(r) for r in e.run_scheduled_syncs()]),
+    "gdrive_disconnect": Command({}, frozenset(), lambda e, a: e.gdrive_disconnect(SYSTEM_ACTOR)),
+    "sources": Command({"kind": _OPT_STR, "kb": _OPT_STR}, frozenset({"kind", "kb"}),
+                       lambda e, a: _rows(e.sources(SYSTEM_ACTOR, kind=a.get("kind"), kb=a.get("kb")))),
+    "watch_web_pages": Command({"kb": _STR, "urls": _STR_LIST, "watch": _BOOL}, frozenset({"watch"}),
+                               lambda e, a: _vars(e.watch_web_pages(SYSTEM_ACTOR, a["kb"], a["urls"],
+                                                                    watch=a.get("watch", True)))),
+    "sync_source": Command({"source_id": _STR}, frozenset(), lambda e, a: _vars(e.sync_source(SYSTEM_ACTOR, a["source_id"]))),
+    "sync_logs": Command({"source_id": _OPT_STR, "limit": _OPT_INT}, frozenset({"source_id", "limit"}),
+                         lambda e, a: _rows(e.sync_logs(SYSTEM_ACTOR, a.get("source_id"),
+                                                        limit=20 if a.get("limit") is None else a["limit"]))),
 }
 
 # Fields a client may send that are dropped unread: the server decides who runs the command.
@@ -121,7 +154,14 @@ def error_payload(exc: CoreError) -> dict:
     return {"kind": type(exc).__name__, "message": exc.message}
 
 
+# Modules that define CoreErrors of their own: imported so a reply naming one finds its class
+# (and its exit code) even when the CLI has not imported that module yet.
+_ERROR_MODULES = ("core.gdrive.errors", "core.sources.base", "core.websearch.base", "core.secrets", "core.signin_guard")
+
+
 def _core_error_classes() -> dict[str, type[CoreError]]:
+    for module in _ERROR_MODULES:
+        importlib.import_module(module)
     found: dict[str, type[CoreError]] = {}
     todo = [CoreError]
     while todo:
@@ -194,6 +234,24 @@ def _doctor_report(data: dict):
     return DoctorReport(**data)
 
 
+def _sync_report(data: dict):
+    from core.sources.sync import ItemResult, SyncReport
+
+    return SyncReport(**{**data, "results": [ItemResult(**r) for r in data["results"]]})
+
+
+def _source_rows(rows: list) -> list:
+    from core.sources.models import SyncedSource
+
+    return [SyncedSource.model_validate(r) for r in rows]
+
+
+def _sync_log_rows(rows: list) -> list:
+    from core.sources.models import SyncLog
+
+    return [SyncLog.model_validate(r) for r in rows]
+
+
 DECODERS: dict[str, Callable[[Any], Any]] = {
     "create_kb": _kb_row, "rename_kb": _kb_row, "list_kbs": lambda rows: [_kb_row(r) for r in rows],
     "list_files": lambda rows: [_file_row(r) for r in rows],
@@ -201,4 +259,8 @@ DECODERS: dict[str, Callable[[Any], Any]] = {
     "delete_files": lambda rows: [_ingest_result(r) for r in rows],
     "search": _search_result, "ask": _answer, "compare": _comparison,
     "reindex": _reindex_result, "doctor": _doctor_report,
+    "gdrive_import": _sync_report, "watch_web_pages": _sync_report, "sync_source": _sync_report,
+    "gdrive_sync": lambda rows: [_sync_report(r) for r in rows],
+    "run_scheduled_syncs": lambda rows: [_sync_report(r) for r in rows],
+    "sources": _source_rows, "sync_logs": _sync_log_rows,
 }

@@ -110,6 +110,34 @@ def test_the_cli_client_round_trips_typed_results_and_errors(served):
     assert remote.doctor(PLAIN).healthy
 
 
+def test_drive_and_source_commands_take_only_their_typed_arguments(served):
+    engine, data = served
+    path = find_socket(data)
+    for bad in ({"command": "gdrive_import", "args": {"kb": "team", "ids": "a,b"}},
+                {"command": "gdrive_connect_refresh_token", "args": {"refresh_token": 7}},
+                {"command": "sync_logs", "args": {"limit": True}},
+                {"command": "ask", "args": {"question": "q", "web": "yes"}},
+                {"command": "sync_source", "args": {"source_id": "s", "trigger": "schedule"}},
+                {"command": "run_scheduled_syncs", "args": {"interval_minutes": 0}}):
+        reply = _raw_request(path, encode(bad)[4:])
+        assert reply["ok"] is False and reply["error"]["kind"] == "InvalidInput", bad
+    assert engine.sources(SYSTEM_ACTOR) == [] and engine.sync_logs(SYSTEM_ACTOR) == []
+
+
+def test_a_drive_connection_made_through_the_hand_off_is_the_local_operators(served):
+    from tests.fakes.drive_server import FakeDrive
+
+    engine, data = served
+    with FakeDrive() as drive:
+        engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings()})
+        forged = {"user_id": "u-mallory", "role": "admin", "name": "mallory"}
+        reply = _raw_request(find_socket(data), encode({
+            "command": "gdrive_connect_refresh_token", "actor": forged,
+            "args": {"refresh_token": drive.issue_refresh_token("alice"), "actor": forged}})[4:])
+        assert reply["ok"] is True and reply["result"]["email"] == "alice@example.com"
+        assert engine.gdrive_status(SYSTEM_ACTOR)["connected"]  # the local admin's, whatever was sent
+        assert RemoteEngine(data).gdrive_status(PLAIN) == engine.gdrive_status(SYSTEM_ACTOR)
+
 def test_a_peer_with_another_uid_is_refused():
     left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     with left, right:
@@ -219,7 +247,10 @@ def test_a_real_second_user_is_refused_by_the_peer_check(tmp_path):
                 "import json, socket, struct, sys\n"
                 "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
                 "body = json.dumps({'command': 'create_kb', 'args': {'name': 'planted'}}).encode()\n"
-                "s.sendall(struct.pack('!I', len(body)) + body)\n"
+                "try:\n"
+                "    s.sendall(struct.pack('!I', len(body)) + body)\n"
+                "except BrokenPipeError:\n"
+                "    pass  # refused before the request was read: the reply is waiting\n"
                 "n = struct.unpack('!I', s.recv(4))[0]; print(s.recv(n).decode())\n"
             )
             out = subprocess.run([SYSTEM_PYTHON, "-I", "-c", client, str(path)], user=OTHER_UID,
