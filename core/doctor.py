@@ -30,7 +30,7 @@ from core.ingest.pipeline import (
     full_group,
     make_chunks,
 )
-from core.ingest.service import recover_interrupted
+from core.ingest.service import RETRY_STATES, recover_interrupted
 from core.types import Actor
 from core.vectorstore.base import is_ours
 from core.websearch import collections as web_collections
@@ -44,6 +44,7 @@ class DoctorReport:
     interrupted_files: list[str] = field(default_factory=list)
     orphan_blobs: list[str] = field(default_factory=list)
     expired_web_collections: list[str] = field(default_factory=list)  # removed (a healthy clean-up)
+    retry_originals: list[str] = field(default_factory=list)  # kept for failed files' Retry (healthy)
     repaired: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -106,6 +107,9 @@ def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = 
                 _mark_failed(parts, f.id, "its index is missing; upload the file again or reindex")
 
     referenced = {f.sha256 for f in files}
+    stored = {p.name for p in parts.blobs.files_dir.glob("*/*")} if parts.blobs.files_dir.exists() else set()
+    live = {f.sha256 for f in files if f.status not in RETRY_STATES}
+    report.retry_originals = sorted({f.sha256 for f in files if f.status in RETRY_STATES and f.kb_id} & stored - live)
     if parts.blobs.files_dir.exists():
         for path in parts.blobs.files_dir.glob("*/*"):
             if path.name not in referenced:

@@ -17,7 +17,7 @@ from core.types import Actor
 
 
 def rename_chat(parts: EngineParts, actor: Actor, chat_id: str, title: str) -> Chat:
-    get_chat(parts, actor, chat_id)  # the owner only
+    get_chat(parts.db, actor, chat_id)  # the owner only
     title = (title or "").strip()[:TITLE_CHARS]
     if not title:
         raise InvalidInput("a chat title cannot be empty")
@@ -30,9 +30,9 @@ def rename_chat(parts: EngineParts, actor: Actor, chat_id: str, title: str) -> C
 
 def chat_markdown(parts: EngineParts, actor: Actor, chat_id: str) -> str:
     """The whole conversation as Markdown: questions, answers with their line breaks, sources."""
-    chat = get_chat(parts, actor, chat_id)
+    chat = get_chat(parts.db, actor, chat_id)
     lines = [f"# {chat.title or 'Chat'}", "", f"_{chat.created_at:%Y-%m-%d %H:%M} UTC_", ""]
-    for msg in chat_messages(parts, actor, chat_id):
+    for msg in chat_messages(parts.db, actor, chat_id):
         if msg.role == "user":
             lines += [f"## {msg.content}", ""]
             continue
@@ -50,7 +50,7 @@ def _own_answer(parts: EngineParts, actor: Actor, message_id: str) -> Message:
         msg = s.get(Message, message_id)
     if msg is None or msg.role != "assistant":
         raise NotFound(f"answer '{message_id}' not found")
-    get_chat(parts, actor, msg.chat_id)  # feedback on one's own chats only
+    get_chat(parts.db, actor, msg.chat_id)  # feedback on one's own chats only
     return msg
 
 

@@ -82,7 +82,6 @@ class Database:
         # Version 1 is the initial schema; later versions append steps here. create_all makes
         # new tables (sessions, sign-in throttle of version 2) but never adds columns.
         SQLModel.metadata.create_all(self.engine)
-        add_missing_columns(self.engine)  # columns newer models added to existing tables
         with self.write() as s:
             row = s.get(models.SchemaVersion, 1)
             if row is None:
@@ -95,6 +94,9 @@ class Database:
                 self._add_column(s, "user", "disabled", "BOOLEAN NOT NULL DEFAULT FALSE")
                 row.version = 2
                 s.add(row)
+        # After the versioned steps (which give their columns defaults): any other column a newer
+        # model added to an existing table, nullable.
+        add_missing_columns(self.engine)
 
     def _add_column(self, session: Session, table: str, column: str, ddl: str) -> None:
         """Add a column to a table made by an older version (idempotent: skipped when present)."""

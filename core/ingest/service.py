@@ -120,8 +120,14 @@ def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error:
     return IngestResult(upload.name, "failed", file_id=record.id, error=error)
 
 
+# A failed or cancelled knowledge-base file keeps its original, so Retry can send it again; the
+# doctor lists these (healthy), and deleting the failed file removes the original.
+RETRY_STATES = ("failed", "cancelled")
+
+
 def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str) -> None:
-    """Mark a file failed or cancelled: its points, parsed text and original go (no retry reads them)."""
+    """Mark a file failed or cancelled: its points and parsed text go; a knowledge-base file's
+    original stays for Retry (a chat attachment's goes: the chat attaches it again)."""
     if parts.store.collection_exists(collection):
         parts.store.delete_file(collection, file_id)
     parts.blobs.delete_parsed(file_id)
@@ -136,12 +142,15 @@ def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, 
 
 
 def drop_unused_original(parts: EngineParts, sha: str) -> None:
-    """Delete an uploaded original that no live file (indexed or in progress) uses any more."""
+    """Delete an uploaded original that no file uses any more: none indexed or in progress, and
+    no failed or cancelled knowledge-base file that Retry may send again."""
     if not sha:
         return
     with parts.db.read() as s:
-        used = s.exec(select(FileRecord.id).where(FileRecord.sha256 == sha,
-                                                  FileRecord.status.in_(["indexed", "processing", "pending"]))).first()
+        used = s.exec(select(FileRecord.id).where(
+            FileRecord.sha256 == sha,
+            FileRecord.status.in_(["indexed", "processing", "pending"])
+            | (FileRecord.status.in_(list(RETRY_STATES)) & FileRecord.kb_id.is_not(None)))).first()
     if used is None:
         parts.blobs.delete_blob(sha)
 

@@ -123,3 +123,9 @@ ZH: dict[str, tuple[str, str]] = {
     "parsing.url_allow_private": ("允许内网地址", "仅限管理员：允许抓取本机、私有或链路本地地址的网页。关闭可保护内部服务。"),
     "parsing.youtube_languages": ("YouTube 字幕语言", "按优先顺序排列的字幕语言，例如 zh-Hans, en。"),
 }
+
+# web search, Google Drive and the limits (their own module, to keep this one readable)
+from dashboard.locales import settings_text_more as _more  # noqa: E402
+
+EN.update(_more.EN)
+ZH.update(_more.ZH)

@@ -90,7 +90,7 @@ def test_chunk_inspector_and_retrieval_test_show_scores(engine):
     button(at, "Search").click()
     at.run()
     hits = next(d.value for d in at.dataframe if "Dense" in d.value.columns)
-    assert {"File", "Score", "Dense", "BM25", "Fused (RRF)", "Rerank"} <= set(hits.columns)
+    assert {"File", "Score", "Dense", "BM25", "Hybrid", "Rerank"} <= set(hits.columns)
     assert hits.iloc[0]["File"] == "差旅.md" and hits.iloc[0]["BM25"] != ""
     passages = [m.value for m in at.markdown if "ragdesk-passage" in m.value]
     assert re.search(r"<mark>[^<]*经济舱[^<]*</mark>", passages[0]), passages[0]  # the whole passage, the query's terms marked

@@ -83,7 +83,8 @@ def test_every_field_has_a_human_label_in_both_languages():
 
     sections = {"strict": m.StrictModeSettings, "llm": m.LLMSettings, "answering": m.AnsweringSettings,
                 "retrieval": m.RetrievalSettings, "retrieval.reranker": m.RerankerSettings,
-                "chunking": m.ChunkingSettings, "embedding": m.EmbeddingSettings, "parsing": m.ParsingSettings}
+                "chunking": m.ChunkingSettings, "embedding": m.EmbeddingSettings, "parsing": m.ParsingSettings,
+                "web_search": m.WebSearchSettings, "gdrive": m.GoogleDriveSettings}
     fields = {f"{p}.{n}" for p, cls in sections.items() for n, info in cls.model_fields.items()
               if not (isinstance(info.annotation, type) and issubclass(info.annotation, m.BaseModel))}
     assert fields - set(EN) == set() and set(EN) == set(ZH)

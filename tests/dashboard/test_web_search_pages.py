@@ -65,14 +65,15 @@ def test_ab_page_says_web_search_is_off_in_strict(engine):
 
 def test_settings_page_has_a_web_search_section_with_masked_keys(engine):
     at = goto(sign_up(new_app(), "carol"), "settings")
-    assert "Web search" in [tab.label for tab in at.tabs]
-    [w for w in at.text_input if w.label == "web_search_domain_filter_list"][0].input("example.com, docs.example.org")
-    [w for w in at.text_input if w.label == "tavily_api_key"][0].input("tvly-secret-9")
-    [w for w in at.toggle if w.label == "enable_web_search"][0].set_value(True)
+    assert "Search" in [tab.label for tab in at.tabs] and "Web search" in [h.value for h in at.subheader]
+    [w for w in at.text_input if w.label == "Only these sites"][0].input("example.com, docs.example.org")
+    [w for w in at.text_input if w.label == "Tavily API key"][0].input("tvly-secret-9")
+    [w for w in at.toggle if w.label == "Web search"][0].set_value(True)
     at.run()
     at.button(key="save.web_search").click()
     at.run()
-    cfg = engine.settings().web_search
+    assert engine.settings().web_search.tavily_api_key == "********"  # masked outside the engine
+    cfg = engine._settings().web_search
     assert cfg.enable_web_search and cfg.web_search_domain_filter_list == ["example.com", "docs.example.org"]
     assert cfg.tavily_api_key == "tvly-secret-9"
     assert "tvly-secret-9" not in texts(at) and "tvly-secret-9" not in [w.value for w in at.text_input]

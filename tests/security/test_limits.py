@@ -68,13 +68,18 @@ def test_the_upload_cap_is_checked_before_reading_or_storing(engine, data_dir, t
     assert time.perf_counter() - started < 5 and "4096.0 MB" in from_disk.error and "max_upload_mb" in from_disk.error
 
 
-def test_the_original_of_a_failed_file_is_not_kept(engine, data_dir):
+def test_a_failed_files_original_is_kept_only_for_retry_and_counted(engine, data_dir):
     [bad] = engine.ingest(SYSTEM_ACTOR, "kb", [Upload("broken.docx", b"PK\x03\x04 this is not a zip at all")])
     assert bad.status == "failed"
-    assert _blobs(data_dir) == []
+    [kept] = _blobs(data_dir)  # Retry sends it again
+    report = engine.doctor(SYSTEM_ACTOR)
+    assert report.healthy and report.retry_originals == [kept.name]
+    engine.delete_files(SYSTEM_ACTOR, [bad.file_id])
+    assert _blobs(data_dir) == []  # the failed file gone: its original goes too
     [good] = engine.ingest(SYSTEM_ACTOR, "kb", [md("h.md", HANDBOOK_MD)])
     assert good.status == "indexed" and len(_blobs(data_dir)) == 1
-    assert engine.doctor(SYSTEM_ACTOR).healthy
+    report = engine.doctor(SYSTEM_ACTOR)
+    assert report.healthy and report.retry_originals == []
 
 
 def test_jobs_of_a_dead_process_are_marked_interrupted_at_start_up(data_dir, monkeypatch):
