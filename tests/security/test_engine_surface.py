@@ -18,7 +18,7 @@ from concurrent.futures import Future
 import pytest
 
 from core.engine import Engine
-from core.errors import NotFound, PermissionDenied
+from core.errors import CoreError, NotFound, PermissionDenied
 from core.ingest.service import Upload
 from core.settings.store import SECRET_MASK
 from core.types import SYSTEM_ACTOR, Actor
@@ -40,6 +40,12 @@ NO_ACTOR = {
     "parse": "parses bytes the caller already has", "context_warning": "a fixed sentence",
     "actor_for": "the session's own user id (dashboard/auth); views without the hash are the auth branch's",
     "user": "same as actor_for",
+    "open_session": "called by dashboard/auth right after sign_in checked the password",
+    "session_actor": "the token is the credential", "close_session": "the token is the credential",
+    "kb_chunking": "the chunking of a knowledge-base row the caller already holds",
+    "register_context_provider": "in-process wiring at start-up",
+    "run_scheduled_syncs": "the scheduler: each source syncs as its own owner",
+    "start_sync_scheduler": "the process's own lifecycle", "stop_sync_scheduler": "the process's own lifecycle",
 }
 
 MALLORY = Actor(user_id="u-mallory", role="user", name="mallory")
@@ -65,7 +71,9 @@ def world(tmp_path_factory):
     engine.attach_to_chat(victim, chat.id, [Upload("victim-attachment.md", f"{CANARY} attachment body".encode())])
     [job] = engine.jobs(victim, ids=[indexed.job_id])
     engine.create_kb(mallory, "mallory-own")
-    ids = {"kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id}
+    message = engine.chat_messages(victim, chat.id)[-1]
+    ids = {"kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id, "message": message.id,
+           "source": "src-of-the-victim"}
     yield engine, victim, mallory, ids
     engine.close()
 
@@ -75,7 +83,8 @@ def _victim_args(name: str, ids: dict) -> object:
     return {
         "kb": ids["kb"], "ref": ids["kb"], "kbs": [ids["kb"]], "file_id": ids["file"], "file_ids": [ids["file"]],
         "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "user_name": "victim",
-        "user_names": ["mallory"],
+        "user_names": ["mallory"], "message_id": ids["message"], "message_ids": [ids["message"]],
+        "source_id": ids["source"],
     }.get(name)
 
 
@@ -88,6 +97,10 @@ PLAIN_ARGS = {
     "paths": ["/etc/hostname"], "repair": True, "status": None, "active_only": False, "mode": None,
     "top_k": None, "min_score": 0.0, "temporary": False, "progress": None, "on_event": None, "settings": None,
     "changes": {"name": "hijacked", "visibility": "public", "description": "defaced"},  # update_kb(**changes)
+    "web": False, "old_password": "correct horse battery", "new_password": "mallory's new passphrase",
+    "disabled": True, "rating": 1, "comment": "x", "override": {"chunk_size": 300}, "watch": False,
+    "folder_id": None, "limit": 5, "kind": None, "trigger": "manual", "code": "x", "state": "x",
+    "refresh_token": "a-token-of-mallory", "urls": ["http://127.0.0.1:9/never-fetched"],
 }
 
 
@@ -153,6 +166,8 @@ def test_a_plain_user_gets_nothing_of_another_users_objects(world):
                 result = getattr(engine, name)(mallory, **kwargs)
             except (PermissionDenied, NotFound):
                 result = None
+            except CoreError as exc:  # any other refusal (not configured, invalid...): its words must not leak either
+                result = exc.message
             shown = _shown(result)
             for secret in (CANARY, VICTIM_KB, VICTIM_FILE, VICTIM_CHAT, "victim-attachment"):
                 assert secret not in shown, f"Engine.{name}({sorted(kwargs)}) showed {secret!r} to another user: {shown[:300]}"
