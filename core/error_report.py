@@ -31,6 +31,11 @@ log = logging.getLogger(__name__)
 _USER_FACING = (InvalidInput, NotFound, PermissionDenied, AlreadyExists, Cancelled, ReindexNeeded)
 
 
+def is_user_facing(exc: BaseException) -> bool:
+    """An error about what the user asked for: its message is meant for them."""
+    return isinstance(exc, _USER_FACING)
+
+
 def new_error_id() -> str:
     return pysecrets.token_hex(4)
 

@@ -44,6 +44,9 @@ def sso_configured() -> bool:
     return configured and importlib.util.find_spec("authlib") is not None
 
 
+SHOWN_ERRORS_AS = "error_audience"
+
+
 def reset_user_state() -> None:
     """Forget everything the previous user had in this browser session (selected knowledge base,
     open chat, attachments, results, widget values)."""
@@ -110,6 +113,7 @@ def current_actor(engine: Engine) -> Actor | None:
         reset_user_state()
         st.session_state[TOKEN_KEY] = token
         st.session_state[SESSION_KEY] = actor.user_id
+    st.session_state[SHOWN_ERRORS_AS] = actor  # dashboard/errors: what this user may see of a failure
     set_lang(engine.user(actor.user_id).language)
     return actor
 
