@@ -124,6 +124,9 @@ def delete_kb(parts: EngineParts, actor: Actor, ref: str) -> None:
     for rec in files:
         rec.collection = ""  # its collection is gone already
         remove_file_everywhere(parts, rec)
+    from core.sources.service import forget_kb  # lazy: sources import the ingest machinery
+
+    forget_kb(parts, kb.id)
     with parts.db.write() as s:
         s.exec(delete(KBShare).where(KBShare.kb_id == kb.id))
         row = s.get(KnowledgeBase, kb.id)

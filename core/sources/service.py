@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from sqlmodel import select
+from sqlmodel import delete, select
 
 from core.access import resolve_kb
 from core.errors import NotFound, PermissionDenied
 from core.ingest.parts import EngineParts
 from core.sources.lease import _aware
-from core.sources.models import SyncedSource, SyncLog, ensure_tables
+from core.sources.models import SourceItemRecord, SyncedSource, SyncLog, ensure_tables
 from core.types import Actor
 
 
@@ -100,3 +100,16 @@ def set_owner_state(parts: EngineParts, owner_id: str, kind: str, state: str, er
             row.state, row.last_error = state, error
             s.add(row)
     return len(rows)
+
+
+def forget_kb(parts: EngineParts, kb_id: str) -> int:
+    """A deleted knowledge base's sources, their item records and sync log go with it (the
+    scheduler would otherwise try to sync into nothing). Returns how many sources went."""
+    ensure_tables(parts.db)
+    with parts.db.write() as s:
+        ids = list(s.exec(select(SyncedSource.id).where(SyncedSource.kb_id == kb_id)))
+        if ids:
+            s.exec(delete(SourceItemRecord).where(SourceItemRecord.source_id.in_(ids)))
+        s.exec(delete(SyncLog).where(SyncLog.kb_id == kb_id))
+        s.exec(delete(SyncedSource).where(SyncedSource.kb_id == kb_id))
+    return len(ids)

@@ -39,6 +39,8 @@ def test_web_pages_refetch_and_follow_the_page(engine, alice):
                      for c in engine.file_chunks(alice, f.id))
     assert "platypus" in texts and "wombat" not in texts
     assert "koala" in texts  # a page that failed to load this time keeps its last good version
+    engine.delete_kb(alice, "web")
+    assert engine.sources(alice, kind="web") == [] and engine.sync_logs(alice) == []  # gone with it
 
 
 def test_web_source_refuses_private_addresses_before_connecting(engine, alice):
