@@ -62,7 +62,7 @@ def build(engine: Engine, size: int, texts: list[str], dim: int) -> None:
     for f in range(size // CHUNKS_PER_FILE):
         rec = FileRecord(sha256=f"synthetic-{size}-{f}", name=f"part{f}.md", owner_id="system", kb_id=kb.id,
                          status="indexed", collection=kb.collection, chunk_count=CHUNKS_PER_FILE)
-        with engine.db.write() as s:
+        with engine._db.write() as s:
             s.add(rec)
         vecs = rng.standard_normal((CHUNKS_PER_FILE, dim)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
@@ -73,7 +73,7 @@ def build(engine: Engine, size: int, texts: list[str], dim: int) -> None:
                                       payload={"file_id": rec.id, "kb_id": kb.id, "chunk_index": i, "text": text,
                                                "heading_path": [], "source_name": rec.name}))
         for start in range(0, len(points), 500):
-            engine.store.upsert(kb.collection, points[start:start + 500])
+            engine._store.upsert(kb.collection, points[start:start + 500])
 
 
 def pct(values: list[float], p: float) -> float:

@@ -60,19 +60,19 @@ class Engine(AccountMethods, DriveMethods):
         make_private_dir(config.data_dir)
         if config.database_url.startswith("sqlite:///"):
             create_private_file(Path(config.database_url[len("sqlite:///"):]))
-        # Other modules keep their secrets with this box too (engine.secret_box.encrypt / decrypt).
-        self.secret_box = SecretBox.for_data_dir(config.data_dir)
-        self.db = Database(config.database_url)
-        self.settings_store = SettingsStore(self.db, box=self.secret_box)
-        self.store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key, wait_seconds=store_wait_seconds)
-        self.blobs = BlobStore(config.blobs_dir, config.parsed_dir)
-        self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, parse=_parse, snapshot=self._snapshot)
+        # Other core modules keep their secrets with this box too (handed to them by the engine).
+        self._secret_box = SecretBox.for_data_dir(config.data_dir)
+        self._db = Database(config.database_url)
+        self._settings_store = SettingsStore(self._db, box=self._secret_box)
+        self._store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key, wait_seconds=store_wait_seconds)
+        self._blobs = BlobStore(config.blobs_dir, config.parsed_dir)
+        self._parts = EngineParts(db=self._db, store=self._store, blobs=self._blobs, parse=_parse, snapshot=self._snapshot)
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragdesk-job")
         self._reranker_lock = threading.Lock()
         self._reranker_key: tuple | None = None
         self._reranker: Reranker | None = None
         self._context_providers: list = []  # normal-mode extra context sources (web search)
-        cleaned = ingest_mod.recover_interrupted(self.parts)
+        cleaned = ingest_mod.recover_interrupted(self._parts)
         if cleaned:
             log.warning("cleaned up %d file(s) left half-indexed by a stopped process", len(cleaned))
         self._handoff = None
@@ -94,8 +94,8 @@ class Engine(AccountMethods, DriveMethods):
         if self._handoff is not None:
             self._handoff.close()
         self._jobs.shutdown(wait=True, cancel_futures=True)
-        self.store.close()
-        self.db.dispose()
+        self._store.close()
+        self._db.dispose()
 
     def __enter__(self) -> "Engine":
         return self
@@ -106,7 +106,7 @@ class Engine(AccountMethods, DriveMethods):
     # ------------------------------------------------------------ settings & models
     def _settings(self) -> Settings:
         """The settings in force, secrets included: only for building providers inside core."""
-        return self.settings_store.current()
+        return self._settings_store.current()
 
     def settings(self) -> Settings:
         """The settings in force now, secrets masked (a change saved by any process applies on the next call)."""
@@ -117,11 +117,11 @@ class Engine(AccountMethods, DriveMethods):
 
     def settings_overridden(self) -> dict:
         """Settings set by the environment (locked in the UI), secrets masked."""
-        return mask_secret_fields(self.settings_store.overridden())
+        return mask_secret_fields(self._settings_store.overridden())
 
     def save_settings(self, actor: Actor, patch: dict) -> Settings:
         require_admin(actor, "change settings")
-        return self.settings_store.save(patch, saved_by=actor.name or actor.user_id)
+        return self._settings_store.save(patch, saved_by=actor.name or actor.user_id)
 
     def embedder(self) -> Embedder:
         return make_embedder(self._settings().embedding)
@@ -132,7 +132,7 @@ class Engine(AccountMethods, DriveMethods):
         return Snapshot(settings, make_embedder(settings.embedding))
 
     def _searcher(self, snap: Snapshot) -> Searcher:
-        return Searcher.build(self.store, self.db, snap.settings, snap.embedder, lambda: self.reranker(snap.settings))
+        return Searcher.build(self._store, self._db, snap.settings, snap.embedder, lambda: self.reranker(snap.settings))
 
     def reranker(self, settings: Settings | None = None) -> Reranker | None:
         cfg = (settings or self._settings()).retrieval.reranker
@@ -150,7 +150,7 @@ class Engine(AccountMethods, DriveMethods):
             "embedder": f"{s.embedding.provider}/{s.embedding.model}",
             "llm": "extractive (no LLM configured)" if s.llm.provider == "extractive" else f"{s.llm.provider}/{s.llm.model}",
             "vector_store": "Qdrant server" if self.config.qdrant_url else "embedded Qdrant (edge)",
-            "database": "PostgreSQL" if not self.db.is_sqlite else "SQLite",
+            "database": "PostgreSQL" if not self._db.is_sqlite else "SQLite",
             "strict_min_similarity": s.strict.rag_strict_min_similarity,
             "strict_max_results": s.strict.rag_strict_max_results,
             "min_similarity": s.retrieval.rag_min_similarity,
@@ -162,32 +162,32 @@ class Engine(AccountMethods, DriveMethods):
 
     # ------------------------------------------------------------ knowledge bases
     def create_kb(self, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
-        return knowledge.create_kb(self.db, actor, name, description, visibility)
+        return knowledge.create_kb(self._db, actor, name, description, visibility)
 
     def list_kbs(self, actor: Actor) -> list[KnowledgeBase]:
-        return knowledge.list_kbs(self.db, actor)
+        return knowledge.list_kbs(self._db, actor)
 
     def get_kb(self, actor: Actor, ref: str) -> KnowledgeBase:
-        return knowledge.get_kb(self.db, actor, ref)
+        return knowledge.get_kb(self._db, actor, ref)
 
     def kb_stats(self, actor: Actor, ref: str) -> dict:
-        return knowledge.kb_stats(self.db, self.store, actor, ref)
+        return knowledge.kb_stats(self._db, self._store, actor, ref)
 
     def update_kb(self, actor: Actor, ref: str, **changes) -> KnowledgeBase:
-        return knowledge.update_kb(self.db, actor, ref, **changes)
+        return knowledge.update_kb(self._db, actor, ref, **changes)
 
     def share_kb(self, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
-        return knowledge.share_kb(self.db, actor, ref, user_names)
+        return knowledge.share_kb(self._db, actor, ref, user_names)
 
     def shared_with(self, actor: Actor, ref: str) -> list[str]:
-        return knowledge.shared_with(self.db, actor, ref)
+        return knowledge.shared_with(self._db, actor, ref)
 
     def set_kb_chunking(self, actor: Actor, ref: str, override: dict | None) -> KnowledgeBase:
         """A knowledge base's own chunk size / overlap / min-size target ({} = the global ones);
         a reindex applies it to the files already there."""
         from core.ingest.kb_chunking import set_kb_chunking
 
-        return set_kb_chunking(self.parts, actor, ref, override)
+        return set_kb_chunking(self._parts, actor, ref, override)
 
     def kb_chunking(self, kb: KnowledgeBase):
         """The chunking settings this knowledge base's next ingest or reindex uses."""
@@ -196,12 +196,12 @@ class Engine(AccountMethods, DriveMethods):
         return effective_chunking(self.settings(), kb.chunking_override)
 
     def delete_kb(self, actor: Actor, ref: str) -> None:
-        knowledge.delete_kb(self.parts, actor, ref)
+        knowledge.delete_kb(self._parts, actor, ref)
 
     # ------------------------------------------------------------ files
     def ingest(self, actor: Actor, kb: str, uploads: list[Upload],
                progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
-        return ingest_mod.ingest(self.parts, self._snapshot(), actor, kb, uploads, progress)
+        return ingest_mod.ingest(self._parts, self._snapshot(), actor, kb, uploads, progress)
 
     def ingest_paths(self, actor: Actor, kb: str, paths: list[Path | str],
                      progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
@@ -216,7 +216,7 @@ class Engine(AccountMethods, DriveMethods):
         return self._jobs.submit(self.ingest, actor, kb, uploads)
 
     def list_files(self, actor: Actor, kb: str | None = None, status: str | None = None) -> list[FileRecord]:
-        with self.db.read() as s:
+        with self._db.read() as s:
             q = select(FileRecord).order_by(FileRecord.created_at.desc())
             if kb is not None:
                 q = q.where(FileRecord.kb_id == resolve_kb(s, actor, kb).id)
@@ -226,41 +226,41 @@ class Engine(AccountMethods, DriveMethods):
                 if actor.is_admin:
                     q = q.where((FileRecord.kb_id.is_not(None)) | own_chat_files)
                 else:
-                    visible = [k.id for k in knowledge.list_kbs(self.db, actor)]
+                    visible = [k.id for k in knowledge.list_kbs(self._db, actor)]
                     q = q.where((FileRecord.kb_id.in_(visible)) | own_chat_files)
             if status:
                 q = q.where(FileRecord.status == status)
             return list(s.exec(q))
 
     def get_file(self, actor: Actor, file_id: str) -> FileRecord:
-        with self.db.read() as s:
+        with self._db.read() as s:
             return check_file(s, actor, s.get(FileRecord, file_id), file_id)
 
     def file_chunks(self, actor: Actor, file_id: str) -> list[dict]:
         """The stored chunks of a file in order (the chunk inspector)."""
         rec = self.get_file(actor, file_id)
-        if rec.status != "indexed" or not self.store.collection_exists(rec.collection):
+        if rec.status != "indexed" or not self._store.collection_exists(rec.collection):
             return []
-        return [dict(p.payload, chunk_id=p.id) for p in self.store.scroll_file(rec.collection, rec.id)]
+        return [dict(p.payload, chunk_id=p.id) for p in self._store.scroll_file(rec.collection, rec.id)]
 
     def file_text(self, actor: Actor, file_id: str) -> ParsedDoc | None:
         rec = self.get_file(actor, file_id)
-        return self.blobs.get_parsed(rec.id)
+        return self._blobs.get_parsed(rec.id)
 
     def delete_files(self, actor: Actor, file_ids: list[str]) -> list[IngestResult]:
-        return ingest_mod.delete_files(self.parts, actor, file_ids)
+        return ingest_mod.delete_files(self._parts, actor, file_ids)
 
     def file_original(self, actor: Actor, file_id: str) -> tuple[str, bytes]:
         """(name, bytes as uploaded) of a file the actor may read (the download button)."""
         from core.ingest.originals import original
 
-        return original(self.parts, actor, file_id)
+        return original(self._parts, actor, file_id)
 
     def submit_retry(self, actor: Actor, file_id: str) -> tuple[str, Future]:
         """Send a failed or cancelled file through ingest again: (knowledge base id, Future)."""
         from core.ingest.originals import retry_upload
 
-        kb_id, upload = retry_upload(self.parts, actor, file_id)
+        kb_id, upload = retry_upload(self._parts, actor, file_id)
         return kb_id, self.submit_ingest(actor, kb_id, [upload])
 
     def parse(self, data: bytes, name: str) -> ParsedDoc:
@@ -268,25 +268,25 @@ class Engine(AccountMethods, DriveMethods):
 
     # ------------------------------------------------------------ jobs, reindex, doctor
     def jobs(self, actor: Actor, ids: list[str] | None = None, active_only: bool = False) -> list[Job]:
-        return jobs_mod.list_jobs(self.db, actor, ids=ids, active_only=active_only)
+        return jobs_mod.list_jobs(self._db, actor, ids=ids, active_only=active_only)
 
     def cancel_job(self, actor: Actor, job_id: str) -> Job:
-        return jobs_mod.request_cancel(self.db, actor, job_id)
+        return jobs_mod.request_cancel(self._db, actor, job_id)
 
     def reindex(self, actor: Actor, kb: str, progress: Callable[[int, int, str], None] | None = None):
-        return reindex_mod.reindex(self.parts, self._snapshot(), actor, kb, progress)
+        return reindex_mod.reindex(self._parts, self._snapshot(), actor, kb, progress)
 
     def submit_reindex(self, actor: Actor, kb: str) -> Future:
         self.get_kb(actor, kb)
         return self._jobs.submit(self.reindex, actor, kb)
 
     def doctor(self, actor: Actor, repair: bool = False) -> doctor_mod.DoctorReport:
-        return doctor_mod.run_doctor(self.parts, self._snapshot(), actor, repair)
+        return doctor_mod.run_doctor(self._parts, self._snapshot(), actor, repair)
 
     # ------------------------------------------------------------ retrieval
     def search_targets(self, actor: Actor, kbs: list[str] | None = None) -> list[search_mod.SearchTarget]:
-        with self.db.read() as s:
-            chosen = [resolve_kb(s, actor, ref) for ref in kbs] if kbs else knowledge.list_kbs(self.db, actor)
+        with self._db.read() as s:
+            chosen = [resolve_kb(s, actor, ref) for ref in kbs] if kbs else knowledge.list_kbs(self._db, actor)
         return [search_mod.SearchTarget(kb.collection, kb.embedder_id, kb.name, kb.id, kb.sparse_encoder)
                 for kb in chosen if kb.collection]
 
@@ -321,11 +321,11 @@ class Engine(AccountMethods, DriveMethods):
         from core.answer_context import answer_context
 
         snap = self._snapshot()
-        with self.db.read() as s:
+        with self._db.read() as s:
             kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
         for file_id in file_ids:
             self.get_file(actor, file_id)
-        ctx = answer_context(self.parts, snap, self._searcher(snap), actor, tuple(self._context_providers))
+        ctx = answer_context(self._parts, snap, self._searcher(snap), actor, tuple(self._context_providers))
         return (replace(ctx, open_web=self._web_opener(snap)) if web else ctx), kb_ids
 
     def _web_opener(self, snap: Snapshot):
@@ -339,7 +339,7 @@ class Engine(AccountMethods, DriveMethods):
         def open_web(run, query: str, earlier):
             model = None if s.llm.provider == "extractive" else chat_model(s.llm)
             reranker = self.reranker(s) if r.mode == "hybrid+rerank" else None
-            index = indexer(self.parts, snap, top_k=r.rag_max_results, min_score=r.rag_min_similarity, reranker=reranker)
+            index = indexer(self._parts, snap, top_k=r.rag_max_results, min_score=r.rag_min_similarity, reranker=reranker)
             return open_session(s, run, query, model=model, index_and_search=index, history=earlier)
 
         return open_web
@@ -369,55 +369,55 @@ class Engine(AccountMethods, DriveMethods):
     def list_chats(self, actor: Actor, query: str = ""):
         from core.answering import chats
 
-        return chats.list_chats(self.db, actor, query)
+        return chats.list_chats(self._db, actor, query)
 
     def chat_messages(self, actor: Actor, chat_id: str):
         from core.answering import chats
 
-        return chats.chat_messages(self.db, actor, chat_id)
+        return chats.chat_messages(self._db, actor, chat_id)
 
     def create_chat(self, actor: Actor, title: str = ""):
         from core.answering import chats
 
-        return chats.create_chat(self.db, actor, title)
+        return chats.create_chat(self._db, actor, title)
 
     def delete_chat(self, actor: Actor, chat_id: str) -> None:
         """The chat, its messages, its files and their vectors."""
         from core.answering import chats
 
-        chats.delete_chat(self.parts, actor, chat_id)
+        chats.delete_chat(self._parts, actor, chat_id)
 
     def rename_chat(self, actor: Actor, chat_id: str, title: str):
         from core.answering import chat_extras
 
-        return chat_extras.rename_chat(self.parts, actor, chat_id, title)
+        return chat_extras.rename_chat(self._parts, actor, chat_id, title)
 
     def export_chat_markdown(self, actor: Actor, chat_id: str) -> str:
         from core.answering import chat_extras
 
-        return chat_extras.chat_markdown(self.parts, actor, chat_id)
+        return chat_extras.chat_markdown(self._parts, actor, chat_id)
 
     def set_feedback(self, actor: Actor, message_id: str, rating: int, comment: str = "") -> None:
         """Thumbs up (1) / down (-1) / none (0) on an answer in one of the actor's chats."""
         from core.answering import chat_extras
 
-        chat_extras.set_feedback(self.parts, actor, message_id, rating, comment)
+        chat_extras.set_feedback(self._parts, actor, message_id, rating, comment)
 
     def feedback_of(self, actor: Actor, message_ids: list[str]) -> dict[str, int]:
         from core.answering import chat_extras
 
-        return chat_extras.feedback_of(self.parts, actor, message_ids)
+        return chat_extras.feedback_of(self._parts, actor, message_ids)
 
     def list_feedback(self, actor: Actor, limit: int = 200):
         from core.answering import chat_extras
 
-        return chat_extras.list_feedback(self.parts, actor, limit)
+        return chat_extras.list_feedback(self._parts, actor, limit)
 
     def attach_to_chat(self, actor: Actor, chat_id: str, uploads: list[Upload]) -> list[IngestResult]:
         """Index files into the chat's own collection (``ragdesk_chat_<id>``; reindex never touches it)."""
         from core.answering.attach import attach_uploads
 
-        return attach_uploads(self.parts, self._snapshot(), actor, chat_id, uploads)
+        return attach_uploads(self._parts, self._snapshot(), actor, chat_id, uploads)
 
     def test_llm(self, actor: Actor) -> str:
         """A cheap connectivity check of the configured chat model; raises LLMError."""

@@ -15,60 +15,60 @@ class AccountMethods:
     # (auth branch: core/users.py, core/sessions.py, core/signin_guard.py). Users leave the engine
     # as UserView (no password hash); a browser holds a session token, the database its hash.
     def sign_up(self, name: str, password: str, **kw) -> UserView:
-        return users.sign_up(self.db, name, password, **kw)
+        return users.sign_up(self._db, name, password, **kw)
 
     def sign_in(self, name: str, password: str, client: str = "") -> UserView:
         """Check a password; failures are slowed down and locked out per name and per ``client``."""
-        return users.authenticate(self.db, name, password, client=client)
+        return users.authenticate(self._db, name, password, client=client)
 
     def sso_sign_in(self, email: str, display_name: str = "") -> UserView:
-        return users.sso_user(self.db, email, display_name)
+        return users.sso_user(self._db, email, display_name)
 
     def user_count(self) -> int:
-        return users.user_count(self.db)
+        return users.user_count(self._db)
 
     def actor_for(self, user_id: str) -> Actor:
-        return users.actor_of(users.get_user(self.db, user_id))
+        return users.actor_of(users.get_user(self._db, user_id))
 
     def user(self, user_id: str) -> UserView:
-        return users.get_user(self.db, user_id)
+        return users.get_user(self._db, user_id)
 
     def list_users(self, actor: Actor) -> list[UserView]:
-        return users.list_users(self.db, actor)
+        return users.list_users(self._db, actor)
 
     def set_role(self, actor: Actor, user_name: str, role: str) -> UserView:
-        return users.set_role(self.db, actor, user_name, role)
+        return users.set_role(self._db, actor, user_name, role)
 
     def set_language(self, actor: Actor, language: str) -> None:
-        users.set_language(self.db, actor, language)
+        users.set_language(self._db, actor, language)
 
     def set_user_disabled(self, actor: Actor, user_name: str, disabled: bool) -> UserView:
         """Admins: disable (their sessions end at once) or enable an account."""
-        return users.set_disabled(self.db, actor, user_name, disabled)
+        return users.set_disabled(self._db, actor, user_name, disabled)
 
     def reset_password(self, actor: Actor, user_name: str, new_password: str) -> UserView:
         """Admins: set someone's password; their sessions end."""
-        return users.reset_password(self.db, actor, user_name, new_password)
+        return users.reset_password(self._db, actor, user_name, new_password)
 
     def change_password(self, actor: Actor, old_password: str, new_password: str) -> None:
         """A user's own password; every session of theirs ends (open a new one for this browser)."""
-        users.change_password(self.db, actor, old_password, new_password)
+        users.change_password(self._db, actor, old_password, new_password)
 
     def open_session(self, user_id: str, client: str = "") -> str:
         """A session token for a user who just signed in (the database keeps only its hash)."""
-        users.get_user(self.db, user_id)
-        return sessions.open_session(self.db, user_id, client)
+        users.get_user(self._db, user_id)
+        return sessions.open_session(self._db, user_id, client)
 
     def session_actor(self, token: str) -> Actor | None:
         """Who a session token belongs to; None when unknown, expired, revoked or the user is disabled."""
-        user = sessions.session_user(self.db, token)
+        user = sessions.session_user(self._db, token)
         return users.actor_of(user) if user is not None else None
 
     def close_session(self, token: str) -> None:
         """Sign-out: the token stops working in every process."""
-        sessions.close_session(self.db, token)
+        sessions.close_session(self._db, token)
 
     def close_user_sessions(self, actor: Actor, user_name: str) -> int:
         """Sign a user out everywhere (themselves, or anyone for an admin); returns how many ended."""
-        return users.close_user_sessions(self.db, actor, user_name)
+        return users.close_user_sessions(self._db, actor, user_name)
     # ==================================================================== end users and sessions

@@ -11,7 +11,6 @@ from typing import Callable
 from core import users
 from core.ingest import jobs as jobs_mod
 from core.ingest.service import IngestResult
-from core.secrets import SecretBox
 from core.types import SYSTEM_ACTOR, Actor
 
 log = logging.getLogger("core.engine")
@@ -23,27 +22,24 @@ class DriveMethods:
     # ==================================================================== Google Drive & synced sources
     # (issue 12) One block: Drive connection, browse, import, sync; sources and their sync log.
     # Every call acts for the actor given and uses that actor's own Drive connection only.
-    def _secret_box(self) -> SecretBox:
-        return self.secret_box
-
     def _drive_user(self, actor: Actor) -> None:
         """A connection belongs to an existing account (the CLI's local operator has its own)."""
         if actor.user_id != SYSTEM_ACTOR.user_id:
-            users.get_user(self.db, actor.user_id)
+            users.get_user(self._db, actor.user_id)
 
     def gdrive_status(self, actor: Actor) -> dict:
         """Set-up, connection state and account of the actor's Drive connection (never a token)."""
         from core.gdrive import service as gdrive
 
         self._drive_user(actor)
-        return gdrive.status(self.parts, actor)
+        return gdrive.status(self._parts, actor)
 
     def gdrive_auth_url(self, actor: Actor) -> str:
         """The Google consent screen URL for this actor (state + PKCE kept server-side)."""
         from core.gdrive import oauth
 
         self._drive_user(actor)
-        return oauth.authorization_url(self.db, self._secret_box(), self._settings().gdrive, actor.user_id)
+        return oauth.authorization_url(self._db, self._secret_box, self._settings().gdrive, actor.user_id)
 
     def gdrive_finish_auth(self, actor: Actor | None, code: str, state: str) -> dict:
         """Finish the consent redirect (``code`` and ``state`` from the page's query string). The state
@@ -54,26 +50,26 @@ class DriveMethods:
 
         if actor is not None:
             self._drive_user(actor)
-        conn = oauth.finish_authorization(self.db, self._secret_box(), self._settings().gdrive,
+        conn = oauth.finish_authorization(self._db, self._secret_box, self._settings().gdrive,
                                           actor.user_id if actor else None, code, state)
-        gdrive.remember_account(self.parts, self._secret_box(), conn.user_id)
-        return gdrive.status(self.parts, actor or self.actor_for(conn.user_id))
+        gdrive.remember_account(self._parts, self._secret_box, conn.user_id)
+        return gdrive.status(self._parts, actor or self.actor_for(conn.user_id))
 
     def gdrive_connect_refresh_token(self, actor: Actor, refresh_token: str) -> dict:
         from core.gdrive import oauth
         from core.gdrive import service as gdrive
 
         self._drive_user(actor)
-        oauth.connect_refresh_token(self.db, self._secret_box(), self._settings().gdrive, actor.user_id, refresh_token)
-        gdrive.remember_account(self.parts, self._secret_box(), actor.user_id)
-        return gdrive.status(self.parts, actor)
+        oauth.connect_refresh_token(self._db, self._secret_box, self._settings().gdrive, actor.user_id, refresh_token)
+        gdrive.remember_account(self._parts, self._secret_box, actor.user_id)
+        return gdrive.status(self._parts, actor)
 
     def gdrive_list(self, actor: Actor, folder_id: str | None = None, query: str = "") -> list[dict]:
         """A folder's entries ("root" My Drive, "shared-with-me", "shared-drives", or a folder id), or a name search."""
         from core.gdrive import service as gdrive
 
         self._drive_user(actor)
-        return gdrive.browse(self.parts, self._secret_box(), actor, folder_id, query)
+        return gdrive.browse(self._parts, self._secret_box, actor, folder_id, query)
 
     def gdrive_import(self, actor: Actor, kb: str, ids: list[str], *, watch: bool = False,
                       progress: Callable[[str, int, int, str], None] | None = None):
@@ -84,9 +80,9 @@ class DriveMethods:
 
         self._drive_user(actor)
         kb_id = self.get_kb(actor, kb).id
-        tracker = jobs_mod.JobTracker.start(self.db, kind="sync", actor=actor, kb_id=kb_id, file_id=None,
+        tracker = jobs_mod.JobTracker.start(self._db, kind="sync", actor=actor, kb_id=kb_id, file_id=None,
                                             message="importing from Google Drive")
-        return self._tracked(tracker, lambda: gdrive.import_items(self.parts, self._secret_box(), actor, kb, ids,
+        return self._tracked(tracker, lambda: gdrive.import_items(self._parts, self._secret_box, actor, kb, ids,
                                                                    watch=watch, progress=progress, tracker=tracker))
 
     def submit_gdrive_import(self, actor: Actor, kb: str, ids: list[str], *, watch: bool = False) -> Future:
@@ -102,7 +98,7 @@ class DriveMethods:
         from core.sources.sync import SyncReport
 
         reports = []
-        for row in sources.list_sources(self.parts, actor, kind="gdrive", kb_ref=kb):
+        for row in sources.list_sources(self._parts, actor, kind="gdrive", kb_ref=kb):
             if row.owner_id != actor.user_id:
                 continue
             try:
@@ -118,8 +114,8 @@ class DriveMethods:
         from core.gdrive import service as gdrive
 
         self._drive_user(actor)
-        get_chat(self.db, actor, chat_id)
-        uploads, failed = gdrive.fetch_files(self.parts, self._secret_box(), actor, file_ids)
+        get_chat(self._db, actor, chat_id)
+        uploads, failed = gdrive.fetch_files(self._parts, self._secret_box, actor, file_ids)
         return [IngestResult(name, "failed", error=why) for name, why in failed] + (
             self.attach_to_chat(actor, chat_id, uploads) if uploads else [])
 
@@ -128,44 +124,44 @@ class DriveMethods:
         from core.gdrive import service as gdrive
 
         self._drive_user(actor)
-        return gdrive.disconnect(self.parts, self._secret_box(), actor)
+        return gdrive.disconnect(self._parts, self._secret_box, actor)
 
     def sync_source(self, actor: Actor, source_id: str, trigger: str = "manual"):
         """Sync one source now (its owner only). Raises SyncBusy when a sync of it is running."""
         from core.sources import kinds, service as sources
 
-        row = sources.get_source(self.parts, actor, source_id)
-        tracker = jobs_mod.JobTracker.start(self.db, kind="sync", actor=actor, kb_id=row.kb_id, file_id=None,
+        row = sources.get_source(self._parts, actor, source_id)
+        tracker = jobs_mod.JobTracker.start(self._db, kind="sync", actor=actor, kb_id=row.kb_id, file_id=None,
                                             message=f"syncing {row.title}")
-        return self._tracked(tracker, lambda: kinds.run_source(self.parts, self._secret_box(), actor, row,
+        return self._tracked(tracker, lambda: kinds.run_source(self._parts, self._secret_box, actor, row,
                                                                 trigger=trigger, tracker=tracker))
 
     def submit_sync_source(self, actor: Actor, source_id: str) -> Future:
         from core.sources import service as sources
 
-        sources.get_source(self.parts, actor, source_id)
+        sources.get_source(self._parts, actor, source_id)
         return self._jobs.submit(self.sync_source, actor, source_id)
 
     def watch_web_pages(self, actor: Actor, kb: str, urls: list[str], *, watch: bool = True):
         """Add web pages as a source of ``kb``: fetched now (through the URL guard) and re-fetched on the schedule."""
         from core.sources import kinds
 
-        return kinds.add_web_pages(self.parts, self._secret_box(), actor, kb, urls, watch=watch)
+        return kinds.add_web_pages(self._parts, self._secret_box, actor, kb, urls, watch=watch)
 
     def sources(self, actor: Actor, kind: str | None = None, kb: str | None = None) -> list:
         from core.sources import service as sources
 
-        return sources.list_sources(self.parts, actor, kind=kind, kb_ref=kb)
+        return sources.list_sources(self._parts, actor, kind=kind, kb_ref=kb)
 
     def set_source_watch(self, actor: Actor, source_id: str, watch: bool):
         from core.sources import service as sources
 
-        return sources.set_watch(self.parts, actor, source_id, watch)
+        return sources.set_watch(self._parts, actor, source_id, watch)
 
     def sync_logs(self, actor: Actor, source_id: str | None = None, limit: int = 20) -> list:
         from core.sources import service as sources
 
-        return sources.sync_logs(self.parts, actor, source_id=source_id, limit=limit)
+        return sources.sync_logs(self._parts, actor, source_id=source_id, limit=limit)
 
     def run_scheduled_syncs(self) -> list:
         """One scheduled pass over the watched sources that are due (each as its owner)."""
@@ -175,7 +171,7 @@ class DriveMethods:
         if interval <= 0:
             return []
         # the CLI's local operator owns sources too (it is no account): it syncs as itself
-        return kinds.run_due(self.parts, self._secret_box(),
+        return kinds.run_due(self._parts, self._secret_box,
                              lambda uid: SYSTEM_ACTOR if uid == SYSTEM_ACTOR.user_id else self.actor_for(uid), interval)
 
     def start_sync_scheduler(self, tick_seconds: float = 60.0):

@@ -47,4 +47,4 @@ def knowledge(engine, actor):
     from core.answer_context import answer_context
 
     snap = engine._snapshot()
-    return answer_context(engine.parts, snap, engine._searcher(snap), actor).knowledge
+    return answer_context(engine._parts, snap, engine._searcher(snap), actor).knowledge

@@ -21,10 +21,10 @@ PAGE = "<html><head><title>食堂</title></head><body><article><h1>员工食堂�
 
 
 def counts(engine) -> dict:
-    with engine.db.read() as s:
+    with engine._db.read() as s:
         rows = {m.__name__: s.exec(select(func.count()).select_from(m)).one() for m in (Chat, Message, FileRecord, Job)}
-    rows["collections"] = sorted(engine.store.list_collections())
-    rows["vectors"] = sum(engine.store.count(c) for c in rows["collections"])
+    rows["collections"] = sorted(engine._store.list_collections())
+    rows["vectors"] = sum(engine._store.count(c) for c in rows["collections"])
     return rows
 
 
@@ -74,7 +74,7 @@ def test_chat_files_are_searched_then_deleted_with_their_vectors(engine, server)
     [result] = engine.attach_to_chat(ADMIN, chat.id, [Upload("canteen.md", "# 食堂\n\n员工食堂每天中午十一点半开放。".encode())])
     assert result.status == "indexed"
     collection = chat_collection(chat.id)
-    assert engine.store.count(collection) > 0
+    assert engine._store.count(collection) > 0
     server.add(text("十一点半 [1]"))
     answer = engine.ask(ADMIN, "员工食堂每天几点开放？", chat_id=chat.id)
     assert answer.citations[0].source_name == "canteen.md"
@@ -83,8 +83,8 @@ def test_chat_files_are_searched_then_deleted_with_their_vectors(engine, server)
     other = engine.ask(ADMIN, "员工食堂每天几点开放？")
     assert all(r["source_name"] != "canteen.md" for r in other.retrieved)
     engine.delete_chat(ADMIN, chat.id)
-    assert not engine.store.collection_exists(collection)
-    with engine.db.read() as s:
+    assert not engine._store.collection_exists(collection)
+    with engine._db.read() as s:
         assert s.get(FileRecord, result.file_id) is None
         assert s.exec(select(Message).where(Message.chat_id == chat.id)).first() is None
     with pytest.raises(NotFound):
@@ -96,7 +96,7 @@ def test_url_reference_is_fetched_into_the_chat_collection(engine):
     with web_page(PAGE) as url:
         answer = engine.ask(ADMIN, f"#{url} 员工食堂几点开放？")
     assert "十一点半" in answer.text and answer.citations[0].source_name == url
-    assert engine.store.count(chat_collection(answer.chat_id)) > 0
+    assert engine._store.count(chat_collection(answer.chat_id)) > 0
     # The page stays with the chat: a follow-up finds it without the reference.
     again = engine.ask(ADMIN, "员工食堂晚餐时间是几点？", chat_id=answer.chat_id)
     assert "十七点半" in again.text

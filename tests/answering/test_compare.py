@@ -31,6 +31,6 @@ def test_compare_answers_in_both_modes_embeds_the_question_once_and_stores_nothi
         batch = engine.compare_batch(ADMIN, [question, "  ", "today's weather?"])
         assert [c.question for c in batch] == [question, "today's weather?"]
         assert batch[1].strict.text == "知识库中暂未收录相关内容，我无法凭已有信息作答。" and not batch[1].strict.llm_called
-        with engine.db.read() as s:
+        with engine._db.read() as s:
             assert s.exec(select(func.count()).select_from(Chat)).one() == 0
             assert s.exec(select(func.count()).select_from(Message)).one() == 0

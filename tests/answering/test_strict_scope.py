@@ -44,7 +44,7 @@ def test_strict_does_not_fetch_a_url_reference(engine, server):
         assert any(f"{url} was not fetched" in n for n in answer.notices)
         assert {c.file_id for c in answer.citations} <= _kb_file_ids(engine) and answer.sources == ["kb"]
         assert {r["file_id"] for r in answer.retrieved} <= _kb_file_ids(engine)
-    assert not engine.store.collection_exists(chat_collection(saved.chat_id))  # nothing attached to the chat
+    assert not engine._store.collection_exists(chat_collection(saved.chat_id))  # nothing attached to the chat
     assert "九百元" not in _sent(server) and "六百元" in _sent(server)
     # Normal mode keeps URLs: the same message fetches the page.
     configure(engine, strict={"rag_strict_mode": False})

@@ -48,7 +48,7 @@ def test_storage_audit_finds_and_repairs_an_orphan_for_admins_only(engine):
     at = sign_up(new_app(), "alice")
     actor, kb = _setup(engine, at)
     orphan = kb_collection("orphan", 1)
-    engine.store.create_collection(orphan, 64)  # what an interrupted reindex leaves behind
+    engine._store.create_collection(orphan, 64)  # what an interrupted reindex leaves behind
     goto(at, "files")
     button(at, "Run audit").click()
     at.run()
@@ -58,7 +58,7 @@ def test_storage_audit_finds_and_repairs_an_orphan_for_admins_only(engine):
     button(at, "Repair").click()
     at.run()
     assert "Repaired." in texts(at)
-    assert orphan not in engine.store.list_collections()
+    assert orphan not in engine._store.list_collections()
     assert engine.doctor(actor).healthy
     bob = goto(sign_up(new_app(), "bob"), "files")
     assert not any(b.label == "Run audit" for b in bob.button)

@@ -36,7 +36,7 @@ def test_small_files_share_embedding_batches(api_engine):
     assert srv.embed_count - before == 3  # ceil(10 / 4), not 10 requests
     assert srv.batch_sizes()[-3:] == [4, 4, 2]
     kb = engine.get_kb(A, "kb")
-    assert engine.store.count(kb.collection) == 10
+    assert engine._store.count(kb.collection) == 10
 
 
 def test_an_embedding_outage_fails_the_group_cleanly_and_keeps_earlier_files(api_engine):
@@ -49,7 +49,7 @@ def test_an_embedding_outage_fails_the_group_cleanly_and_keeps_earlier_files(api
     batched = [r for r in results if r.name != "broken.pdf"]
     assert all(r.status == "failed" and "503" in r.error for r in batched)
     kb = engine.get_kb(A, "kb")
-    assert engine.store.count(kb.collection) == first.chunks  # nothing half-indexed, the first file kept
+    assert engine._store.count(kb.collection) == first.chunks  # nothing half-indexed, the first file kept
     assert engine.doctor(A).healthy
     again = engine.ingest(A, "kb", _small_files(6)[1:])  # retry after the outage
     assert all(r.status == "indexed" for r in again)
@@ -63,7 +63,7 @@ def test_reindex_batches_across_files_like_ingest(api_engine):
     assert result.status == "done" and result.files == 10 and result.chunks == 10
     assert srv.embed_count - before == 3  # one path for ingest and reindex: shared batches of 4
     kb = engine.get_kb(A, "kb")
-    assert engine.store.count(kb.collection) == 10 and engine.doctor(A).healthy
+    assert engine._store.count(kb.collection) == 10 and engine.doctor(A).healthy
 
 
 def test_doctor_rebuilds_missing_vectors_in_shared_batches(api_engine):
@@ -71,11 +71,11 @@ def test_doctor_rebuilds_missing_vectors_in_shared_batches(api_engine):
     results = engine.ingest(A, "kb", _small_files(6))
     kb = engine.get_kb(A, "kb")
     for r in results:
-        engine.store.delete_file(kb.collection, r.file_id)  # vectors lost behind the database's back
+        engine._store.delete_file(kb.collection, r.file_id)  # vectors lost behind the database's back
     before = srv.embed_count
     engine.doctor(A, repair=True)
     assert srv.embed_count - before == 2  # ceil(6 / 4), not one request per file
-    assert engine.store.count(kb.collection) == 6 and engine.doctor(A).healthy
+    assert engine._store.count(kb.collection) == 6 and engine.doctor(A).healthy
 
 
 def test_a_model_switch_during_an_ingest_does_not_mix_vectors(api_engine):
@@ -92,7 +92,7 @@ def test_a_model_switch_during_an_ingest_does_not_mix_vectors(api_engine):
     kb = engine.get_kb(A, "kb")
     # The whole batch used the embedder it started with: one model, one dimension in the collection.
     assert kb.embedder_id == "openai/fake-embed"
-    assert engine.store.dimension(kb.collection) == 64 and engine.store.count(kb.collection) == 3
+    assert engine._store.dimension(kb.collection) == 64 and engine._store.count(kb.collection) == 3
     assert all(f.meta["embedder_id"] == kb.embedder_id for f in engine.list_files(A, "kb"))
     # The next batch sees the switch and refuses to add 32-d vectors to the 64-d index.
     from core.errors import ReindexNeeded
@@ -110,7 +110,7 @@ def test_a_commit_refuses_vectors_of_a_model_the_knowledge_base_no_longer_expect
 
     def rebuilt_elsewhere(*_args) -> None:
         # Another process switched this knowledge base to another model while our batch embedded.
-        with engine.db.write() as s:
+        with engine._db.write() as s:
             row = s.get(KnowledgeBase, kb.id)
             row.embedder_id = "test/hash-64"
             s.add(row)
@@ -118,4 +118,4 @@ def test_a_commit_refuses_vectors_of_a_model_the_knowledge_base_no_longer_expect
     [result] = engine.ingest(A, "kb", _small_files(2)[1:], progress=rebuilt_elsewhere)
     assert result.status == "failed"
     assert "expects test/hash-64" in result.error and "openai/fake-embed" in result.error
-    assert engine.store.count(kb.collection, file_id=result.file_id) == 0  # no vector of it is left
+    assert engine._store.count(kb.collection, file_id=result.file_id) == 0  # no vector of it is left

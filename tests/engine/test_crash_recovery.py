@@ -59,5 +59,5 @@ def test_kill_during_embedding_leaves_nothing_half_indexed(data_dir, tmp_path, m
             files = engine.list_files(SYSTEM_ACTOR, "kb")
             assert len(files) == 1 and files[0].status == "failed" and "interrupted" in files[0].error
             kb = engine.get_kb(SYSTEM_ACTOR, "kb")
-            assert engine.store.count(kb.collection) == 0
+            assert engine._store.count(kb.collection) == 0
             assert engine.doctor(SYSTEM_ACTOR).healthy

@@ -18,7 +18,7 @@ A = SYSTEM_ACTOR
 def test_a_group_of_small_files_is_made_searchable_in_one_commit(engine):
     engine.create_kb(A, "kb")
     commits = []
-    event.listen(engine.db.engine, "commit", lambda conn: commits.append(1))
+    event.listen(engine._db.engine, "commit", lambda conn: commits.append(1))
     uploads = [Upload(f"note{i}.md", f"# Note {i}\n\nThe code word of note {i} is zebra{i}.".encode()) for i in range(20)]
     results = engine.ingest(A, "kb", uploads)
     assert [r.status for r in results] == ["indexed"] * 20
@@ -26,10 +26,10 @@ def test_a_group_of_small_files_is_made_searchable_in_one_commit(engine):
     # the whole group, the knowledge base's first collection, at most a couple of grouped progress
     # writes on a slow machine; before, a second commit per file (40+ in all) and progress rows per file
     assert len(commits) <= 20 + 5, len(commits)
-    assert engine.parts.blobs._unsynced == []  # synced before the commit that indexed them
+    assert engine._parts.blobs._unsynced == []  # synced before the commit that indexed them
     for i in (0, 19):
         [res] = [r for r in results if r.name == f"note{i}.md"]
-        assert engine.parts.blobs.get_parsed(res.file_id) is not None
+        assert engine._parts.blobs.get_parsed(res.file_id) is not None
         hits = engine.search(A, f"zebra{i}", ["kb"], min_score=0).hits
         assert hits and f"zebra{i}" in hits[0].text
 

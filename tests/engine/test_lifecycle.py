@@ -36,7 +36,7 @@ def test_every_chunk_is_stored_with_dense_and_payload(engine):
     for c in chunks:
         assert c["file_id"] == res.file_id and c["source_name"] == "差旅.md" and c["text"].strip()
     kb = engine.get_kb(A, "kb")
-    assert engine.store.count(kb.collection) == res.chunks
+    assert engine._store.count(kb.collection) == res.chunks
 
 
 def test_same_content_twice_is_reported_present_but_may_live_in_two_kbs(engine):
@@ -54,11 +54,11 @@ def test_deleting_a_file_removes_every_vector(engine):
     engine.create_kb(A, "kb")
     keep, gone = engine.ingest(A, "kb", [md("keep.md", HANDBOOK_MD), md("gone.md", POLICY_MD)])
     kb = engine.get_kb(A, "kb")
-    assert engine.store.count(kb.collection, file_id=gone.file_id) == gone.chunks > 0
+    assert engine._store.count(kb.collection, file_id=gone.file_id) == gone.chunks > 0
     [result] = engine.delete_files(A, [gone.file_id])
     assert result.status == "deleted"
-    assert engine.store.count(kb.collection, file_id=gone.file_id) == 0
-    assert engine.store.count(kb.collection) == keep.chunks
+    assert engine._store.count(kb.collection, file_id=gone.file_id) == 0
+    assert engine._store.count(kb.collection) == keep.chunks
     assert engine.doctor(A).healthy
     assert not engine.search(A, "住宿费", ["kb"], mode="bm25", min_score=0).hits
 
@@ -74,7 +74,7 @@ def test_one_bad_file_fails_alone(engine):
     failed = engine.list_files(A, "kb", status="failed")
     assert [f.name for f in failed] == ["broken.pdf"] and failed[0].error == results[4].error
     kb = engine.get_kb(A, "kb")
-    assert engine.store.count(kb.collection, file_id=results[4].file_id) == 0
+    assert engine._store.count(kb.collection, file_id=results[4].file_id) == 0
 
 
 def test_rename_and_delete_kb_drops_its_collection(engine):
@@ -87,9 +87,9 @@ def test_rename_and_delete_kb_drops_its_collection(engine):
     with pytest.raises(AlreadyExists):
         engine.create_kb(A, "new")
     collection = kb.collection
-    assert engine.store.collection_exists(collection)
+    assert engine._store.collection_exists(collection)
     engine.delete_kb(A, "new")
-    assert not engine.store.collection_exists(collection)
+    assert not engine._store.collection_exists(collection)
     assert engine.list_files(A) == []
     assert engine.doctor(A).healthy
 
@@ -107,9 +107,9 @@ def test_reindex_switches_to_a_new_collection_and_handles_a_dimension_change(eng
     assert result.status == "done", result.error
     after = engine.get_kb(A, "kb")
     assert after.collection != before.collection and after.dimension == 32
-    assert not engine.store.collection_exists(before.collection)
-    assert engine.store.dimension(after.collection) == 32
-    assert engine.store.count(after.collection) == result.chunks > 0
+    assert not engine._store.collection_exists(before.collection)
+    assert engine._store.dimension(after.collection) == 32
+    assert engine._store.count(after.collection) == result.chunks > 0
     hits = engine.search(A, "一线城市住宿费", ["kb"], min_score=0).hits
     assert hits and "六百元" in hits[0].text
     assert engine.doctor(A).healthy
@@ -131,7 +131,7 @@ def test_a_cancelled_reindex_leaves_the_old_index_serving(engine):
     assert result.status == "cancelled"
     after = engine.get_kb(A, "kb")
     assert after.collection == before.collection
-    assert engine.store.list_collections() == [before.collection]
+    assert engine._store.list_collections() == [before.collection]
     assert engine.search(A, "laptop monitor headset", ["kb"], min_score=0).hits
     assert engine.jobs(A, ids=[result.job_id])[0].state == "cancelled"
 

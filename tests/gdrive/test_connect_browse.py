@@ -31,7 +31,7 @@ def test_consent_flow_uses_pkce_and_state_and_stores_tokens_encrypted(engine, dr
     back = consent(url)
     status = engine.gdrive_finish_auth(alice, back["code"], back["state"])
     assert status["connected"] and status["email"] == "alice@example.com"
-    with engine.db.read() as s:
+    with engine._db.read() as s:
         row = s.get(DriveConnection, alice.user_id)
     refresh = next(iter(drive.refresh_tokens))
     assert row.refresh_token.startswith("enc:v1:") and refresh not in row.refresh_token
@@ -76,11 +76,11 @@ def test_shared_with_me_and_shared_drives(engine, drive, alice):
 def test_expired_access_token_refreshes_by_itself_and_is_stored(engine, drive, alice):
     drive.folder("A")
     connect(engine, alice, drive)
-    with engine.db.read() as s:
+    with engine._db.read() as s:
         before = s.get(DriveConnection, alice.user_id).access_token
     drive.expire_access_tokens()
     assert [e["name"] for e in engine.gdrive_list(alice)] == ["A"]
-    with engine.db.read() as s:
+    with engine._db.read() as s:
         after = s.get(DriveConnection, alice.user_id).access_token
     assert after != before and after.startswith("enc:v1:")
 
@@ -115,7 +115,7 @@ def test_disconnect_revokes_at_google_and_deletes(engine, drive, alice):
     refresh = next(iter(drive.refresh_tokens))
     assert engine.gdrive_disconnect(alice) == {"disconnected": True, "revoked_at_google": True}
     assert refresh in drive.revoked and not drive.refresh_tokens
-    with engine.db.read() as s:
+    with engine._db.read() as s:
         assert s.get(DriveConnection, alice.user_id) is None
     with pytest.raises(NotConnected):
         engine.gdrive_list(alice)

@@ -79,7 +79,7 @@ def test_every_gdrive_and_sources_command_works_handed_off_as_in_process(cli, dr
             assert code == 0 and added["added"] == 1 and [r["name"] for r in added["results"]] == [page]
             code, out, _ = cli("--json", "sources", "sync", added["source_id"])
             assert code == 0 and json.loads(out)["source_id"] == added["source_id"]
-            with engine.db.write() as s:  # make the web source due for the schedule
+            with engine._db.write() as s:  # make the web source due for the schedule
                 s.get(SyncedSource, added["source_id"]).last_sync_at = None
             code, out, _ = cli("--json", "gdrive", "sync", "--due")
             assert code == 0 and [r["source_id"] for r in json.loads(out)] == [added["source_id"]]

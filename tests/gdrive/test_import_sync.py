@@ -27,7 +27,7 @@ def kb_text(engine, actor, kb, *, settled: bool = True) -> str:
     chunks = [c["text"] for f in files for c in engine.file_chunks(actor, f.id)]
     if settled:
         kb_row = engine.get_kb(actor, kb)
-        assert engine.store.count(kb_row.collection) == sum(f.chunk_count for f in files)
+        assert engine._store.count(kb_row.collection) == sum(f.chunk_count for f in files)
     return "\n".join(chunks)
 
 
@@ -125,8 +125,8 @@ def test_edit_replaces_atomically_old_chunks_answer_until_the_new_are_indexed(en
     from core.gdrive import service as gdrive
     from core.sources import service as sources
 
-    [row] = sources.list_sources(engine.parts, alice, kind="gdrive")
-    gdrive.sync_source(engine.parts, engine._secret_box(), alice, row, trigger="manual", progress=watch_progress)
+    [row] = sources.list_sources(engine._parts, alice, kind="gdrive")
+    gdrive.sync_source(engine._parts, engine._secret_box, alice, row, trigger="manual", progress=watch_progress)
     assert seen_during and all("heron" in t for t in seen_during)
     final = kb_text(engine, alice, "kb")
     assert "egret" in final and "heron" not in final
@@ -199,7 +199,7 @@ def test_rate_limits_back_off_honouring_retry_after(engine, drive, alice):
         drive.add(f"{i}.txt", "text/plain", folder, content=b"x")
     connect(engine, alice, drive)
     waits: list[float] = []
-    creds = oauth.load_credentials(engine.db, engine._secret_box(), engine.settings().gdrive, alice.user_id)
+    creds = oauth.load_credentials(engine._db, engine._secret_box, engine._settings().gdrive, alice.user_id)
     client = DriveClient(creds, drive.url, sleep=waits.append, backoff=Backoff(retries=4, first_seconds=0.5, max_seconds=30))
     drive.fail_next = [(429, "rateLimitExceeded", {"Retry-After": "7"}),
                        (403, "userRateLimitExceeded", {}),
@@ -225,14 +225,14 @@ def test_revoked_token_stops_the_sync_with_reconnect(engine, drive, alice):
     [row] = engine.sources(alice, kind="gdrive")
     assert row.state == "reconnect"
     assert "alpha" in kb_text(engine, alice, "kb")  # nothing lost
-    with engine.db.read() as s:
+    with engine._db.read() as s:
         assert s.get(SyncLog, rep.log_id).status == "failed"
     engine.save_settings(SYSTEM_ACTOR, {"gdrive": {"sync_interval_minutes": 1}})
     assert engine.run_scheduled_syncs() == []  # a source waiting for reconnect is not scheduled
     connect(engine, alice, drive)  # reconnecting resumes it
     [row] = engine.sources(alice, kind="gdrive")
     assert row.state == "ok"
-    with engine.db.write() as s:  # as if the last good sync were an hour ago
+    with engine._db.write() as s:  # as if the last good sync were an hour ago
         from datetime import datetime, timedelta, timezone
 
         stored = s.get(type(row), row.id)

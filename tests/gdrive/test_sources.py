@@ -58,12 +58,12 @@ def test_two_syncs_of_one_source_never_overlap(engine, drive, alice):
     engine.create_kb(alice, "kb")
     engine.gdrive_import(alice, "kb", [folder], watch=True)
     [row] = engine.sources(alice)
-    lease.acquire(engine.db, row.id, "another-process")  # as if another process were syncing it
+    lease.acquire(engine._db, row.id, "another-process")  # as if another process were syncing it
     with pytest.raises(SyncBusy):
         engine.sync_source(alice, row.id)
     [busy] = engine.gdrive_sync(alice)  # the batch call reports it and goes on
     assert busy.status == "busy" and "already running" in busy.error
-    lease.release(engine.db, row.id, "another-process")
+    lease.release(engine._db, row.id, "another-process")
     # and two threads at once: exactly one wins the lease
     outcomes: list[str] = []
     barrier = threading.Barrier(2)
@@ -71,7 +71,7 @@ def test_two_syncs_of_one_source_never_overlap(engine, drive, alice):
     def take(holder: str) -> None:
         barrier.wait()
         try:
-            lease.acquire(engine.db, row.id, holder)
+            lease.acquire(engine._db, row.id, holder)
             outcomes.append("got")
         except SyncBusy:
             outcomes.append("busy")
@@ -94,7 +94,7 @@ def test_scheduler_syncs_watched_sources_when_due_without_blocking(engine, drive
     drive.add("b.txt", "text/plain", folder, content=b"beta")
     from core.sources.models import SyncedSource
 
-    with engine.db.write() as s:  # as if the last sync were two minutes ago
+    with engine._db.write() as s:  # as if the last sync were two minutes ago
         row = s.get(SyncedSource, engine.sources(alice)[0].id)
         from datetime import datetime, timedelta, timezone
 

@@ -156,7 +156,7 @@ def test_unfinished_files_are_excluded_before_the_candidate_limit(engine, kb):
     engine.create_kb(A, "busy")
     [done, busy] = engine.ingest(A, "busy", [md("done.md", "# IT\n\nPasswords rotate every ninety days."),
                                              md("busy.md", "# IT\n\nPasswords rotate every ninety days for staff.")])
-    with engine.db.write() as s:
+    with engine._db.write() as s:
         s.get(FileRecord, busy.file_id).status = "processing"  # as during its ingest
     engine.save_settings(A, {"retrieval": {"candidates": 1}})
     hits = engine.search(A, "password rotation ninety days staff", ["busy"], min_score=0).hits

@@ -88,7 +88,7 @@ def test_jobs_of_a_dead_process_are_marked_interrupted_at_start_up(data_dir, mon
     dead.wait()
     with make_engine(data_dir) as engine:
         kb = engine.create_kb(SYSTEM_ACTOR, "kb")
-        with engine.db.write() as s:
+        with engine._db.write() as s:
             job = Job(kind="reindex", owner_id="system", kb_id=kb.id, state="running", pid=dead.pid, host=HOST)
             s.add(job)
         job_id = job.id
@@ -97,7 +97,7 @@ def test_jobs_of_a_dead_process_are_marked_interrupted_at_start_up(data_dir, mon
         assert row.state == "failed" and row.error.startswith("interrupted")
         assert engine.jobs(SYSTEM_ACTOR, active_only=True) == []
         # killed while this engine runs (e.g. a CLI reindex): the next reindex clears it
-        with engine.db.write() as s:
+        with engine._db.write() as s:
             job = Job(kind="reindex", owner_id="system", kb_id=kb.id, state="running", pid=dead.pid, host=HOST)
             s.add(job)
         engine.reindex(SYSTEM_ACTOR, "kb")
@@ -202,7 +202,7 @@ def test_sharing_by_name_cannot_hit_a_look_alike_user(engine):
     from core.db.models import User
 
     alice = engine.sign_up("alice", "correct horse battery")
-    with engine.db.write() as s:  # an impostor row, e.g. from before names were checked at sign-up
+    with engine._db.write() as s:  # an impostor row, e.g. from before names were checked at sign-up
         s.add(User(name="\u0430lice", password_hash="", role="user"))  # Cyrillic а
     assert engine.share_kb(SYSTEM_ACTOR, "kb", ["alice"]) == ["alice"]
     shared = engine.shared_with(SYSTEM_ACTOR, "kb")

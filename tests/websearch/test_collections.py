@@ -33,7 +33,7 @@ def _search(engine, fake, body: str):
 
 
 def _web_collections(engine) -> list[str]:
-    return [c for c in engine.store.list_collections() if is_web_collection(c)]
+    return [c for c in engine._store.list_collections() if is_web_collection(c)]
 
 
 def test_the_same_queries_overwrite_their_collection(engine, fake):
@@ -42,7 +42,7 @@ def test_the_same_queries_overwrite_their_collection(engine, fake):
     first = _search(engine, fake, "The river Fulda runs through Vellmar.\n" + "Old text about bridges. " * 40)
     second = _search(engine, fake, "The river Fulda runs through Vellmar.")
     assert _web_collections(engine) == [collection_name([Q])]
-    assert engine.store.count(collection_name([Q])) == 1  # only the second version's single chunk
+    assert engine._store.count(collection_name([Q])) == 1  # only the second version's single chunk
     assert "Fulda" in first.text and "Fulda" in second.text
 
 
@@ -53,14 +53,14 @@ def test_expired_collections_are_removed_by_the_doctor_and_on_the_next_search(en
     old = collection_name([Q])
     report = engine.doctor(SYSTEM_ACTOR)
     assert report.healthy and report.expired_web_collections == [] and old in _web_collections(engine)
-    with engine.db.write() as s:  # a day and a bit later
+    with engine._db.write() as s:  # a day and a bit later
         row = s.get(WebSearchCollection, old)
         row.created_at = utcnow() - timedelta(hours=25)
         s.add(row)
     report = engine.doctor(SYSTEM_ACTOR)
     assert report.expired_web_collections == [old] and report.healthy
     assert _web_collections(engine) == []
-    with engine.db.read() as s:
+    with engine._db.read() as s:
         assert s.get(WebSearchCollection, old) is None
 
 
@@ -69,18 +69,18 @@ def test_a_shorter_ttl_expires_sooner_and_a_fresh_search_renews(engine, fake):
     configure(engine, web_search={**fake.settings("searxng"), "web_search_collection_ttl_hours": 1})
     _search(engine, fake, "The river Fulda runs through Vellmar.")
     name = collection_name([Q])
-    assert remove_expired(engine.store, engine.db, 1, now=utcnow() + timedelta(minutes=59)) == []
-    assert remove_expired(engine.store, engine.db, 1, now=utcnow() + timedelta(minutes=61)) == [name]
+    assert remove_expired(engine._store, engine._db, 1, now=utcnow() + timedelta(minutes=59)) == []
+    assert remove_expired(engine._store, engine._db, 1, now=utcnow() + timedelta(minutes=61)) == [name]
     assert _web_collections(engine) == []
 
 
 def test_an_unrecorded_web_collection_is_an_orphan(engine):
     stray = COLLECTION_PREFIX + "web-search-0123456789abcdef"
-    engine.store.create_collection(stray, engine.embedder().dimension)
+    engine._store.create_collection(stray, engine.embedder().dimension)
     report = engine.doctor(SYSTEM_ACTOR)
     assert stray in report.orphan_collections and not report.healthy
     engine.doctor(SYSTEM_ACTOR, repair=True)
-    assert stray not in engine.store.list_collections()
+    assert stray not in engine._store.list_collections()
 
 
 @pytest.mark.slow  # a real CLI process
@@ -89,8 +89,8 @@ def test_python_m_core_doctor_removes_stale_web_collections(data_dir):
 
     engine = make_engine(data_dir)
     name = collection_name(["stale query"])
-    engine.store.create_collection(name, engine.embedder().dimension)
-    with engine.db.write() as s:
+    engine._store.create_collection(name, engine.embedder().dimension)
+    with engine._db.write() as s:
         s.add(WebSearchCollection(name=name, queries=["stale query"], created_at=utcnow() - timedelta(days=3)))
     engine.close()
     report = as_json(run_cli(data_dir, "--json", "doctor"))
@@ -104,5 +104,5 @@ def test_only_the_best_keyword_matches_are_embedded_and_the_deep_answer_is_still
     filler = "\n".join(f"Section {i}: the town archive keeps maps, letters and tax rolls of year {1800 + i}." for i in range(60))
     body = filler + "\nThe river Fulda runs through Vellmar and joins the Weser further north.\n" + filler
     answer = _search(engine, fake, body)
-    assert engine.store.count(collection_name([Q])) == 3  # of dozens of chunks, three were embedded
+    assert engine._store.count(collection_name([Q])) == 3  # of dozens of chunks, three were embedded
     assert "Fulda" in answer.text and answer.citations[0].location == fake.url("/pages/vellmar")

@@ -150,7 +150,7 @@ def test_bypass_embedding_injects_whole_pages_within_the_budget(engine, fake):
     a, b = _two_pages(fake)
     fake.results(Q, [(a, "lighthouse", ""), (b, "ferry", "")])
     answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
-    assert not [c for c in engine.store.list_collections() if "web-search-" in c]  # nothing was indexed
+    assert not [c for c in engine._store.list_collections() if "web-search-" in c]  # nothing was indexed
     assert {c.location for c in answer.citations} >= {a}
     assert any("1871" in c.text and "47 metres" in c.text for c in answer.citations)  # the page, whole
 
