@@ -52,20 +52,22 @@ def artifacts(tmp_path_factory, request) -> Path:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    yield from _serve(tmp_path_factory.mktemp("e2e-data"), {})
+    yield from serve_app(tmp_path_factory.mktemp("e2e-data"), {})
 
 
 @pytest.fixture(scope="module")
 def fast_server(tmp_path_factory):
     """The same app over the hash test embedder (set in the environment, so Settings shows it
     locked): page checks that are about the pages, not about retrieval quality, run in seconds."""
-    yield from _serve(tmp_path_factory.mktemp("e2e-fast-data"),
+    yield from serve_app(tmp_path_factory.mktemp("e2e-fast-data"),
                       {"RAGDESK_EMBEDDING__PROVIDER": "local", "RAGDESK_EMBEDDING__MODEL": "hash-64",
                        "RAGDESK_RETRIEVAL__RAG_MIN_SIMILARITY": "0.05"})
 
 
-def _serve(data: Path, extra_env: dict[str, str]):
-    port = _free_port()
+def serve_app(data: Path, extra_env: dict[str, str], port: int | None = None):
+    """``streamlit run dashboard/app.py`` on ``port`` (a free one by default) with its own data
+    folder; yields the app's URL once it is healthy, and stops it afterwards."""
+    port = port or _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL", "QDRANT_API_KEY")}
     env.update(RAGDESK_DATA_DIR=str(data), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **extra_env)
     log = data / "streamlit.log"

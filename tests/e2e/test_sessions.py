@@ -3,13 +3,9 @@ the session for good, a second user in the same tab starts clean, and the menu f
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.e2e.conftest import ROOT, _free_port, _wait_healthy
+from tests.e2e.conftest import serve_app
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -19,27 +15,8 @@ PASSWORD = "correct horse 1"
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     """One served app for this module, with a fast embedder (no model to load)."""
-    data = tmp_path_factory.mktemp("e2e-sessions")
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL", "QDRANT_API_KEY")}
-    env.update(RAGDESK_DATA_DIR=str(data), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               RAGDESK_EMBEDDING__PROVIDER="local", RAGDESK_EMBEDDING__MODEL="hash-64")
-    log = data / "streamlit.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
-             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        _wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, log)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
+    yield from serve_app(tmp_path_factory.mktemp("e2e-sessions"),
+                         {"RAGDESK_EMBEDDING__PROVIDER": "local", "RAGDESK_EMBEDDING__MODEL": "hash-64"})
 
 class Tab:
     def __init__(self, page):

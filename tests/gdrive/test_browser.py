@@ -4,44 +4,41 @@ the sync log. Screenshots go to $RAGDESK_E2E_ARTIFACTS (or a printed temp folder
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.e2e.conftest import ROOT, _free_port, _wait_healthy, artifacts, browser  # noqa: F401 (fixtures)
+from tests.e2e.conftest import _free_port, artifacts, browser, serve_app  # noqa: F401 (fixtures)
 from tests.e2e.test_browser import Driver
 from tests.fakes.drive_server import DOC, FakeDrive
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
+def choose_option(page, select, name: str, tries: int = 6) -> None:
+    """Open a multiselect and pick ``name``; a rerun that lands meanwhile closes the list, so try again."""
+    from playwright.sync_api import TimeoutError as NotYet
+
+    for _ in range(tries):
+        select.click()
+        option = page.get_by_role("option", name=name)
+        try:
+            option.wait_for(state="visible", timeout=5_000)
+        except NotYet:  # the list closed (a rerun) or is not drawn yet
+            page.keyboard.press("Escape")
+            continue
+        option.click()
+        return
+    raise AssertionError(f"the option {name!r} never appeared in the list")
+
+
 @pytest.fixture(scope="module")
 def drive_app(tmp_path_factory):
-    data = tmp_path_factory.mktemp("gdrive-e2e")
     port = _free_port()
     app_url = f"http://127.0.0.1:{port}"
     with FakeDrive(max_page=2) as drive:
-        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL", "QDRANT_API_KEY")}
-        env.update(RAGDESK_DATA_DIR=str(data), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-                   RAGDESK_EMBEDDING__PROVIDER="local", RAGDESK_EMBEDDING__MODEL="hash-64",
-                   **{f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings(f"{app_url}/google_drive").items()})
-        log = data / "streamlit.log"
-        with log.open("w") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
-                 "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            _wait_healthy(f"{app_url}/_stcore/health", proc, log)
-            yield app_url, drive
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        env = {"RAGDESK_EMBEDDING__PROVIDER": "local", "RAGDESK_EMBEDDING__MODEL": "hash-64",
+               **{f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings(f"{app_url}/google_drive").items()}}
+        for url in serve_app(tmp_path_factory.mktemp("gdrive-e2e"), env, port=port):
+            yield url, drive
 
 
 def test_drive_page_in_chromium(drive_app, browser, artifacts):  # noqa: F811
@@ -83,8 +80,7 @@ def test_drive_page_in_chromium(drive_app, browser, artifacts):  # noqa: F811
     d.click("My Drive ›")
     d.wait_for(page.get_by_role("button", name="Open Team"))  # back at the root: the folder is listed again
     d.idle()
-    page.get_by_test_id("stMultiSelect").first.click()
-    page.get_by_role("option", name="📁 Team").click()
+    choose_option(page, page.get_by_test_id("stMultiSelect").first, "📁 Team")
     page.keyboard.press("Escape")
     page.get_by_text("Keep in sync (watch)").click()
     d.idle()
