@@ -22,6 +22,7 @@ from sqlmodel import select
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, InvalidInput
+from core.ingest.blobs import sha256_hex
 from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts, Snapshot
@@ -132,7 +133,9 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
             return failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id)
         # what is kept of a URL is its extracted text: reindex and full-document mode read that
         upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
-    sha = parts.blobs.put(upload.data)
+    # The row first, then the original: a doctor running meanwhile must never see an original no
+    # row claims (it would remove it as an orphan).
+    sha = sha256_hex(upload.data)
     with parts.db.write() as s:
         owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
         for old in s.exec(select(FileRecord).where(owner, FileRecord.sha256 == sha)).all():
@@ -154,6 +157,7 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
             raise Cancelled("cancelled by request")
 
     try:
+        parts.blobs.put(upload.data)  # a disk that refuses it fails this file alone, row and job closed
         prepared.doc = fetched or parts.parse(upload.data, upload.name,
                                               ParseContext(settings=settings.parsing, progress=parse_progress))
         prepared.job.chunks = make_chunks(prepared.doc, settings.chunking, snap.embedder)

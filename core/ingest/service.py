@@ -19,14 +19,14 @@ from sqlmodel import select
 
 from core.access import check_file, resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.errors import CoreError, ReindexNeeded
+from core.errors import AlreadyExists, CoreError, ReindexNeeded, StoreError
 from core.ingest.jobs import JobTracker, abandoned, mark_abandoned
 from core.ingest.kb_chunking import effective_chunking
 from core.ingest.parts import EngineParts, Snapshot
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.types import Actor
-from core.vectorstore.base import kb_collection
+from core.vectorstore.base import VectorStore, kb_collection
 
 log = logging.getLogger(__name__)
 
@@ -66,29 +66,57 @@ def kb_collection_name(kb_id: str, version: int) -> str:
     return kb_collection(kb_id, version)
 
 
+def ensure_collection(store: VectorStore, name: str, dimension: int) -> None:
+    """Make sure ``name`` exists with ``dimension``: created when missing, at the point of use.
+
+    Idempotent, so a create that failed once (the knowledge base already names the collection)
+    is made good by the next call, and two first ingests racing to create it both go on (the
+    loser's "already exists" — an error on a Qdrant server — is checked, not trusted blindly)."""
+    if not store.collection_exists(name):
+        try:
+            store.create_collection(name, dimension)
+        except (AlreadyExists, StoreError):
+            if not store.collection_exists(name):
+                raise  # a real refusal: the store said no and nobody else made it either
+    have = store.dimension(name)
+    if have != dimension:
+        raise StoreError(f"collection {name} holds {have}-dimensional vectors, not {dimension}: reindex its knowledge base")
+
+
 def ensure_kb_index(parts: EngineParts, snap: Snapshot, kb_id: str) -> KnowledgeBase:
-    """Give a knowledge base its first collection, or check it matches the snapshot's embedder."""
+    """Give a knowledge base its first collection, or check it matches the snapshot's embedder;
+    either way the collection exists when this returns."""
+    embedder = snap.embedder
+    with parts.db.read() as s:
+        kb = s.get(KnowledgeBase, kb_id)
+    if not kb.collection:
+        kb = _name_first_collection(parts, snap, kb_id)
+    if kb.sparse_encoder and kb.sparse_encoder != bm25.TOKENIZER_ID:
+        raise ReindexNeeded(f"knowledge base '{kb.name}' was indexed with an older keyword tokeniser: reindex it")
+    if kb.embedder_id != embedder.id:
+        raise ReindexNeeded(
+            f"knowledge base '{kb.name}' was built with {kb.embedder_id} but the current embedder is "
+            f"{embedder.id}: reindex it before adding files"
+        )
+    # Outside any transaction (a store call may be slow); checked on every ingest, not only the first.
+    ensure_collection(parts.store, kb.collection, kb.dimension)
+    return kb
+
+
+def _name_first_collection(parts: EngineParts, snap: Snapshot, kb_id: str) -> KnowledgeBase:
+    """Record the first collection of a knowledge base (once: a concurrent first ingest that
+    got here first has recorded it already, and that is what both use)."""
     embedder = snap.embedder
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
-        if kb.collection:
-            if kb.sparse_encoder and kb.sparse_encoder != bm25.TOKENIZER_ID:
-                raise ReindexNeeded(f"knowledge base '{kb.name}' was indexed with an older keyword tokeniser: reindex it")
-            if kb.embedder_id != embedder.id:
-                raise ReindexNeeded(
-                    f"knowledge base '{kb.name}' was built with {kb.embedder_id} but the current embedder is "
-                    f"{embedder.id}: reindex it before adding files"
-                )
-            return kb
-        kb.collection_version = 1
-        kb.collection = kb_collection_name(kb.id, 1)
-        kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
-        kb.sparse_encoder = bm25.TOKENIZER_ID
-        kb.chunking = effective_chunking(snap.settings, kb.chunking_override).model_dump()
-        kb.updated_at = utcnow()
-        s.add(kb)
-    if not parts.store.collection_exists(kb.collection):
-        parts.store.create_collection(kb.collection, kb.dimension)
+        if not kb.collection:
+            kb.collection_version = 1
+            kb.collection = kb_collection_name(kb.id, 1)
+            kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
+            kb.sparse_encoder = bm25.TOKENIZER_ID
+            kb.chunking = effective_chunking(snap.settings, kb.chunking_override).model_dump()
+            kb.updated_at = utcnow()
+            s.add(kb)
     return kb
 
 
