@@ -59,6 +59,7 @@ class _Prepared:
     job: EmbedJob
     doc: ParsedDoc | None
     progress: Progress | None
+    sha: str = ""
     failed: IngestResult | None = None
 
     def report(self, done: int, total: int, message: str) -> None:
@@ -67,7 +68,7 @@ class _Prepared:
             self.progress(done, total, message)
 
     def fail(self, parts: EngineParts, state: str, message: str) -> None:
-        abandon_file(parts, self.record_id, self.job.target.collection, state, message)
+        abandon_file(parts, self.record_id, self.job.target.collection, state, message, sha=self.sha)
         self.tracker.finish(state, error=message)
         self.failed = IngestResult(self.upload.name, state, file_id=self.record_id, error=message,
                                    job_id=self.tracker.job_id)
@@ -149,7 +150,7 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
         tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
                                       message=f"parsing {upload.name}")
     target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
-    prepared = _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=None, progress=progress)
+    prepared = _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=None, progress=progress, sha=sha)
 
     def parse_progress(done: int, total: int, message: str) -> None:
         prepared.report(done, total, message)
@@ -192,7 +193,7 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
     """Make a group of fully embedded files searchable in one transaction (one commit, not one
     per file). Their originals and parsed text are made durable first (one sync for all)."""
     parts.blobs.sync()
-    problems: dict[int, str] = {}
+    problems: dict[int, tuple[str, str]] = {}  # id(prepared) -> (state, reason)
     with parts.db.write() as s:
         # Checked in the same transaction that makes the files searchable, so a reindex switch
         # can't slip in between.
@@ -205,13 +206,17 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
                 kbs[kb_id] = s.get(KnowledgeBase, kb_id)
             kb = kbs.get(kb_id) if kb_id else None
             if kb_id is not None and (kb is None or kb.collection != collection):
-                problems[id(p)] = "the knowledge base was reindexed or deleted while this file was processing; upload it again"
+                problems[id(p)] = ("failed", "the knowledge base was reindexed or deleted while this file was "
+                                             "processing; upload it again")
                 continue
             if kb is not None and kb.embedder_id != snap.embedder.id:
-                problems[id(p)] = (f"the knowledge base now expects {kb.embedder_id} but this file was embedded with "
-                                   f"{snap.embedder.id}; upload it again")
+                problems[id(p)] = ("failed", f"the knowledge base now expects {kb.embedder_id} but this file was "
+                                             f"embedded with {snap.embedder.id}; upload it again")
                 continue
             rec = s.get(FileRecord, p.record_id)
+            if rec is None:  # deleted while it was processing: what it wrote goes too
+                problems[id(p)] = ("cancelled", "the file was deleted while it was processing")
+                continue
             rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
             rec.mime = doc.mime
             meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
@@ -224,7 +229,7 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
     out: dict[int, IngestResult] = {}
     for p in group:
         if id(p) in problems:
-            p.fail(parts, "failed", problems[id(p)])
+            p.fail(parts, *problems[id(p)])
             out[id(p)] = p.failed  # type: ignore[assignment]
         else:
             out[id(p)] = IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.job.chunks),

@@ -20,7 +20,7 @@ from sqlmodel import select
 from core.access import check_file, resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import AlreadyExists, CoreError, ReindexNeeded, StoreError
-from core.ingest.jobs import JobTracker, abandoned, mark_abandoned
+from core.ingest.jobs import JobTracker, abandoned, cancel_file_jobs, mark_abandoned
 from core.ingest.kb_chunking import effective_chunking
 from core.ingest.parts import EngineParts, Snapshot
 from core.parsers.base import ParseContext
@@ -153,13 +153,14 @@ def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error:
 RETRY_STATES = ("failed", "cancelled")
 
 
-def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str) -> None:
+def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str, sha: str = "") -> None:
     """Mark a file failed or cancelled: its points and parsed text go; a knowledge-base file's
-    original stays for Retry (a chat attachment's goes: the chat attaches it again)."""
+    original stays for Retry (a chat attachment's goes: the chat attaches it again). A file
+    deleted while it was processing has no row left: what its ingest wrote goes all the same
+    (``sha``: the original that ingest stored)."""
     if parts.store.collection_exists(collection):
         parts.store.delete_file(collection, file_id)
     parts.blobs.delete_parsed(file_id)
-    sha = ""
     with parts.db.write() as s:
         rec = s.get(FileRecord, file_id)
         if rec is not None:
@@ -198,9 +199,15 @@ def delete_files(parts: EngineParts, actor: Actor, file_ids: list[str]) -> list[
 
 
 def remove_file_everywhere(parts: EngineParts, rec: FileRecord) -> None:
+    """A file, its vectors, parsed text and (when no other file uses it) original. A file still
+    being indexed is cancelled first; its ingest removes whatever it writes after this (it finds
+    its row gone), and a killed ingest's last points are the doctor's to remove."""
+    in_progress = rec.status in ("processing", "pending")
+    if in_progress:
+        cancel_file_jobs(parts.db, rec.id)
     if rec.collection and parts.store.collection_exists(rec.collection):
         parts.store.delete_file(rec.collection, rec.id)
-        left = parts.store.count(rec.collection, file_id=rec.id)
+        left = 0 if in_progress else parts.store.count(rec.collection, file_id=rec.id)
         if left:
             raise CoreError(f"could not remove all vectors of '{rec.name}' ({left} left); run the doctor")
     parts.blobs.delete_parsed(rec.id)
