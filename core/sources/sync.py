@@ -8,7 +8,8 @@ It knows the ``Source`` protocol only. For one source it lists what changed, the
 - a renamed or moved-within item keeps its file (its version is unchanged) and only its
   metadata follows.
 Every item gets a result; one that fails is left as it was and tried again next run (the
-changes cursor is not advanced past a failure). A database lease keeps two syncs of one
+changes cursor is not advanced past a failure). A source that raises anything — a CoreError or
+a bug of its own — ends its sync "failed" with a reason, never "done". A database lease keeps two syncs of one
 source from overlapping, in any process.
 """
 
@@ -22,6 +23,7 @@ from sqlmodel import select
 
 from core.access import resolve_kb
 from core.db.models import FileRecord, utcnow
+from core.error_report import shown_error
 from core.errors import CoreError
 from core.ingest import service as ingest_mod
 from core.ingest.jobs import JobTracker
@@ -118,6 +120,10 @@ def run_sync(parts: EngineParts, actor: Actor, source_id: str, source: Source, *
     except CoreError as exc:
         report.status, report.error, report.source_state = "failed", exc.message, "error"
         _mark_source(parts, source_id, state="error", error=exc.message)
+    except Exception as exc:  # a source implementation's bug (a reply it did not expect): this source fails
+        message = shown_error(exc, actor, f"syncing the source '{row.title or source_id}'")
+        report.status, report.error, report.source_state = "failed", message, "error"
+        _mark_source(parts, source_id, state="error", error=message)
     finally:
         _finish_log(parts, report)
         lease.release(parts.db, source_id, holder)
@@ -189,6 +195,9 @@ def _ingest_group(parts: EngineParts, actor: Actor, row: SyncedSource, source: S
             raise
         except CoreError as exc:
             results.append(ItemResult(item.item_id, item.name, "failed", old.file_id if old else None, error=exc.message))
+        except Exception as exc:  # the source's bug on this one item: it fails alone, with a reason
+            results.append(ItemResult(item.item_id, item.name, "failed", old.file_id if old else None,
+                                      error=shown_error(exc, actor, f"fetching '{item.name}'")))
     if not fetched:
         return results
     outcomes = ingest_mod.ingest(parts, parts.snapshot(), actor, row.kb_id, [u for _, _, u in fetched], progress)
