@@ -26,7 +26,7 @@ from core.ingest.parts import EngineParts, Snapshot
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.types import Actor
-from core.vectorstore.base import VectorStore, kb_collection
+from core.vectorstore.base import VectorStore, kb_collection, kb_collection_prefix
 
 log = logging.getLogger(__name__)
 
@@ -221,13 +221,16 @@ def remove_file_everywhere(parts: EngineParts, rec: FileRecord) -> None:
 
 
 def recover_interrupted(parts: EngineParts) -> list[str]:
-    """Clean up files whose ingest process died: their points go, the file is marked failed."""
+    """Clean up after processes that died: a file they were indexing loses its points and is
+    marked failed; the new collection of a reindex they were running is dropped (the old one
+    kept serving throughout). Returns the ids of the files cleaned."""
     from core.db.models import Job
 
     cleaned = []
     with parts.db.read() as s:
         stuck = s.exec(select(FileRecord).where(FileRecord.status.in_(["processing", "pending"]))).all()
-        jobs = {j.file_id: j for j in s.exec(select(Job).where(Job.state.in_(["queued", "running"]))).all()}
+        active = s.exec(select(Job).where(Job.state.in_(["queued", "running"]))).all()
+    jobs = {j.file_id: j for j in active}
     for rec in stuck:
         job = jobs.get(rec.id)
         if job is not None and not abandoned(job):
@@ -236,5 +239,24 @@ def recover_interrupted(parts: EngineParts) -> list[str]:
         if job is not None:
             JobTracker(parts.db, job.id).finish("failed", error="interrupted")
         cleaned.append(rec.id)
+    dead_reindexes = {j.kb_id for j in active if j.kind == "reindex" and j.kb_id and abandoned(j)}
+    live_reindexes = {j.kb_id for j in active if j.kind == "reindex" and not abandoned(j)}
     mark_abandoned(parts.db)  # jobs without a file (a reindex) too
+    for kb_id in dead_reindexes - live_reindexes:
+        drop_unfinished_indexes(parts, kb_id)
     return cleaned
+
+
+def drop_unfinished_indexes(parts: EngineParts, kb_id: str) -> list[str]:
+    """Drop a knowledge base's collections that neither it nor any file points to (what a
+    reindex that stopped half-way built); the names dropped."""
+    with parts.db.read() as s:
+        kb = s.get(KnowledgeBase, kb_id)
+        used = set(s.exec(select(FileRecord.collection).where(FileRecord.kb_id == kb_id)))
+    if kb is not None:
+        used.add(kb.collection)
+    prefix = kb_collection_prefix(kb_id)
+    dropped = [c for c in parts.store.list_collections() if c.startswith(prefix) and c not in used]
+    for name in dropped:
+        parts.store.drop_collection(name)
+    return dropped
