@@ -76,7 +76,12 @@ class Engine(AccountMethods, DriveMethods):
         self._reranker_key: tuple | None = None
         self._reranker: Reranker | None = None
         self._context_providers: list = []  # normal-mode extra context sources (web search)
-        cleaned = ingest_mod.recover_interrupted(self._parts)
+        try:
+            cleaned = ingest_mod.recover_interrupted(self._parts)
+        except BaseException:  # the store's lock and the database go back too: a retry can open them
+            self._store.close()
+            self._db.dispose()
+            raise
         if cleaned:
             log.warning("cleaned up %d file(s) left half-indexed by a stopped process", len(cleaned))
         self._handoff = None
