@@ -5,7 +5,8 @@ would otherwise send one tiny embedding request and one vector-store write per f
 embedder's batching is where its throughput comes from. So files are prepared one by one
 (record, parse, chunk — a bad file fails alone here), then the chunks of a group of files are
 embedded and stored in full batches (``pipeline.embed_files``, the path reindex and repair use
-too), then each file is committed on its own. Cancel is per file and checked between batches;
+too), then each file is committed on its own. Cancel is per file and checked at every step: each
+page parsed (for the files of the group waiting too), each embedding call (about a second);
 an embedding failure fails the files of its group that are not yet committed, never the files
 before them. The whole batch uses one settings and embedder snapshot, and each commit checks
 that its knowledge base still expects that embedder.
@@ -24,7 +25,7 @@ from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest.blobs import sha256_hex
 from core.ingest.kb_chunking import settings_for_kb_id
-from core.ingest.jobs import JobTracker
+from core.ingest.jobs import JobTracker, cancelled_many
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
@@ -84,8 +85,10 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
     snap = Snapshot(settings_for_kb_id(parts, snap.settings, kb_id), snap.embedder)
     for i, upload in enumerate(uploads):
         on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
+        _stop_cancelled(parts, group, results)
         prepared = _prepare(parts, snap, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,
-                            progress=on_progress, parsed=parsed)
+                            progress=on_progress, parsed=parsed,
+                            between_steps=lambda: _stop_cancelled(parts, group, results))
         if isinstance(prepared, IngestResult):
             results[i] = prepared
             continue
@@ -96,6 +99,20 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
     if group:
         _flush(parts, snap, actor, group, results)
     return [r for r in results if r is not None]
+
+
+def _stop_cancelled(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list) -> None:
+    """End now the files of ``group`` asked to stop while they wait for its embedding — not when
+    the group's last file has been parsed (an OCR'd scan can take minutes). Checked before each
+    file and at every page of the one being parsed; one query for all of them."""
+    if not group:
+        return
+    stopped = cancelled_many(parts.db, [p.tracker for _, p in group])
+    for i, p in group:
+        if p.tracker.job_id in stopped:
+            p.fail(parts, "cancelled", "cancelled by request")
+            results[i] = p.failed
+    group[:] = [(i, p) for i, p in group if p.failed is None]
 
 
 def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[int, _Prepared]], results: list) -> None:
@@ -118,8 +135,9 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
 
 def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *, collection: str,
              kb_id: str | None, chat_id: str | None, progress: Progress | None,
-             parsed: ParsedDoc | None) -> _Prepared | IngestResult:
-    """Record, parse and chunk one file. Anything wrong fails this file alone."""
+             parsed: ParsedDoc | None, between_steps: Callable[[], None] = lambda: None) -> _Prepared | IngestResult:
+    """Record, parse and chunk one file. Anything wrong fails this file alone. ``between_steps``
+    runs at each step of its parse (a page): the cancel checks of the files waiting before it."""
     settings = snap.settings
     checked = _check_upload(upload, settings.parsing)
     if isinstance(checked, str):
@@ -154,6 +172,7 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
 
     def parse_progress(done: int, total: int, message: str) -> None:
         prepared.report(done, total, message)
+        between_steps()
         if tracker.should_cancel():
             raise Cancelled("cancelled by request")
 

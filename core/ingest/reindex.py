@@ -88,7 +88,9 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
                     raise Cancelled("reindex cancelled; the old index keeps serving")
                 report(len(done), len(done) + len(todo) - i, f"re-embedding {rec.name}")
                 try:
-                    group.append((rec, _prepare_file(parts, rec, new, settings, embedder)))
+                    group.append((rec, _prepare_file(parts, rec, new, settings, embedder, tracker)))
+                except Cancelled:
+                    raise
                 except CoreError as exc:
                     result.file_errors[rec.name] = exc.message
                     done[rec.id] = -1
@@ -116,10 +118,16 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
     return result
 
 
-def _prepare_file(parts: EngineParts, rec: FileRecord, collection: str, settings, embedder) -> EmbedJob:
+def _prepare_file(parts: EngineParts, rec: FileRecord, collection: str, settings, embedder,
+                  tracker: JobTracker) -> EmbedJob:
     doc = parts.blobs.get_parsed(rec.id)
-    if doc is None:  # parsed cache lost: parse the stored original again
-        doc = parts.parse(parts.blobs.get(rec.sha256), rec.name, ParseContext(settings=settings.parsing))
+    if doc is None:  # parsed cache lost: parse the stored original again (cancel is checked per page)
+        def stop_if_cancelled(_done: int, _total: int, _message: str) -> None:
+            if tracker.should_cancel():
+                raise Cancelled("reindex cancelled; the old index keeps serving")
+
+        doc = parts.parse(parts.blobs.get(rec.sha256), rec.name,
+                          ParseContext(settings=settings.parsing, progress=stop_if_cancelled))
         parts.blobs.put_parsed(rec.id, doc)
     chunks = make_chunks(doc, settings.chunking, embedder)
     cap = settings.parsing.max_chunks_per_file

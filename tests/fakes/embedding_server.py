@@ -2,7 +2,7 @@
 
 Vectors come from the real HashEmbedder (so texts that share words get close vectors),
 scaled by ``scale`` so clients must normalise them themselves. Requests are recorded, and
-failures can be queued for the next embedding requests::
+failures (or held requests) can be queued for the next embedding requests::
 
     with fake_embedding_server(api_key="sk-test") as srv:
         srv.fail_next(http_error(500), garbage("<html>"))
