@@ -3,13 +3,18 @@ orphan, and it rebuilds a file the way its knowledge base chunks files."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import threading
 import time
 
 from core.ingest.blobs import sha256_hex
+from core.ingest.service import Upload
 from core.types import SYSTEM_ACTOR
 from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, md
+from tests.fakes.embedding_server import held
+from tests.reliability.conftest import long_markdown
 
 A = SYSTEM_ACTOR
 
@@ -61,3 +66,50 @@ def test_repair_rebuilds_a_file_with_its_knowledge_base_own_chunking(engine):
     assert engine._store.count(kb.collection, file_id=result.file_id) == result.chunks
     assert engine.get_file(A, result.file_id).chunk_count == result.chunks
     assert engine.doctor(A).healthy
+
+
+def test_a_repair_during_a_reindex_leaves_its_new_collection_alone(api_engine):
+    engine, srv = api_engine
+    engine.ingest(A, "kb", [Upload("notes.md", long_markdown(12))])
+    gate = held()
+    srv.fail_next(gate)  # the reindex's first batch waits at the server
+    outcome: dict = {}
+    worker = threading.Thread(target=lambda: outcome.setdefault("result", engine.reindex(A, "kb")))
+    worker.start()
+    try:
+        assert gate.entered.wait(30), "the reindex never got to embedding"
+        report = engine.doctor(A, repair=True)
+    finally:
+        gate.gate.set()
+        worker.join(60)
+    assert report.orphan_collections == []
+    assert outcome["result"].status == "done", outcome["result"].error
+    assert engine.doctor(A).healthy
+
+
+def test_parsed_text_of_no_file_and_a_dead_writers_temp_file_are_orphans(engine):
+    engine.create_kb(A, "kb")
+    [kept] = engine.ingest(A, "kb", [md("handbook.md", HANDBOOK_MD)])
+    blobs = engine._blobs
+    blobs.put_parsed("f" * 32, blobs.get_parsed(kept.file_id))  # a file row that is gone
+    folder = blobs.files_dir / "ab"
+    folder.mkdir(exist_ok=True)
+    live = folder / f".{'ab' * 32}.{os.getpid()}.1.tmp"  # being written by this (live) process
+    dead = folder / f".{'ab' * 32}.{_dead_pid()}.1.tmp"  # left by a killed write
+    live.write_bytes(b"half")
+    dead.write_bytes(b"half")
+    report = engine.doctor(A)
+    assert report.orphan_parsed == ["f" * 32]
+    assert report.orphan_blobs == [dead.name]
+    engine.doctor(A, repair=True)
+    assert blobs.get_parsed("f" * 32) is None and blobs.get_parsed(kept.file_id) is not None
+    assert live.exists() and not dead.exists()
+    live.unlink()
+    assert engine.doctor(A).healthy
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (a child started and waited for)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
