@@ -7,10 +7,18 @@ What can disagree, and the repair:
 - an indexed file whose vectors are missing or short → re-embedded from its parsed text
   (or marked failed with the reason when that is gone too);
 - files stuck in "processing" by a process that is gone → cleaned up;
-- stored originals no file row refers to → removed;
+- a knowledge base naming a collection that does not exist (a create that failed) → created
+  empty, so its next ingest works (its indexed files are then rebuilt like any missing vectors);
+- stored originals no file row refers to, and parsed text of a file that no longer has any
+  → removed;
 - web-search collections older than ``web_search.web_search_collection_ttl_hours`` → removed on
   every run (they are a cache past its lifetime, not a disagreement); one with no record is an
   orphan like any other.
+
+Work in progress is never taken for an orphan. An ingest writes a file's row before its
+original, parsed text or vectors, so the doctor lists what is stored first and reads the rows
+after: whatever it then finds unclaimed was unclaimed when it was written. A temp file of a live
+writer, and the new collection of a reindex whose process is alive, are left alone.
 """
 
 from __future__ import annotations
@@ -20,8 +28,9 @@ from dataclasses import dataclass, field
 from sqlmodel import select
 
 from core.access import require_admin
-from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.ingest.jobs import JobTracker
+from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
+from core.ingest.jobs import JobTracker, abandoned, process_alive
+from core.ingest.kb_chunking import settings_for_kb
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
@@ -30,9 +39,9 @@ from core.ingest.pipeline import (
     full_group,
     make_chunks,
 )
-from core.ingest.service import RETRY_STATES, recover_interrupted
+from core.ingest.service import RETRY_STATES, ensure_collection, recover_interrupted
 from core.types import Actor
-from core.vectorstore.base import is_ours
+from core.vectorstore.base import is_ours, kb_collection_prefix
 from core.websearch import collections as web_collections
 
 
@@ -43,6 +52,8 @@ class DoctorReport:
     missing_vectors: list[str] = field(default_factory=list)  # file ids
     interrupted_files: list[str] = field(default_factory=list)
     orphan_blobs: list[str] = field(default_factory=list)
+    orphan_parsed: list[str] = field(default_factory=list)  # file ids whose parsed text has no live file
+    missing_collections: list[str] = field(default_factory=list)  # named by a knowledge base, absent
     expired_web_collections: list[str] = field(default_factory=list)  # removed (a healthy clean-up)
     retry_originals: list[str] = field(default_factory=list)  # kept for failed files' Retry (healthy)
     repaired: bool = False
@@ -51,27 +62,36 @@ class DoctorReport:
     @property
     def healthy(self) -> bool:
         return not (self.orphan_collections or self.orphan_vectors or self.missing_vectors
-                    or self.interrupted_files or self.orphan_blobs)
+                    or self.interrupted_files or self.orphan_blobs or self.orphan_parsed
+                    or self.missing_collections)
 
 
 def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = False) -> DoctorReport:
     require_admin(actor, "run the storage doctor")
     report = DoctorReport(repaired=repair)
     rebuild: list[FileRecord] = []
+    # Listed before any row is read (see the module doc): an original or parsed text written by
+    # an upload that is still starting already has its row by then.
+    blobs_on_disk = _stored_files(parts.blobs.files_dir, "*/*")
+    parsed_on_disk = _stored_files(parts.blobs.parsed_dir, "*.json")
     if repair:
         report.interrupted_files = recover_interrupted(parts)
     with parts.db.read() as s:
         kbs = s.exec(select(KnowledgeBase)).all()
         files = s.exec(select(FileRecord)).all()
+        running = s.exec(select(Job).where(Job.kind == "reindex", Job.state.in_(["queued", "running"]))).all()
+    reindexing = tuple(kb_collection_prefix(j.kb_id) for j in running if j.kb_id and not abandoned(j))
     serving = {kb.collection for kb in kbs if kb.collection} | {f.collection for f in files if f.collection}
     busy = {f.id for f in files if f.status in ("processing", "pending")}
     if not repair:
         report.interrupted_files = sorted(busy)  # reported; a live process may still own them
 
+    _check_kb_collections(parts, kbs, report, repair)
     ttl = snap.settings.web_search.web_search_collection_ttl_hours
     report.expired_web_collections = web_collections.remove_expired(parts.store, parts.db, ttl)
     live_web = web_collections.live_names(parts.db)
-    for name in parts.store.list_collections():
+    collections = parts.store.list_collections()
+    for name in collections:
         if not is_ours(name):
             continue  # a shared Qdrant server's other collections are not ours to judge
         if web_collections.is_web_collection(name):
@@ -81,17 +101,19 @@ def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = 
                     parts.store.drop_collection(name)
             continue  # its points belong to no file record
         if name not in serving:
+            if name.startswith(reindexing):
+                continue  # the new index of a reindex that is running now
             report.orphan_collections.append(name)
             if repair:
                 parts.store.drop_collection(name)
             continue
         expected = {f.id: f.chunk_count for f in files if f.collection == name and f.status == "indexed"}
         present = parts.store.file_ids(name)
-        for file_id, n in present.items():
-            if file_id not in expected and file_id not in busy:
-                report.orphan_vectors[f"{name}/{file_id}"] = n
-                if repair:
-                    parts.store.delete_file(name, file_id)
+        unclaimed = _unclaimed(parts, name, [f for f in present if f not in expected and f not in busy])
+        for file_id in unclaimed:
+            report.orphan_vectors[f"{name}/{file_id}"] = present[file_id]
+            if repair:
+                parts.store.delete_file(name, file_id)
         for file_id, n in expected.items():
             if present.get(file_id, 0) < n:
                 report.missing_vectors.append(file_id)
@@ -101,22 +123,72 @@ def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = 
         _rebuild_files(parts, snap, actor, rebuild, report)
 
     for f in files:
-        if f.status == "indexed" and f.collection and f.collection not in parts.store.list_collections():
+        if f.status == "indexed" and f.collection and f.collection not in collections:
             report.missing_vectors.append(f.id)
             if repair:
                 _mark_failed(parts, f.id, "its index is missing; upload the file again or reindex")
 
+    _check_stored_files(parts, files, blobs_on_disk, parsed_on_disk, report, repair)
+    return report
+
+
+def _stored_files(folder, pattern: str) -> list:
+    """Files under ``folder``, without the temp file of a write still going on (its writer's pid
+    is in its name: ``.<name>.<pid>.<thread>.tmp``); a dead writer's temp file is an orphan."""
+    if not folder.exists():
+        return []
+    out = []
+    for path in folder.glob(pattern):
+        if path.name.startswith(".") and path.name.endswith(".tmp"):
+            pid = path.name.rsplit(".", 3)[-3]
+            if pid.isdigit() and process_alive(int(pid)):
+                continue
+        out.append(path)
+    return out
+
+
+def _unclaimed(parts: EngineParts, collection: str, file_ids: list[str]) -> list[str]:
+    """Of these file ids with points in ``collection``, those no row claims now (read again: a
+    file that started after the doctor's first read has its row by the time its points exist)."""
+    if not file_ids:
+        return []
+    with parts.db.read() as s:
+        claimed = set(s.exec(select(FileRecord.id).where(
+            FileRecord.id.in_(file_ids), FileRecord.collection == collection,
+            FileRecord.status.in_(["indexed", "processing", "pending"]))))
+    return sorted(set(file_ids) - claimed)
+
+
+def _check_kb_collections(parts: EngineParts, kbs: list[KnowledgeBase], report: DoctorReport, repair: bool) -> None:
+    """A knowledge base whose collection is gone (its first create failed, or it was dropped by
+    hand) is created empty on repair, with the dimension the knowledge base records."""
+    for kb in kbs:
+        if kb.collection and not parts.store.collection_exists(kb.collection):
+            report.missing_collections.append(kb.collection)
+            if repair:
+                ensure_collection(parts.store, kb.collection, kb.dimension)
+                report.notes.append(f"{kb.name}: its missing collection was created again")
+
+
+def _check_stored_files(parts: EngineParts, files: list[FileRecord], blobs_on_disk: list, parsed_on_disk: list,
+                        report: DoctorReport, repair: bool) -> None:
     referenced = {f.sha256 for f in files}
-    stored = {p.name for p in parts.blobs.files_dir.glob("*/*")} if parts.blobs.files_dir.exists() else set()
+    stored = {p.name for p in blobs_on_disk}
     live = {f.sha256 for f in files if f.status not in RETRY_STATES}
     report.retry_originals = sorted({f.sha256 for f in files if f.status in RETRY_STATES and f.kb_id} & stored - live)
-    if parts.blobs.files_dir.exists():
-        for path in parts.blobs.files_dir.glob("*/*"):
-            if path.name not in referenced:
-                report.orphan_blobs.append(path.name)
-                if repair:
-                    path.unlink(missing_ok=True)  # an unreferenced original or a temp file of a killed write
-    return report
+    for path in blobs_on_disk:
+        if path.name not in referenced:
+            report.orphan_blobs.append(path.name)
+            if repair:
+                path.unlink(missing_ok=True)  # an unreferenced original or a temp file of a killed write
+    # Parsed text is kept for indexed and in-progress files; a failed or cancelled one's goes with
+    # its vectors (Retry parses the original again).
+    keeps_text = {f.id for f in files if f.status not in RETRY_STATES}
+    for path in parsed_on_disk:
+        if path.name.removesuffix(".json") not in keeps_text:
+            report.orphan_parsed.append(path.name.removesuffix(".json"))
+            if repair:
+                path.unlink(missing_ok=True)
 
 
 def _rebuild_files(parts: EngineParts, snap: Snapshot, actor: Actor, recs: list[FileRecord], report: DoctorReport) -> None:
@@ -147,7 +219,8 @@ def _prepare_rebuild(parts: EngineParts, snap: Snapshot, actor: Actor, rec: File
     tracker = JobTracker.start(parts.db, kind="repair", actor=actor, kb_id=rec.kb_id, file_id=rec.id,
                                message=f"re-embedding {rec.name}")
     parts.store.delete_file(rec.collection, rec.id)
-    chunks = make_chunks(doc, snap.settings.chunking, snap.embedder)
+    # the knowledge base's own chunking, as its ingest used (not the global one)
+    chunks = make_chunks(doc, settings_for_kb(snap.settings, kb).chunking, snap.embedder)
     return rec, EmbedJob(FileTarget(rec.id, rec.collection, rec.kb_id, rec.chat_id), chunks), tracker
 
 

@@ -63,8 +63,12 @@ class Engine(AccountMethods, DriveMethods):
         # Other core modules keep their secrets with this box too (handed to them by the engine).
         self._secret_box = SecretBox.for_data_dir(config.data_dir)
         self._db = Database(config.database_url)
-        self._settings_store = SettingsStore(self._db, box=self._secret_box)
-        self._store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key, wait_seconds=store_wait_seconds)
+        try:
+            self._settings_store = SettingsStore(self._db, box=self._secret_box)
+            self._store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key, wait_seconds=store_wait_seconds)
+        except BaseException:  # e.g. StoreBusy: give the database connections back before the caller retries
+            self._db.dispose()
+            raise
         self._blobs = BlobStore(config.blobs_dir, config.parsed_dir)
         self._parts = EngineParts(db=self._db, store=self._store, blobs=self._blobs, parse=_parse, snapshot=self._snapshot)
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragdesk-job")
@@ -72,7 +76,12 @@ class Engine(AccountMethods, DriveMethods):
         self._reranker_key: tuple | None = None
         self._reranker: Reranker | None = None
         self._context_providers: list = []  # normal-mode extra context sources (web search)
-        cleaned = ingest_mod.recover_interrupted(self._parts)
+        try:
+            cleaned = ingest_mod.recover_interrupted(self._parts)
+        except BaseException:  # the store's lock and the database go back too: a retry can open them
+            self._store.close()
+            self._db.dispose()
+            raise
         if cleaned:
             log.warning("cleaned up %d file(s) left half-indexed by a stopped process", len(cleaned))
         self._handoff = None

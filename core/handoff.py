@@ -12,22 +12,27 @@ It is an interface, not a pipe for objects:
   is not its own; it runs every command as the local admin itself — the client sends no Actor;
 - the socket is created 0600 in the data folder (created 0700), or, when that path is too long
   for AF_UNIX, in a per-user 0700 folder ($XDG_RUNTIME_DIR, else /tmp/ragdesk-<uid>) whose
-  owner and mode are verified; a folder or socket owned by someone else is never used;
-- the client checks the socket's owner (lstat) before it connects.
+  owner and mode are verified; a folder or socket owned by someone else is never used
+  (``core.handoff_paths``);
+- the client checks the socket's owner (lstat) before it connects;
+- a connection has ``IDLE_TIMEOUT_SECONDS`` for each read and write, at most ``MAX_CONNECTIONS``
+  are served at once (more get a "too many" reply), JSON nested past the parser's depth is
+  refused with a reply, and the socket file goes when the process ends (exit or SIGTERM).
 """
 
 from __future__ import annotations
 
-import hashlib
+import atexit
 import json
 import logging
 import os
 import secrets as pysecrets
+import signal
 import socket
 import socketserver
-import stat
 import struct
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -39,115 +44,23 @@ from core.handoff_commands import (
     error_payload,
     validate_request,
 )
+from core.handoff_paths import (  # noqa: F401 (re-exported: the CLI and tests import them from here)
+    SOCKET_NAME,
+    claim_path,
+    find_socket,
+    owned_socket,
+    private_dir,
+    socket_candidates,
+    socket_path,
+    verify_private_dir,
+)
 
 log = logging.getLogger(__name__)
 
-SOCKET_NAME = "engine.sock"
 _HEADER = struct.Struct("!I")
 _MAX_REQUEST = 4 * 1024 * 1024  # a request is a command and a few names or paths
 _MAX_REPLY = 256 * 1024 * 1024
-_MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to 107 bytes on Linux
 _PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
-
-
-# ---------------------------------------------------------------- where the socket lives
-
-def private_dir(environ: dict | None = None) -> Path:
-    """A folder only this OS user can enter: $XDG_RUNTIME_DIR, else /tmp/ragdesk-<uid> (made 0700).
-
-    Raises StoreError when the folder exists but belongs to someone else or is open to others
-    (someone may be waiting there for our socket)."""
-    env = os.environ if environ is None else environ
-    uid = os.getuid()
-    runtime = env.get("XDG_RUNTIME_DIR")
-    if runtime:
-        try:
-            verify_private_dir(Path(runtime), uid)
-            return Path(runtime)
-        except StoreError as exc:
-            log.warning("not using XDG_RUNTIME_DIR for the hand-off socket: %s", exc.message)
-    folder = Path("/tmp") / f"ragdesk-{uid}"
-    try:
-        folder.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
-    verify_private_dir(folder, uid)
-    return folder
-
-
-def verify_private_dir(folder: Path, uid: int) -> None:
-    try:
-        info = os.lstat(folder)
-    except OSError as exc:
-        raise StoreError(f"cannot use {folder} for the hand-off socket: {exc.strerror}") from None
-    if not stat.S_ISDIR(info.st_mode):
-        raise StoreError(f"{folder} is not a folder (a symlink or file is in its place): refusing it")
-    if info.st_uid != uid:
-        raise StoreError(f"{folder} belongs to uid {info.st_uid}, not to you (uid {uid}): refusing it")
-    if info.st_mode & 0o077:
-        raise StoreError(f"{folder} is open to other users (mode {stat.S_IMODE(info.st_mode):o}): refusing it")
-
-
-def socket_candidates(data_dir: Path) -> list[Path]:
-    """Where the socket may be, in order: the data folder, then the per-user private folder."""
-    path = Path(data_dir).resolve() / SOCKET_NAME
-    out = [path] if len(os.fsencode(str(path))) <= _MAX_SOCKET_PATH else []
-    digest = hashlib.sha256(os.fsencode(str(path))).hexdigest()[:16]
-    try:
-        out.append(private_dir() / f"ragdesk-{digest}.sock")
-    except StoreError as exc:
-        if not out:
-            raise
-        log.warning("%s", exc.message)
-    return out
-
-
-def socket_path(data_dir: Path) -> Path:
-    """The first place the socket may be (what the server tries first)."""
-    return socket_candidates(data_dir)[0]
-
-
-def _owned_socket(path: Path, uid: int) -> bool:
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return False
-    return stat.S_ISSOCK(info.st_mode) and info.st_uid == uid
-
-
-def find_socket(data_dir: Path) -> Path | None:
-    """The socket a client may connect to: a real socket owned by this user, else None."""
-    uid = os.getuid()
-    for path in socket_candidates(data_dir):
-        if _owned_socket(path, uid):
-            return path
-    return None
-
-
-def _is_alive(path: Path) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1.0)
-        try:
-            probe.connect(str(path))
-            return True
-        except OSError:
-            return False
-
-
-def _claim(path: Path, uid: int) -> bool:
-    """Whether the server may bind ``path`` (clearing a dead socket of ours first)."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return True
-    if info.st_uid != uid:
-        log.warning("hand-off: %s belongs to uid %d; not using it", path, info.st_uid)
-        return False
-    if stat.S_ISSOCK(info.st_mode) and not _is_alive(path):
-        path.unlink()  # a stale socket of a dead process of ours
-        return True
-    log.warning("hand-off: %s is in use or is not a socket; not using it", path)
-    return False
 
 
 # ---------------------------------------------------------------- framing
@@ -162,11 +75,14 @@ def _no_constants(name: str) -> Any:
 
 
 def decode(data: bytes) -> Any:
-    """JSON only: anything else (a pickle, NaN, bad UTF-8) raises InvalidInput."""
+    """JSON only: anything else (a pickle, NaN, bad UTF-8) raises InvalidInput; so does JSON
+    nested deeper than the parser goes (it would otherwise end the connection unanswered)."""
     try:
         return json.loads(data.decode("utf-8"), parse_constant=_no_constants)
     except (UnicodeDecodeError, ValueError):
         raise InvalidInput("a hand-off message must be UTF-8 JSON") from None
+    except RecursionError:
+        raise InvalidInput("a hand-off message must not nest this deep") from None
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:
@@ -214,18 +130,62 @@ def handle_request(engine: Any, message: Any) -> dict:
                                        "message": f"the dashboard process failed on this command (error id {error_id}; see its log)"}}
 
 
-class HandoffServer:
-    """Serves the CLI's commands on a Unix socket, one thread per connection."""
+IDLE_TIMEOUT_SECONDS = 10.0  # a client sends its request, and reads its reply, within this
+MAX_CONNECTIONS = 16  # connections served at once; more are refused with a reply, not queued
 
-    def __init__(self, engine: Any, data_dir: Path):
+_BUSY = {"ok": False, "error": {"kind": "StoreError",
+                                "message": "the dashboard process has too many hand-off connections open; try again"}}
+
+
+class _BoundedServer(socketserver.ThreadingUnixStreamServer):
+    """One thread per connection, at most ``MAX_CONNECTIONS`` of them: idle or hostile clients
+    cannot pin an unbounded number of threads."""
+
+    daemon_threads = True
+    request_queue_size = 64  # connections waiting to be accepted (each is then served or refused at once)
+
+    def __init__(self, path: str, handler: type, max_connections: int):
+        self._slots = threading.BoundedSemaphore(max_connections)
+        super().__init__(path, handler)
+
+    def process_request(self, request, client_address) -> None:
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.settimeout(1.0)
+                request.sendall(encode(_BUSY))
+            except OSError:
+                pass  # the client is gone already
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+class HandoffServer:
+    """Serves the CLI's commands on a Unix socket, one thread per connection (bounded), each
+    connection given ``idle_timeout`` seconds for every read and write. The socket file is
+    removed on close, at interpreter exit, and on a SIGTERM the process leaves at its default."""
+
+    def __init__(self, engine: Any, data_dir: Path, *, idle_timeout: float = IDLE_TIMEOUT_SECONDS,
+                 max_connections: int = MAX_CONNECTIONS):
         uid = os.getuid()
-        self.path: Path | None = next((p for p in socket_candidates(data_dir) if _claim(p, uid)), None)
+        self.path: Path | None = next((p for p in socket_candidates(data_dir) if claim_path(p, uid)), None)
         if self.path is None:
             raise StoreError("no private place for the hand-off socket (see the warnings above)")
         engine_ref = engine
 
         class Handler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
+                self.request.settimeout(idle_timeout)  # a client that sends nothing is hung up on
                 try:
                     check_peer(peer_uid(self.request), uid)
                     message = receive(self.request, _MAX_REQUEST)
@@ -248,18 +208,58 @@ class HandoffServer:
 
         old_umask = os.umask(0o177)
         try:
-            self._server = socketserver.ThreadingUnixStreamServer(str(self.path), Handler)
+            self._server = _BoundedServer(str(self.path), Handler, max_connections)
         finally:
             os.umask(old_umask)
-        self._server.daemon_threads = True
+        self._closed = False
         self._thread = threading.Thread(target=self._server.serve_forever, name="ragdesk-handoff", daemon=True)
         self._thread.start()
+        _remove_on_exit(self)
+
+    def remove_socket(self) -> None:
+        """Take the socket file away (our own only): no client finds a dead socket afterwards."""
+        if self.path is not None and owned_socket(self.path, os.getuid()):
+            self.path.unlink(missing_ok=True)
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        _OPEN_SERVERS.discard(self)
         self._server.shutdown()
         self._server.server_close()
-        if self.path is not None and _owned_socket(self.path, os.getuid()):
-            self.path.unlink(missing_ok=True)
+        self.remove_socket()
+
+
+# Servers whose socket file must go when the process ends: at a normal exit (Streamlit turns
+# SIGTERM into one) through atexit; at a SIGTERM left at its default disposition through a
+# handler that removes the files and then lets the signal end the process as it would have.
+_OPEN_SERVERS: "weakref.WeakSet[HandoffServer]" = weakref.WeakSet()
+_exit_hooks_installed = False
+
+
+def _remove_all_sockets() -> None:
+    for server in list(_OPEN_SERVERS):
+        server.remove_socket()
+
+
+def _on_sigterm(signum: int, _frame: Any) -> None:
+    _remove_all_sockets()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _remove_on_exit(server: HandoffServer) -> None:
+    global _exit_hooks_installed
+    _OPEN_SERVERS.add(server)
+    if _exit_hooks_installed:
+        return
+    _exit_hooks_installed = True
+    atexit.register(_remove_all_sockets)
+    # Only where nobody else handles SIGTERM, and only from the main thread (Python's rule);
+    # an application's own handler (Streamlit's) is left alone: it exits normally, so atexit runs.
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_sigterm)
 
 
 # ---------------------------------------------------------------- client
@@ -276,7 +276,7 @@ class RemoteEngine:
         self.path = path
 
     def call(self, command: str, **args: Any) -> Any:
-        if not _owned_socket(self.path, os.getuid()):  # checked again right before connecting
+        if not owned_socket(self.path, os.getuid()):  # checked again right before connecting
             raise StoreError(f"{self.path} is not a socket owned by you: refusing to connect")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             try:

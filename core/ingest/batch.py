@@ -5,7 +5,8 @@ would otherwise send one tiny embedding request and one vector-store write per f
 embedder's batching is where its throughput comes from. So files are prepared one by one
 (record, parse, chunk — a bad file fails alone here), then the chunks of a group of files are
 embedded and stored in full batches (``pipeline.embed_files``, the path reindex and repair use
-too), then each file is committed on its own. Cancel is per file and checked between batches;
+too), then each file is committed on its own. Cancel is per file and checked at every step: each
+page parsed (for the files of the group waiting too), each embedding call (about a second);
 an embedding failure fails the files of its group that are not yet committed, never the files
 before them. The whole batch uses one settings and embedder snapshot, and each commit checks
 that its knowledge base still expects that embedder.
@@ -22,8 +23,9 @@ from sqlmodel import select
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, InvalidInput
+from core.ingest.blobs import sha256_hex
 from core.ingest.kb_chunking import settings_for_kb_id
-from core.ingest.jobs import JobTracker
+from core.ingest.jobs import JobTracker, cancelled_many
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
@@ -58,6 +60,7 @@ class _Prepared:
     job: EmbedJob
     doc: ParsedDoc | None
     progress: Progress | None
+    sha: str = ""
     failed: IngestResult | None = None
 
     def report(self, done: int, total: int, message: str) -> None:
@@ -66,7 +69,7 @@ class _Prepared:
             self.progress(done, total, message)
 
     def fail(self, parts: EngineParts, state: str, message: str) -> None:
-        abandon_file(parts, self.record_id, self.job.target.collection, state, message)
+        abandon_file(parts, self.record_id, self.job.target.collection, state, message, sha=self.sha)
         self.tracker.finish(state, error=message)
         self.failed = IngestResult(self.upload.name, state, file_id=self.record_id, error=message,
                                    job_id=self.tracker.job_id)
@@ -82,8 +85,10 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
     snap = Snapshot(settings_for_kb_id(parts, snap.settings, kb_id), snap.embedder)
     for i, upload in enumerate(uploads):
         on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
+        _stop_cancelled(parts, group, results)
         prepared = _prepare(parts, snap, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,
-                            progress=on_progress, parsed=parsed)
+                            progress=on_progress, parsed=parsed,
+                            between_steps=lambda: _stop_cancelled(parts, group, results))
         if isinstance(prepared, IngestResult):
             results[i] = prepared
             continue
@@ -94,6 +99,20 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
     if group:
         _flush(parts, snap, actor, group, results)
     return [r for r in results if r is not None]
+
+
+def _stop_cancelled(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list) -> None:
+    """End now the files of ``group`` asked to stop while they wait for its embedding — not when
+    the group's last file has been parsed (an OCR'd scan can take minutes). Checked before each
+    file and at every page of the one being parsed; one query for all of them."""
+    if not group:
+        return
+    stopped = cancelled_many(parts.db, [p.tracker for _, p in group])
+    for i, p in group:
+        if p.tracker.job_id in stopped:
+            p.fail(parts, "cancelled", "cancelled by request")
+            results[i] = p.failed
+    group[:] = [(i, p) for i, p in group if p.failed is None]
 
 
 def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[int, _Prepared]], results: list) -> None:
@@ -116,8 +135,9 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
 
 def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *, collection: str,
              kb_id: str | None, chat_id: str | None, progress: Progress | None,
-             parsed: ParsedDoc | None) -> _Prepared | IngestResult:
-    """Record, parse and chunk one file. Anything wrong fails this file alone."""
+             parsed: ParsedDoc | None, between_steps: Callable[[], None] = lambda: None) -> _Prepared | IngestResult:
+    """Record, parse and chunk one file. Anything wrong fails this file alone. ``between_steps``
+    runs at each step of its parse (a page): the cancel checks of the files waiting before it."""
     settings = snap.settings
     checked = _check_upload(upload, settings.parsing)
     if isinstance(checked, str):
@@ -132,7 +152,9 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
             return failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id)
         # what is kept of a URL is its extracted text: reindex and full-document mode read that
         upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
-    sha = parts.blobs.put(upload.data)
+    # The row first, then the original: a doctor running meanwhile must never see an original no
+    # row claims (it would remove it as an orphan).
+    sha = sha256_hex(upload.data)
     with parts.db.write() as s:
         owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
         for old in s.exec(select(FileRecord).where(owner, FileRecord.sha256 == sha)).all():
@@ -146,14 +168,16 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
         tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
                                       message=f"parsing {upload.name}")
     target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
-    prepared = _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=None, progress=progress)
+    prepared = _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=None, progress=progress, sha=sha)
 
     def parse_progress(done: int, total: int, message: str) -> None:
         prepared.report(done, total, message)
+        between_steps()
         if tracker.should_cancel():
             raise Cancelled("cancelled by request")
 
     try:
+        parts.blobs.put(upload.data)  # a disk that refuses it fails this file alone, row and job closed
         prepared.doc = fetched or parts.parse(upload.data, upload.name,
                                               ParseContext(settings=settings.parsing, progress=parse_progress))
         prepared.job.chunks = make_chunks(prepared.doc, settings.chunking, snap.embedder)
@@ -188,7 +212,7 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
     """Make a group of fully embedded files searchable in one transaction (one commit, not one
     per file). Their originals and parsed text are made durable first (one sync for all)."""
     parts.blobs.sync()
-    problems: dict[int, str] = {}
+    problems: dict[int, tuple[str, str]] = {}  # id(prepared) -> (state, reason)
     with parts.db.write() as s:
         # Checked in the same transaction that makes the files searchable, so a reindex switch
         # can't slip in between.
@@ -201,13 +225,17 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
                 kbs[kb_id] = s.get(KnowledgeBase, kb_id)
             kb = kbs.get(kb_id) if kb_id else None
             if kb_id is not None and (kb is None or kb.collection != collection):
-                problems[id(p)] = "the knowledge base was reindexed or deleted while this file was processing; upload it again"
+                problems[id(p)] = ("failed", "the knowledge base was reindexed or deleted while this file was "
+                                             "processing; upload it again")
                 continue
             if kb is not None and kb.embedder_id != snap.embedder.id:
-                problems[id(p)] = (f"the knowledge base now expects {kb.embedder_id} but this file was embedded with "
-                                   f"{snap.embedder.id}; upload it again")
+                problems[id(p)] = ("failed", f"the knowledge base now expects {kb.embedder_id} but this file was "
+                                             f"embedded with {snap.embedder.id}; upload it again")
                 continue
             rec = s.get(FileRecord, p.record_id)
+            if rec is None:  # deleted while it was processing: what it wrote goes too
+                problems[id(p)] = ("cancelled", "the file was deleted while it was processing")
+                continue
             rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
             rec.mime = doc.mime
             meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
@@ -220,7 +248,7 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
     out: dict[int, IngestResult] = {}
     for p in group:
         if id(p) in problems:
-            p.fail(parts, "failed", problems[id(p)])
+            p.fail(parts, *problems[id(p)])
             out[id(p)] = p.failed  # type: ignore[assignment]
         else:
             out[id(p)] = IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.job.chunks),

@@ -155,6 +155,20 @@ def request_cancel(db: Database, actor: Actor, job_id: str) -> Job:
         return job
 
 
+def cancel_file_jobs(db: Database, file_id: str) -> int:
+    """Ask every unfinished job of one file to stop (the file is being deleted); how many were asked.
+    The caller has checked that the actor may change the file."""
+    with db.write() as s:
+        jobs = list(s.exec(select(Job).where(Job.file_id == file_id, Job.state.in_(["queued", "running"]))))
+        for job in jobs:
+            event = _LOCAL_CANCEL_EVENTS.get(job.id)
+            if event is not None:
+                event.set()
+            job.cancel_requested, job.updated_at = True, utcnow()
+            s.add(job)
+    return len(jobs)
+
+
 def list_jobs(db: Database, actor: Actor, *, ids: list[str] | None = None, active_only: bool = False, limit: int = 50) -> list[Job]:
     with db.read() as s:
         q = select(Job).order_by(Job.created_at.desc()).limit(limit)

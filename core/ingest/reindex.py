@@ -75,14 +75,22 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
             todo = [f for f in files if f.status == "indexed" and f.id not in done]
             busy = [f for f in files if f.status == "processing"]
             if not todo and not busy:
-                break
+                if result.file_errors:
+                    raise CoreError(f"{len(result.file_errors)} file(s) could not be reindexed; the old index keeps "
+                                    "serving: " + "; ".join(f"{k}: {v}" for k, v in list(result.file_errors.items())[:3]))
+                old = switch_when_caught_up(parts, kb.id, new, version, embedder, settings, done)
+                if old is not None:
+                    break
+                continue  # a file arrived between that read and the switch: catch it up first
             group: list[tuple[FileRecord, EmbedJob]] = []
             for i, rec in enumerate(todo):
                 if tracker.should_cancel():
                     raise Cancelled("reindex cancelled; the old index keeps serving")
                 report(len(done), len(done) + len(todo) - i, f"re-embedding {rec.name}")
                 try:
-                    group.append((rec, _prepare_file(parts, rec, new, settings, embedder)))
+                    group.append((rec, _prepare_file(parts, rec, new, settings, embedder, tracker)))
+                except Cancelled:
+                    raise
                 except CoreError as exc:
                     result.file_errors[rec.name] = exc.message
                     done[rec.id] = -1
@@ -93,10 +101,6 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
                 time.sleep(0.5)  # an upload into the old index is finishing; catch it up next round
         else:
             raise CoreError("files kept arriving during the reindex; try again when uploads have finished")
-        if result.file_errors:
-            raise CoreError(f"{len(result.file_errors)} file(s) could not be reindexed; the old index keeps serving: "
-                            + "; ".join(f"{k}: {v}" for k, v in list(result.file_errors.items())[:3]))
-        old = _switch(parts, kb.id, new, version, embedder, settings, done)
         if old and old != new:
             parts.store.drop_collection(old)
     except CoreError as exc:
@@ -114,10 +118,16 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
     return result
 
 
-def _prepare_file(parts: EngineParts, rec: FileRecord, collection: str, settings, embedder) -> EmbedJob:
+def _prepare_file(parts: EngineParts, rec: FileRecord, collection: str, settings, embedder,
+                  tracker: JobTracker) -> EmbedJob:
     doc = parts.blobs.get_parsed(rec.id)
-    if doc is None:  # parsed cache lost: parse the stored original again
-        doc = parts.parse(parts.blobs.get(rec.sha256), rec.name, ParseContext(settings=settings.parsing))
+    if doc is None:  # parsed cache lost: parse the stored original again (cancel is checked per page)
+        def stop_if_cancelled(_done: int, _total: int, _message: str) -> None:
+            if tracker.should_cancel():
+                raise Cancelled("reindex cancelled; the old index keeps serving")
+
+        doc = parts.parse(parts.blobs.get(rec.sha256), rec.name,
+                          ParseContext(settings=settings.parsing, progress=stop_if_cancelled))
         parts.blobs.put_parsed(rec.id, doc)
     chunks = make_chunks(doc, settings.chunking, embedder)
     cap = settings.parsing.max_chunks_per_file
@@ -141,13 +151,22 @@ def _embed_group(parts: EngineParts, group: list[tuple[FileRecord, EmbedJob]], e
             done[rec.id] = len(job.chunks)
 
 
-def _switch(parts, kb_id: str, new: str, version: int, embedder, settings, done: dict[str, int]) -> str:
-    """The one commit that moves search to the new index. Returns the old collection name."""
+def switch_when_caught_up(parts, kb_id: str, new: str, version: int, embedder, settings,
+                          done: dict[str, int]) -> str | None:
+    """The one commit that moves search to the new index; the old collection's name, or None
+    when it did not switch: a file was indexed (or started) since the last catch-up read. That
+    is checked inside the switch's own transaction, so no ingest can commit in between — a file
+    indexed there would otherwise keep pointing at the old collection, which is then dropped."""
     parts.blobs.sync()  # parsed text rewritten during the reindex is durable before the switch
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if kb is None:
             raise CoreError("the knowledge base was deleted during the reindex")
+        arrived = s.exec(select(FileRecord.id).where(
+            FileRecord.kb_id == kb_id, FileRecord.status.in_(["indexed", "processing"]),
+            FileRecord.id.not_in(list(done)) | (FileRecord.status == "processing"))).first()
+        if arrived is not None:
+            return None
         old = kb.collection
         kb.collection, kb.collection_version = new, version
         kb.embedder_id, kb.dimension = embedder.id, embedder.dimension

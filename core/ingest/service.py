@@ -19,14 +19,14 @@ from sqlmodel import select
 
 from core.access import check_file, resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.errors import CoreError, ReindexNeeded
-from core.ingest.jobs import JobTracker, abandoned, mark_abandoned
+from core.errors import AlreadyExists, CoreError, ReindexNeeded, StoreError
+from core.ingest.jobs import JobTracker, abandoned, cancel_file_jobs, mark_abandoned
 from core.ingest.kb_chunking import effective_chunking
 from core.ingest.parts import EngineParts, Snapshot
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.types import Actor
-from core.vectorstore.base import kb_collection
+from core.vectorstore.base import VectorStore, kb_collection, kb_collection_prefix
 
 log = logging.getLogger(__name__)
 
@@ -66,29 +66,57 @@ def kb_collection_name(kb_id: str, version: int) -> str:
     return kb_collection(kb_id, version)
 
 
+def ensure_collection(store: VectorStore, name: str, dimension: int) -> None:
+    """Make sure ``name`` exists with ``dimension``: created when missing, at the point of use.
+
+    Idempotent, so a create that failed once (the knowledge base already names the collection)
+    is made good by the next call, and two first ingests racing to create it both go on (the
+    loser's "already exists" — an error on a Qdrant server — is checked, not trusted blindly)."""
+    if not store.collection_exists(name):
+        try:
+            store.create_collection(name, dimension)
+        except (AlreadyExists, StoreError):
+            if not store.collection_exists(name):
+                raise  # a real refusal: the store said no and nobody else made it either
+    have = store.dimension(name)
+    if have != dimension:
+        raise StoreError(f"collection {name} holds {have}-dimensional vectors, not {dimension}: reindex its knowledge base")
+
+
 def ensure_kb_index(parts: EngineParts, snap: Snapshot, kb_id: str) -> KnowledgeBase:
-    """Give a knowledge base its first collection, or check it matches the snapshot's embedder."""
+    """Give a knowledge base its first collection, or check it matches the snapshot's embedder;
+    either way the collection exists when this returns."""
+    embedder = snap.embedder
+    with parts.db.read() as s:
+        kb = s.get(KnowledgeBase, kb_id)
+    if not kb.collection:
+        kb = _name_first_collection(parts, snap, kb_id)
+    if kb.sparse_encoder and kb.sparse_encoder != bm25.TOKENIZER_ID:
+        raise ReindexNeeded(f"knowledge base '{kb.name}' was indexed with an older keyword tokeniser: reindex it")
+    if kb.embedder_id != embedder.id:
+        raise ReindexNeeded(
+            f"knowledge base '{kb.name}' was built with {kb.embedder_id} but the current embedder is "
+            f"{embedder.id}: reindex it before adding files"
+        )
+    # Outside any transaction (a store call may be slow); checked on every ingest, not only the first.
+    ensure_collection(parts.store, kb.collection, kb.dimension)
+    return kb
+
+
+def _name_first_collection(parts: EngineParts, snap: Snapshot, kb_id: str) -> KnowledgeBase:
+    """Record the first collection of a knowledge base (once: a concurrent first ingest that
+    got here first has recorded it already, and that is what both use)."""
     embedder = snap.embedder
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
-        if kb.collection:
-            if kb.sparse_encoder and kb.sparse_encoder != bm25.TOKENIZER_ID:
-                raise ReindexNeeded(f"knowledge base '{kb.name}' was indexed with an older keyword tokeniser: reindex it")
-            if kb.embedder_id != embedder.id:
-                raise ReindexNeeded(
-                    f"knowledge base '{kb.name}' was built with {kb.embedder_id} but the current embedder is "
-                    f"{embedder.id}: reindex it before adding files"
-                )
-            return kb
-        kb.collection_version = 1
-        kb.collection = kb_collection_name(kb.id, 1)
-        kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
-        kb.sparse_encoder = bm25.TOKENIZER_ID
-        kb.chunking = effective_chunking(snap.settings, kb.chunking_override).model_dump()
-        kb.updated_at = utcnow()
-        s.add(kb)
-    if not parts.store.collection_exists(kb.collection):
-        parts.store.create_collection(kb.collection, kb.dimension)
+        if not kb.collection:
+            kb.collection_version = 1
+            kb.collection = kb_collection_name(kb.id, 1)
+            kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
+            kb.sparse_encoder = bm25.TOKENIZER_ID
+            kb.chunking = effective_chunking(snap.settings, kb.chunking_override).model_dump()
+            kb.updated_at = utcnow()
+            s.add(kb)
     return kb
 
 
@@ -125,13 +153,14 @@ def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error:
 RETRY_STATES = ("failed", "cancelled")
 
 
-def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str) -> None:
+def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str, sha: str = "") -> None:
     """Mark a file failed or cancelled: its points and parsed text go; a knowledge-base file's
-    original stays for Retry (a chat attachment's goes: the chat attaches it again)."""
+    original stays for Retry (a chat attachment's goes: the chat attaches it again). A file
+    deleted while it was processing has no row left: what its ingest wrote goes all the same
+    (``sha``: the original that ingest stored)."""
     if parts.store.collection_exists(collection):
         parts.store.delete_file(collection, file_id)
     parts.blobs.delete_parsed(file_id)
-    sha = ""
     with parts.db.write() as s:
         rec = s.get(FileRecord, file_id)
         if rec is not None:
@@ -170,9 +199,15 @@ def delete_files(parts: EngineParts, actor: Actor, file_ids: list[str]) -> list[
 
 
 def remove_file_everywhere(parts: EngineParts, rec: FileRecord) -> None:
+    """A file, its vectors, parsed text and (when no other file uses it) original. A file still
+    being indexed is cancelled first; its ingest removes whatever it writes after this (it finds
+    its row gone), and a killed ingest's last points are the doctor's to remove."""
+    in_progress = rec.status in ("processing", "pending")
+    if in_progress:
+        cancel_file_jobs(parts.db, rec.id)
     if rec.collection and parts.store.collection_exists(rec.collection):
         parts.store.delete_file(rec.collection, rec.id)
-        left = parts.store.count(rec.collection, file_id=rec.id)
+        left = 0 if in_progress else parts.store.count(rec.collection, file_id=rec.id)
         if left:
             raise CoreError(f"could not remove all vectors of '{rec.name}' ({left} left); run the doctor")
     parts.blobs.delete_parsed(rec.id)
@@ -186,13 +221,16 @@ def remove_file_everywhere(parts: EngineParts, rec: FileRecord) -> None:
 
 
 def recover_interrupted(parts: EngineParts) -> list[str]:
-    """Clean up files whose ingest process died: their points go, the file is marked failed."""
+    """Clean up after processes that died: a file they were indexing loses its points and is
+    marked failed; the new collection of a reindex they were running is dropped (the old one
+    kept serving throughout). Returns the ids of the files cleaned."""
     from core.db.models import Job
 
     cleaned = []
     with parts.db.read() as s:
         stuck = s.exec(select(FileRecord).where(FileRecord.status.in_(["processing", "pending"]))).all()
-        jobs = {j.file_id: j for j in s.exec(select(Job).where(Job.state.in_(["queued", "running"]))).all()}
+        active = s.exec(select(Job).where(Job.state.in_(["queued", "running"]))).all()
+    jobs = {j.file_id: j for j in active}
     for rec in stuck:
         job = jobs.get(rec.id)
         if job is not None and not abandoned(job):
@@ -201,5 +239,24 @@ def recover_interrupted(parts: EngineParts) -> list[str]:
         if job is not None:
             JobTracker(parts.db, job.id).finish("failed", error="interrupted")
         cleaned.append(rec.id)
+    dead_reindexes = {j.kb_id for j in active if j.kind == "reindex" and j.kb_id and abandoned(j)}
+    live_reindexes = {j.kb_id for j in active if j.kind == "reindex" and not abandoned(j)}
     mark_abandoned(parts.db)  # jobs without a file (a reindex) too
+    for kb_id in dead_reindexes - live_reindexes:
+        drop_unfinished_indexes(parts, kb_id)
     return cleaned
+
+
+def drop_unfinished_indexes(parts: EngineParts, kb_id: str) -> list[str]:
+    """Drop a knowledge base's collections that neither it nor any file points to (what a
+    reindex that stopped half-way built); the names dropped."""
+    with parts.db.read() as s:
+        kb = s.get(KnowledgeBase, kb_id)
+        used = set(s.exec(select(FileRecord.collection).where(FileRecord.kb_id == kb_id)))
+    if kb is not None:
+        used.add(kb.collection)
+    prefix = kb_collection_prefix(kb_id)
+    dropped = [c for c in parts.store.list_collections() if c.startswith(prefix) and c not in used]
+    for name in dropped:
+        parts.store.drop_collection(name)
+    return dropped

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
+from core.error_report import new_error_id
 from core.errors import CoreError, InvalidInput
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
@@ -58,4 +59,6 @@ def run_due(parts: EngineParts, box: SecretBox, actor_for: Callable[[str], Actor
             log.info("source %s is already syncing; skipped this round", row.id)
         except CoreError as exc:
             log.warning("scheduled sync of source %s failed: %s", row.id, box.scrub(exc.message))
+        except Exception:  # a bug before its sync started (building its client): the pass goes on
+            log.exception("scheduled sync of source %s failed (error id %s)", row.id, new_error_id())
     return reports

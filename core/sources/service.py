@@ -85,7 +85,7 @@ def due_sources(parts: EngineParts, interval_minutes: int, now: datetime | None 
     ensure_tables(parts.db)
     now = now or datetime.now(timezone.utc)
     with parts.db.read() as s:
-        rows = list(s.exec(select(SyncedSource).where(SyncedSource.watch.is_(True))))
+        rows = list(s.exec(select(SyncedSource).where(SyncedSource.watch.is_(True)).order_by(SyncedSource.created_at)))
     cutoff = now - timedelta(minutes=interval_minutes)
     return [r for r in rows if r.state != "reconnect" and (r.last_sync_at is None or _aware(r.last_sync_at) <= cutoff)]
 

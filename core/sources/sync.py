@@ -8,8 +8,10 @@ It knows the ``Source`` protocol only. For one source it lists what changed, the
 - a renamed or moved-within item keeps its file (its version is unchanged) and only its
   metadata follows.
 Every item gets a result; one that fails is left as it was and tried again next run (the
-changes cursor is not advanced past a failure). A database lease keeps two syncs of one
-source from overlapping, in any process.
+changes cursor is not advanced past a failure). A source that raises anything — a CoreError or
+a bug of its own — ends its sync "failed" with a reason, never "done". A database lease
+(``lease.py``: a heartbeat renews it, a dead holder frees it at once) keeps two syncs of one
+source from overlapping, in any process; a sync that finds its lease lost stops at its next step.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from sqlmodel import select
 
 from core.access import resolve_kb
 from core.db.models import FileRecord, utcnow
+from core.error_report import shown_error
 from core.errors import CoreError
 from core.ingest import service as ingest_mod
 from core.ingest.jobs import JobTracker
@@ -104,28 +107,38 @@ def run_sync(parts: EngineParts, actor: Actor, source_id: str, source: Source, *
         if row is None:
             raise CoreError(f"source '{source_id}' not found")
         resolve_kb(s, actor, row.kb_id, write=True)
-    holder = lease.new_holder()
-    lease.acquire(parts.db, source_id, holder)
+    with lease.Lease(parts.db, source_id) as sync_lease:
+        return _run_leased(parts, actor, row, source, trigger, progress, tracker, sync_lease)
+
+
+def _run_leased(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, trigger: str,
+                progress: FileProgress | None, tracker: JobTracker | None, sync_lease: lease.Lease) -> SyncReport:
+    source_id = row.id
     with parts.db.write() as s:
         entry = SyncLog(source_id=source_id, kb_id=row.kb_id, trigger=trigger)
         s.add(entry)
     report = SyncReport(source_id, entry.id, "done")
     try:
-        _sync(parts, actor, row, source, report, progress, tracker, holder)
+        _sync(parts, actor, row, source, report, progress, tracker, sync_lease)
     except SourceUnavailable as exc:
         report.status, report.error, report.source_state = "failed", exc.message, getattr(exc, "state", "error")
         _mark_source(parts, source_id, state=report.source_state, error=exc.message)
+    except lease.LeaseLost as exc:  # not the source's fault: the sync that took over owns its state now
+        report.status, report.error = "failed", exc.message
     except CoreError as exc:
         report.status, report.error, report.source_state = "failed", exc.message, "error"
         _mark_source(parts, source_id, state="error", error=exc.message)
+    except Exception as exc:  # a source implementation's bug (a reply it did not expect): this source fails
+        message = shown_error(exc, actor, f"syncing the source '{row.title or source_id}'")
+        report.status, report.error, report.source_state = "failed", message, "error"
+        _mark_source(parts, source_id, state="error", error=message)
     finally:
         _finish_log(parts, report)
-        lease.release(parts.db, source_id, holder)
     return report
 
 
 def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, report: SyncReport,
-          progress: FileProgress | None, tracker: JobTracker | None, holder: str) -> None:
+          progress: FileProgress | None, tracker: JobTracker | None, sync_lease: lease.Lease) -> None:
     listing = source.listing(row.cursor)
     report.full_listing = listing.full
     with parts.db.read() as s:
@@ -153,10 +166,12 @@ def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, r
     for item_id, (name, reason) in listing.skipped.items():
         report.results.append(ItemResult(item_id, name, "skipped", error=reason))
     for rec in todo.remove:
+        sync_lease.check()  # every step: a sync that lost its lease stops before it changes anything more
         _remove_item(parts, row.id, rec)
         report.results.append(ItemResult(rec.item_id, rec.name, "removed", rec.file_id))
         step(f"removed {rec.name}")
     for item in todo.rename:
+        sync_lease.check()
         _hold(parts, row, item, held[item.item_id].file_id, owns=held[item.item_id].owns_file)
         report.results.append(ItemResult(item.item_id, item.name, "renamed", held[item.item_id].file_id))
         step(f"renamed {item.name}")
@@ -166,11 +181,12 @@ def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, r
             report.status = "cancelled"
             report.results += [ItemResult(i.item_id, i.name, "cancelled") for i, _ in work[start:]]
             break
-        lease.renew(parts.db, row.id, holder)
+        sync_lease.check()
         group = work[start:start + FETCH_GROUP]
         for result in _ingest_group(parts, actor, row, source, group, progress):
             report.results.append(result)
             step(f"{result.action} {result.name}")
+    sync_lease.check()  # the cursor is saved only by the sync that still holds the source
     clean = report.status == "done" and not any(r.action in ("failed", "cancelled") for r in report.results)
     # A failure keeps the old cursor: the next run sees the same changes again (applying them
     # twice is harmless, versions are compared) and so retries the item that failed.
@@ -189,6 +205,9 @@ def _ingest_group(parts: EngineParts, actor: Actor, row: SyncedSource, source: S
             raise
         except CoreError as exc:
             results.append(ItemResult(item.item_id, item.name, "failed", old.file_id if old else None, error=exc.message))
+        except Exception as exc:  # the source's bug on this one item: it fails alone, with a reason
+            results.append(ItemResult(item.item_id, item.name, "failed", old.file_id if old else None,
+                                      error=shown_error(exc, actor, f"fetching '{item.name}'")))
     if not fetched:
         return results
     outcomes = ingest_mod.ingest(parts, parts.snapshot(), actor, row.kb_id, [u for _, _, u in fetched], progress)

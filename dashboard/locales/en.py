@@ -79,6 +79,8 @@ STRINGS: dict[str, str] = {
     "audit.orphan_collections": "Orphan collections", "audit.orphan_vectors": "Orphan vectors",
     "audit.missing_vectors": "Files missing vectors", "audit.interrupted_files": "Interrupted files",
     "audit.orphan_blobs": "Unused stored files",
+    "audit.missing_collections": "Missing collections (named by a knowledge base)", "audit.orphan_parsed": "Unused parsed texts",
+    "audit.expired_web_collections": "Expired web-search collections (removed)", "audit.retry_originals": "Originals kept for Retry",
     # settings
     "settings.saved": "Saved {section}: applies from the next request, no restart.",
     "settings.locked_help": "Locked: set by the environment variable {var}.",

@@ -71,6 +71,8 @@ STRINGS: dict[str, str] = {
     "audit.orphan_collections": "孤立集合", "audit.orphan_vectors": "孤立向量",
     "audit.missing_vectors": "缺少向量的文件", "audit.interrupted_files": "中断的文件",
     "audit.orphan_blobs": "未使用的存储文件",
+    "audit.missing_collections": "缺失的向量集合（知识库仍指向）", "audit.orphan_parsed": "未使用的解析文本",
+    "audit.expired_web_collections": "已过期的网页搜索集合（已删除）", "audit.retry_originals": "为重试保留的原文件",
     "settings.saved": "已保存 {section}：下一次请求即生效，无需重启。",
     "settings.locked_help": "已锁定：由环境变量 {var} 设置。",
     "settings.unsaved": "未保存的修改：{fields}",

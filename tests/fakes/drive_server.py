@@ -146,6 +146,9 @@ class FakeDrive:
         self.changes: list[tuple[str, str]] = []  # (file id, account)
         self.token_epoch = 0  # page tokens are "epoch:position"; expiring bumps the epoch
         self.fail_next: list[tuple[int, str, dict]] = []  # (status, reason, headers) for the next API calls
+        # (API path, body): the next call to that path answers 200 with this body as it is — a
+        # reply the client does not expect (a field missing, a wrong type)
+        self.odd_replies: list[tuple[str, dict]] = []
         self.refresh_tokens: dict[str, str] = {}  # token -> account
         self.access_tokens: dict[str, str] = {}  # token -> account
         self.codes: dict[str, tuple[str, str, str]] = {}  # code -> (account, challenge, redirect_uri)
@@ -300,7 +303,12 @@ def _handler(drive: FakeDrive):
             if drive.fail_next:
                 status, reason, headers = drive.fail_next.pop(0)
                 return self._error(status, reason, "scripted failure", headers)
-            _Api(self, drive, account, args).route(url.path[len("/drive/v3/"):])
+            api_path = url.path[len("/drive/v3/"):]
+            odd = next((r for r in drive.odd_replies if r[0] == api_path), None)
+            if odd is not None:
+                drive.odd_replies.remove(odd)
+                return self._send(200, odd[1])
+            _Api(self, drive, account, args).route(api_path)
 
         def do_POST(self) -> None:
             drive.requests.append(("POST", self.path))

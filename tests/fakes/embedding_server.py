@@ -2,7 +2,7 @@
 
 Vectors come from the real HashEmbedder (so texts that share words get close vectors),
 scaled by ``scale`` so clients must normalise them themselves. Requests are recorded, and
-failures can be queued for the next embedding requests::
+failures (or held requests) can be queued for the next embedding requests::
 
     with fake_embedding_server(api_key="sk-test") as srv:
         srv.fail_next(http_error(500), garbage("<html>"))
@@ -33,6 +33,10 @@ class Failure:
     raw: str | None = None  # sent verbatim (malformed JSON, HTML, a wrong shape)
     message: str = "scripted failure"  # the API's error text for an HTTP error status
     delay: float = 0.0  # seconds of silence before answering (timeouts)
+    # A held request: ``entered`` is set when it arrives, and it is answered (normally, unless
+    # status/raw say otherwise) only once ``gate`` is set.
+    gate: threading.Event | None = None
+    entered: threading.Event | None = None
 
 
 def http_error(status: int, message: str = "scripted failure") -> Failure:
@@ -45,6 +49,11 @@ def garbage(raw: str = '{"data": [oops') -> Failure:
 
 def slow(seconds: float) -> Failure:
     return Failure(delay=seconds)
+
+
+def held() -> Failure:
+    """A request that waits at the server until the test sets ``.gate`` (``.entered`` says it came)."""
+    return Failure(gate=threading.Event(), entered=threading.Event())
 
 
 @dataclass
@@ -103,7 +112,7 @@ class FakeEmbeddingServer:
         return self
 
     def stop(self) -> None:
-        self._stopping.set()
+        self._stopping.set()  # held and slow requests give up
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -163,6 +172,11 @@ class _Handler(BaseHTTPRequestHandler):
         if failure is not None:
             if failure.delay and fake._stopping.wait(failure.delay):
                 return
+            if failure.gate is not None:
+                failure.entered.set()
+                while not failure.gate.wait(0.05):
+                    if fake._stopping.is_set():
+                        return
             if failure.raw is not None:
                 return self._send(200, failure.raw.encode(), "application/json")
             if failure.status != 200:

@@ -3,6 +3,7 @@
 - test_engine_surface.py — a plain user against every public Engine method (introspected)
 - test_secrets.py        — keys at rest, in CLI output, in logs, in chat errors; key rotation
 - test_handoff.py        — a local process or user against the CLI hand-off socket
+- test_handoff_limits.py — idle or flooding connections, deeply nested JSON, a stale socket after SIGTERM
 - test_ssrf.py           — internal addresses via the allow-list, redirects, YouTube, other schemes
 - test_limits.py         — bad names, huge inputs, chunk explosions, look-alike names, terminal escapes
 
