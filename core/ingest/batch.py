@@ -154,8 +154,9 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
             raise Cancelled("cancelled by request")
 
     try:
-        prepared.doc = fetched or parts.parse(upload.data, upload.name,
-                                              ParseContext(settings=settings.parsing, progress=parse_progress))
+        # the chunking tells the parser how much text the chunk cap can take (core/parsers/budget.py)
+        ctx = ParseContext(settings=settings.parsing, progress=parse_progress, chunking=settings.chunking)
+        prepared.doc = fetched or parts.parse(upload.data, upload.name, ctx)
         prepared.job.chunks = make_chunks(prepared.doc, settings.chunking, snap.embedder)
         cap = settings.parsing.max_chunks_per_file
         if len(prepared.job.chunks) > cap:
