@@ -20,6 +20,7 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.diskspace import no_room_for_upload
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest.kb_chunking import settings_for_kb_id
@@ -132,6 +133,10 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
             return failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id)
         # what is kept of a URL is its extracted text: reindex and full-document mode read that
         upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
+    no_room = no_room_for_upload(parts.blobs.files_dir, upload.name, len(upload.data), settings.parsing.min_free_disk_mb,
+                                 actor.is_admin)
+    if no_room:  # refused before its original, text, vectors or rows are written: nothing is left behind
+        return IngestResult(upload.name, "failed", error=no_room)
     sha = parts.blobs.put(upload.data)
     with parts.db.write() as s:
         owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
