@@ -121,10 +121,13 @@ def _decode(image: Image.Image, index: int, source_name: str) -> np.ndarray:
     try:
         image.seek(index)
         image.load()
-        return to_ocr_array(image)
     except Image.DecompressionBombError as exc:
         raise ParseError(f"{source_name} declares an enormous picture size (a decompression bomb?)", detail=str(exc)) from exc
     except (OSError, ValueError, SyntaxError, EOFError) as exc:
+        raise ParseError(f"{source_name} is not a readable image (corrupt or truncated)", detail=str(exc)) from exc
+    try:
+        return to_ocr_array(image)
+    except (OSError, ValueError) as exc:
         raise ParseError(f"{source_name} could not be decoded (corrupt image data)", detail=str(exc)) from exc
 
 
@@ -136,8 +139,6 @@ class ImageParser:
         if not ctx.settings.ocr_enabled:
             raise ParseError(f"{source_name} is an image and OCR is turned off (setting parsing.ocr_enabled)")
 
-        from core.parsers.ocr import ocr_text  # OCR loads only when an image arrives
-
         parts: list[DocPart] = []
         notes: list[str] = []
         if truncated:
@@ -146,6 +147,8 @@ class ImageParser:
         for index in range(total):
             ctx.progress(index, total, f"OCR of image {index + 1} of {total}")
             array = _decode(image, index, source_name)
+            from core.parsers.ocr import ocr_text  # OCR loads only once a picture has been decoded
+
             what = source_name if total == 1 else f"page {index + 1} of {source_name}"
             text = ocr_text(array, timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=what, notes=notes)
             del array
