@@ -180,7 +180,7 @@ class XlsxParser:
         except (KeyError, ValueError, TypeError, IndexError, zipfile.BadZipFile) as exc:
             raise ParseError(f"corrupt Excel file {source_name} (a sheet cannot be read)", detail=f"{type(exc).__name__}: {exc}") from exc
         except Exception as exc:  # lxml / expat raise their own families on broken XML
-            if type(exc).__module__.startswith(("lxml", "xml", "pyexpat")):
+            if type(exc).__module__.startswith(("lxml", "xml", "pyexpat", "defusedxml")):
                 raise ParseError(f"corrupt Excel file {source_name} (its XML cannot be read)", detail=str(exc)) from exc
             raise
         finally:
@@ -205,7 +205,7 @@ class XlsxParser:
         except (InvalidFileException, KeyError, ValueError, TypeError, OSError, zipfile.BadZipFile) as exc:
             raise ParseError("not a valid Excel file (the workbook cannot be read)", detail=f"{type(exc).__name__}: {exc}") from exc
         except Exception as exc:  # lxml / expat raise their own families on broken XML
-            if type(exc).__module__.startswith(("lxml", "xml", "pyexpat")):
+            if type(exc).__module__.startswith(("lxml", "xml", "pyexpat", "defusedxml")):
                 raise ParseError("corrupt Excel file (its XML cannot be read)", detail=str(exc)) from exc
             raise
 
