@@ -88,6 +88,10 @@ class StoreBusy(StoreError):
     retryable = True
 
 
+class DiskFull(StoreError):
+    """Too little free space on the data folder's disk to write safely (core/diskspace.py)."""
+
+
 class LLMError(CoreError):
     """A chat model provider is down, refused, or answered something unusable."""
 

@@ -21,6 +21,7 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.diskspace import no_room_for_upload
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest.blobs import sha256_hex
@@ -152,6 +153,10 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
             return failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id)
         # what is kept of a URL is its extracted text: reindex and full-document mode read that
         upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
+    no_room = no_room_for_upload(parts.blobs.files_dir, upload.name, len(upload.data), settings.parsing.min_free_disk_mb,
+                                 actor.is_admin)
+    if no_room:  # refused before its original, text, vectors or rows are written: nothing is left behind
+        return IngestResult(upload.name, "failed", error=no_room)
     # The row first, then the original: a doctor running meanwhile must never see an original no
     # row claims (it would remove it as an orphan).
     sha = sha256_hex(upload.data)
@@ -178,8 +183,9 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
 
     try:
         parts.blobs.put(upload.data)  # a disk that refuses it fails this file alone, row and job closed
-        prepared.doc = fetched or parts.parse(upload.data, upload.name,
-                                              ParseContext(settings=settings.parsing, progress=parse_progress))
+        # the chunking tells the parser how much text the chunk cap can take (core/parsers/budget.py)
+        ctx = ParseContext(settings=settings.parsing, progress=parse_progress, chunking=settings.chunking)
+        prepared.doc = fetched or parts.parse(upload.data, upload.name, ctx)
         prepared.job.chunks = make_chunks(prepared.doc, settings.chunking, snap.embedder)
         cap = settings.parsing.max_chunks_per_file
         if len(prepared.job.chunks) > cap:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-from core.settings.model import ParsingSettings
+from core.settings.model import ChunkingSettings, ParsingSettings
 from core.types import ParsedDoc
 
 
@@ -19,6 +19,9 @@ class ParseContext:
     settings: ParsingSettings = field(default_factory=ParsingSettings)
     # Called with (done, total, message) during long work such as OCR; may raise Cancelled.
     progress: Callable[[int, int, str], None] = lambda done, total, message: None
+    # The chunking the text is for: with parsing.max_chunks_per_file it sets how much text a file
+    # may yield before it is refused (core/parsers/budget.py); None = the default chunking.
+    chunking: ChunkingSettings | None = None
 
 
 class Parser(Protocol):

@@ -46,12 +46,8 @@ _BLIP = qn("a:blip")
 _EMBED = qn("r:embed")
 
 
-def _heading_level(paragraph: Paragraph) -> int | None:
+def _heading_level(paragraph: Paragraph, style) -> int | None:
     """1..6 for Title / Heading N styles (or styles based on them), else None."""
-    try:
-        style = paragraph.style
-    except (KeyError, ValueError):
-        style = None
     depth = 0
     while style is not None and depth < 20:
         name = (style.name or "").strip()
@@ -119,7 +115,7 @@ class DocxParser:
     name = "docx"
 
     def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
-        document = open_office(data, "Word", ctx, python_docx.Document, "Word document")
+        document = open_office(data, "Word", ctx, python_docx.Document, "Word document", source_name)
         numbering = None
         try:
             numbering = document.part.numbering_part.element
@@ -156,6 +152,18 @@ class _Walker:
         self.ctx = ctx
         self.ocr_images = 0
         self.warnings: list[str] = []
+        # python-docx finds a style by scanning every style of the document on each access (3 ms
+        # a paragraph); one lookup per style id made a 50,000-paragraph file ~100x faster
+        self._styles: dict[str | None, object] = {}
+
+    def style_of(self, paragraph: Paragraph):
+        style_id = paragraph._p.style
+        if style_id not in self._styles:
+            try:
+                self._styles[style_id] = paragraph.style
+            except (KeyError, ValueError):
+                self._styles[style_id] = None
+        return self._styles[style_id]
 
     def walk(self, body, sections: _Sections) -> None:
         for element in _iter_blocks(body):
@@ -169,13 +177,14 @@ class _Walker:
             image_text = self._ocr_images(element) if self.ctx.settings.ocr_docx_images else ""
             if not text and not image_text and not boxes:
                 continue  # blank spacer paragraphs neither end a list nor add text
-            level = _heading_level(paragraph) if text else None
+            style = self.style_of(paragraph) if text else None
+            level = _heading_level(paragraph, style) if text else None
             if level is not None:
                 self.lists.end_run()
                 sections.heading(level, " ".join(text.split()))
-            elif text and (position := list_position(paragraph)) is not None:
-                style = paragraph.style.name if paragraph.style is not None else ""
-                sections.add(self.lists.item(position[0], position[1], text, style or ""), is_list=True)
+            elif text and (position := list_position(paragraph, style)) is not None:
+                style_name = style.name if style is not None else ""
+                sections.add(self.lists.item(position[0], position[1], text, style_name or ""), is_list=True)
             elif text:
                 self.lists.end_run()
                 sections.add(text)

@@ -26,8 +26,9 @@ def _style_chain(style):
         seen += 1
 
 
-def list_position(paragraph: Paragraph) -> tuple[int, int] | None:
-    """(numId, ilvl) when the paragraph is a list item, from its own or its style's numPr."""
+def list_position(paragraph: Paragraph, style) -> tuple[int, int] | None:
+    """(numId, ilvl) when the paragraph is a list item, from its own or its style's numPr.
+    ``style`` is the paragraph's style (looked up once per style id by the caller)."""
     num_id = ilvl = None
     pPr = paragraph._p.pPr
     if pPr is not None and pPr.numPr is not None:
@@ -37,7 +38,7 @@ def list_position(paragraph: Paragraph) -> tuple[int, int] | None:
             ilvl = pPr.numPr.ilvl.val
     if num_id is None:
         try:
-            styles = list(_style_chain(paragraph.style))
+            styles = list(_style_chain(style))
         except (KeyError, ValueError):
             styles = []
         for style in styles:

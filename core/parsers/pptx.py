@@ -151,7 +151,7 @@ class PptxParser:
     name = "pptx"
 
     def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
-        presentation = open_office(data, "PowerPoint", ctx, python_pptx.Presentation, "presentation")
+        presentation = open_office(data, "PowerPoint", ctx, python_pptx.Presentation, "presentation", source_name)
         walker = _SlideWalker(ctx)
         parts: list[DocPart] = []
         slides = list(presentation.slides)

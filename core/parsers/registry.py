@@ -90,13 +90,32 @@ def _empty_reason(kind: str, doc: ParsedDoc, ctx: ParseContext) -> str:
     return "the document appears to be empty"
 
 
+def _run_parser(parser: Parser, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
+    """``parser.parse``, with running out of stack or memory made this file's own ParseError.
+
+    A file nested past Python's recursion limit, or one whose decoded content does not fit in
+    memory, fails alone with a reason instead of a generic error (or a batch stopped by it)."""
+    failure: ParseError | None = None
+    try:
+        return parser.parse(data, source_name, ctx)
+    except RecursionError as exc:
+        failure = ParseError(f"{source_name} nests its content too deeply to be read (its structure is deeper than "
+                             "the parser can follow); flatten it or save it in another format", detail=str(exc))
+    except MemoryError:
+        failure = ParseError(f"{source_name} needs more memory to read than this server has free: its content "
+                             "expands far beyond its file size; split it into smaller files")
+    # raised here, outside the except blocks, so the failed parse's frames (and the memory they
+    # hold) are released before the error travels on
+    raise failure
+
+
 def parse_bytes(data: bytes, source_name: str, ctx: ParseContext | None = None) -> ParsedDoc:
     """Parse a document held in memory; raises a ParseError subclass with a clear message."""
     ctx = ctx or ParseContext()
     _check_size(len(data), source_name, ctx)
     detection = sniff(data, source_name)
     parser = get_parser(detection.kind)
-    doc = parser.parse(data, source_name, ctx)
+    doc = _run_parser(parser, data, source_name, ctx)
     if not doc.text.strip():
         raise ParseError(f"no text could be extracted from {source_name}: {_empty_reason(detection.kind, doc, ctx)}")
     if detection.warning:

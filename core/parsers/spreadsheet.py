@@ -8,6 +8,10 @@ Vertically merged cells repeat their value down the merged rows, so every row st
 its group; horizontally merged cells keep the value in their first column. Hidden sheets are
 skipped, and sheets over the row / column limits (ParsingSettings.spreadsheet_max_rows,
 spreadsheet_max_columns) are cut, each with a warning. Empty rows and columns are dropped.
+
+Caps apply while reading: a sheet is read up to its last kept row (the rest only counted, for
+the warning: core/parsers/xlsx_read.py), and the text kept from all sheets is held to the text
+budget of core/parsers/budget.py, so a 1M-row sheet costs seconds, not minutes.
 """
 
 from __future__ import annotations
@@ -15,8 +19,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import re
-import warnings
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,6 +27,7 @@ from typing import Any
 
 from core.errors import ParseError
 from core.parsers.base import ParseContext
+from core.parsers.budget import TextBudget
 from core.parsers.office_table import markdown_table
 from core.parsers.text import decode_text
 from core.parsers.zipguard import check_office_zip
@@ -32,8 +35,6 @@ from core.types import DocPart, ParsedDoc
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_MIME = "text/csv"
-_MERGE_REF = re.compile(rb"<(?:\w+:)?mergeCell\b[^>]*?\bref=\"([A-Z]+)(\d+):([A-Z]+)(\d+)\"")
-_SCAN_BLOCK = 1 << 20
 
 
 @dataclass
@@ -43,8 +44,9 @@ class _Sheet:
     name: str
     rows: list[list[str]] = field(default_factory=list)
     total_rows: int = 0  # non-empty rows seen, kept or not
-    widest: int = 0  # widest non-empty row seen, in columns
-    uncalculated: int = 0  # formula cells without a cached value
+    widest: int = 0  # widest non-empty row kept, in columns
+    uncalculated: int = 0  # formula cells without a cached value, in the rows kept
+    last_row_read: int = 0  # number of the last row taken from the sheet (xlsx)
 
 
 def cell_text(value: Any) -> str:
@@ -66,17 +68,23 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
-def _collect(sheet: _Sheet, rows: Iterable[list[str]], ctx: ParseContext) -> _Sheet:
+def _collect(sheet: _Sheet, rows: Iterable[list[str]], ctx: ParseContext, budget: TextBudget) -> bool:
+    """Keep the sheet's first non-empty rows up to the row cap; True when a non-empty row was
+    left over (reading stops there: the caller counts the rest if it wants the total)."""
     max_rows, max_cols = ctx.settings.spreadsheet_max_rows, ctx.settings.spreadsheet_max_columns
     for row in rows:
         last = max((i for i, text in enumerate(row) if text.strip()), default=-1)
         if last < 0:
             continue
         sheet.total_rows += 1
+        if len(sheet.rows) >= max_rows:
+            return True
+        kept = row[: min(last + 1, max_cols)]
+        for text in kept:
+            budget.add(text)
         sheet.widest = max(sheet.widest, last + 1)
-        if len(sheet.rows) < max_rows:
-            sheet.rows.append(row[: min(last + 1, max_cols)])
-    return sheet
+        sheet.rows.append(kept)
+    return False
 
 
 def _sheet_part(sheet: _Sheet, ctx: ParseContext, warnings_out: list[str]) -> DocPart | None:
@@ -105,27 +113,6 @@ def _sheet_part(sheet: _Sheet, ctx: ParseContext, warnings_out: list[str]) -> Do
 # ---------------------------------------------------------------- xlsx
 
 
-def _column_number(letters: bytes) -> int:
-    n = 0
-    for ch in letters:
-        n = n * 26 + ch - 64
-    return n
-
-
-def _merged_ranges(archive: zipfile.ZipFile, member: str) -> list[tuple[int, int, int, int]]:
-    """(min_row, min_col, max_row, max_col) of each merged range, 1-based, scanned from the raw
-    XML in blocks (the read-only worksheet does not expose them)."""
-    found: set[tuple[int, int, int, int]] = set()
-    tail = b""
-    with archive.open(member) as stream:
-        while block := stream.read(_SCAN_BLOCK):
-            data = tail + block
-            for m in _MERGE_REF.finditer(data):
-                found.add((int(m.group(2)), _column_number(m.group(1)), int(m.group(4)), _column_number(m.group(3))))
-            tail = data[-256:]  # a tag cut at the block's end is whole in the next window
-    return sorted(found)
-
-
 def _fill_down(ranges: list[tuple[int, int, int, int]]) -> dict[tuple[int, int], tuple[int, int]]:
     """Cell (row, col) -> origin cell whose value it repeats: the first column of a range that
     spans rows. Horizontal spans stay blank (their value sits in the range's first column)."""
@@ -137,59 +124,67 @@ def _fill_down(ranges: list[tuple[int, int, int, int]]) -> dict[tuple[int, int],
     return owner
 
 
-def _xlsx_rows(values_ws, formulas_ws, fill: dict[tuple[int, int], tuple[int, int]], sheet: _Sheet) -> Iterator[list[str]]:
+def _xlsx_rows(rows: Iterator[tuple[int, list[Any], list[Any]]], fill: dict[tuple[int, int], tuple[int, int]],
+               sheet: _Sheet) -> Iterator[list[str]]:
     origins = {origin for origin in fill.values()}
     remembered: dict[tuple[int, int], str] = {}
-    value_rows = values_ws.iter_rows(values_only=True)
-    formula_rows = formulas_ws.iter_rows(values_only=True)
-    for r, (values, formulas) in enumerate(zip(value_rows, formula_rows), start=1):
+    uncalculated = 0  # of the row last yielded: counted once the caller asks for the next (it kept that one)
+    for r, values, formulas in rows:
+        sheet.uncalculated += uncalculated
+        uncalculated = 0
+        sheet.last_row_read = r
         row: list[str] = []
         for c, value in enumerate(values, start=1):
             text = cell_text(value)
             formula = formulas[c - 1] if c - 1 < len(formulas) else None
             if value is None and isinstance(formula, str) and formula.startswith("="):
                 text = formula
-                sheet.uncalculated += 1
+                uncalculated += 1
             if (r, c) in origins:
                 remembered[(r, c)] = text
             elif not text and (r, c) in fill:
                 text = remembered.get(fill[(r, c)], "")
             row.append(text)
         yield row
+    sheet.uncalculated += uncalculated
 
 
 class XlsxParser:
     name = "xlsx"
 
     def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
+        from core.parsers.xlsx_read import count_filled_rows, merged_ranges
+
         archive = check_office_zip(data, "Excel", ctx)
-        values_wb, formulas_wb = self._open(data, data_only=True), self._open(data, data_only=False)
+        workbook = self._open(data, archive)
+        budget = TextBudget(ctx, source_name)
         parts: list[DocPart] = []
         notes: list[str] = []
         sheet_names: list[str] = []
         try:
-            for values_ws in values_wb.worksheets:
-                name = values_ws.title
-                if values_ws.sheet_state != "visible":
-                    notes.append(f"sheet {name!r} is hidden and was skipped")
+            for info in workbook.sheets:
+                if info.state != "visible":
+                    notes.append(f"sheet {info.name!r} is hidden and was skipped")
                     continue
-                if not hasattr(values_ws, "iter_rows"):  # a chartsheet holds no cells
+                if info.is_chart:  # a chartsheet holds no cells
                     continue
-                formulas_ws = formulas_wb[name]
-                values_ws.reset_dimensions()  # saved dimensions may be wrong; read every row
-                formulas_ws.reset_dimensions()
-                fill = _fill_down(_merged_ranges(archive, values_ws._worksheet_path))
-                sheet = _Sheet(name)
-                _collect(sheet, _xlsx_rows(values_ws, formulas_ws, fill, sheet), ctx)
-                sheet_names.append(name)
+                fill = _fill_down(merged_ranges(archive, info.path))
+                sheet = _Sheet(info.name)
+                if _collect(sheet, _xlsx_rows(workbook.rows(info), fill, sheet), ctx, budget):
+                    # the row that did not fit was counted; count the rest after it
+                    sheet.total_rows += count_filled_rows(archive, info.path, sheet.last_row_read)
+                sheet_names.append(info.name)
                 part = _sheet_part(sheet, ctx, notes)
                 if part is not None:
                     parts.append(part)
-        except (KeyError, ValueError, TypeError, zipfile.BadZipFile) as exc:
+        except (KeyError, ValueError, TypeError, IndexError, zipfile.BadZipFile) as exc:
             raise ParseError(f"corrupt Excel file {source_name} (a sheet cannot be read)", detail=f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # lxml / expat raise their own families on broken XML
+            if type(exc).__module__.startswith(("lxml", "xml", "pyexpat", "defusedxml")):
+                raise ParseError(f"corrupt Excel file {source_name} (its XML cannot be read)", detail=str(exc)) from exc
+            raise
         finally:
-            values_wb.close()
-            formulas_wb.close()
+            workbook.close()
         return ParsedDoc(
             source_name=source_name,
             mime=XLSX_MIME,
@@ -200,18 +195,17 @@ class XlsxParser:
         )
 
     @staticmethod
-    def _open(data: bytes, data_only: bool):
-        from openpyxl import load_workbook
+    def _open(data: bytes, archive: zipfile.ZipFile):
         from openpyxl.utils.exceptions import InvalidFileException
 
+        from core.parsers.xlsx_read import Workbook
+
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # "no default style" and similar noise
-                return load_workbook(io.BytesIO(data), read_only=True, data_only=data_only)
+            return Workbook(data, archive)
         except (InvalidFileException, KeyError, ValueError, TypeError, OSError, zipfile.BadZipFile) as exc:
             raise ParseError("not a valid Excel file (the workbook cannot be read)", detail=f"{type(exc).__name__}: {exc}") from exc
         except Exception as exc:  # lxml / expat raise their own families on broken XML
-            if type(exc).__module__.startswith(("lxml", "xml")):
+            if type(exc).__module__.startswith(("lxml", "xml", "pyexpat", "defusedxml")):
                 raise ParseError("corrupt Excel file (its XML cannot be read)", detail=str(exc)) from exc
             raise
 
@@ -237,9 +231,11 @@ class CsvParser:
         dialect = _dialect(text, source_name)
         name = PurePosixPath(source_name.replace("\\", "/")).name or source_name
         notes: list[str] = []
+        sheet = _Sheet(name)
         try:
-            rows = ([cell.strip() for cell in row] for row in csv.reader(io.StringIO(text), dialect))
-            sheet = _collect(_Sheet(name), rows, ctx)
+            rows = csv.reader(io.StringIO(text), dialect)
+            if _collect(sheet, ([cell.strip() for cell in row] for row in rows), ctx, TextBudget(ctx, source_name)):
+                sheet.total_rows += sum(1 for row in rows if any(cell.strip() for cell in row))  # the rest, counted only
         except csv.Error as exc:
             raise ParseError(f"{source_name} is not a readable CSV file", detail=str(exc)) from exc
         part = _sheet_part(sheet, ctx, notes)

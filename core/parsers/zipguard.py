@@ -49,15 +49,20 @@ def check_office_zip(data: bytes, kind: str, ctx: ParseContext) -> zipfile.ZipFi
 _Doc = TypeVar("_Doc")
 
 
-def open_office(data: bytes, kind: str, ctx: ParseContext, opener: Callable[[io.BytesIO], _Doc], what: str) -> _Doc:
-    """Check the zip, then open it with python-docx/python-pptx, turning their errors into ParseError.
+def open_office(data: bytes, kind: str, ctx: ParseContext, opener: Callable[[io.BytesIO], _Doc], what: str,
+                source_name: str = "") -> _Doc:
+    """Check the zip and stream its XML against the text and element budgets (core/parsers/budget.py),
+    then open it with python-docx/python-pptx, turning their errors into ParseError.
 
     ``kind`` is "Word" or "PowerPoint"; ``what`` names the part that must be inside ("Word document").
     """
     from docx.opc.exceptions import PackageNotFoundError as DocxPackageNotFound
     from pptx.exc import PackageNotFoundError as PptxPackageNotFound
 
-    check_office_zip(data, kind, ctx)
+    from core.parsers.budget import scan_office_xml
+
+    archive = check_office_zip(data, kind, ctx)
+    scan_office_xml(archive, kind, source_name or f"this {kind} file", ctx)
     try:
         return opener(io.BytesIO(data))
     except (DocxPackageNotFound, PptxPackageNotFound, KeyError, ValueError, zipfile.BadZipFile) as exc:

@@ -141,6 +141,9 @@ class StrictModeSettings(_Section):
 class ParsingSettings(_Section):
     max_upload_mb: int = Field(100, ge=1, le=10_000, description="Largest file accepted, checked before it is read or stored.")
     max_chunks_per_file: int = Field(5000, ge=1, le=1_000_000, description="A file that makes more chunks is refused (embedding cost).")
+    min_free_disk_mb: int = Field(512, ge=64, le=1_000_000, description=(
+        "A file is refused, before anything of it is stored, when storing it would leave less than this much free "
+        "space on the data folder's disk (the vector store's 32 MB log segments and SQLite need room to grow)."))
     ocr_enabled: bool = True
     ocr_dpi: int = Field(300, ge=72, le=600)
     ocr_page_timeout_seconds: float = Field(60.0, gt=0, le=3600)

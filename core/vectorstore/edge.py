@@ -10,6 +10,10 @@ writers would corrupt it): the second gets ``StoreBusy`` naming the holder's pid
 holding process, one ``EdgeStore`` serves every thread (every dashboard session): a lock per
 collection serialises access to its shard, so a long upsert into a new index never blocks
 searches of another collection.
+
+Opening, creating or changing a collection first checks the disk's free space
+(``core.diskspace.check_store_room``): the engine writes through memory-mapped files, and a
+page the disk cannot back would kill the process with SIGBUS instead of raising.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pathlib import Path
 
 import qdrant_edge as qe
 
+from core.diskspace import STORE_MIN_FREE_MB, check_store_room
 from core.errors import AlreadyExists, CoreError, InvalidInput, NotFound, StoreBusy, StoreError
 from core.types import ScoredPoint, SearchFilter, SparseVector, VectorPoint
 from core.vectorstore._common import RRF_K, check_name, check_points, check_query, in_chunk_order, is_empty, point_id
@@ -103,8 +108,9 @@ def _scored(hits: list) -> list[ScoredPoint]:
 class EdgeStore:
     """``VectorStore`` on qdrant-edge shards under ``root`` (see the module doc)."""
 
-    def __init__(self, root: Path, wait_seconds: float = 0.0):
+    def __init__(self, root: Path, wait_seconds: float = 0.0, min_free_mb: int = STORE_MIN_FREE_MB):
         self.root = Path(root)
+        self._min_free_mb = min_free_mb  # below it, nothing is opened or written (core/diskspace.py)
         self.root.mkdir(parents=True, exist_ok=True)
         self._lock_fd: int | None = _lock_root(self.root, wait_seconds)
         self._dir = self.root / "collections"
@@ -153,6 +159,8 @@ class EdgeStore:
         if not (path / _META).is_file():
             raise NotFound(f"Collection {name} does not exist.")
         meta = json.loads((path / _META).read_text(encoding="utf-8"))
+        # opening touches a fresh write-ahead log segment
+        check_store_room(self.root, f"open collection {name}", self._min_free_mb)
         with self._engine("open", name):
             return _Shard(engine=qe.EdgeShard.load(str(path)), dimension=int(meta["dimension"]))
 
@@ -165,6 +173,7 @@ class EdgeStore:
         with self._registry:
             if self.collection_exists(name):
                 raise AlreadyExists(f"Collection {name} already exists.")
+            check_store_room(self.root, f"create collection {name}", self._min_free_mb)
             # Build in a hidden directory and rename: a crash never leaves a half-made collection.
             tmp = self._dir / f".new-{name}-{uuid.uuid4().hex[:8]}"
             config = qe.EdgeConfig(
@@ -219,6 +228,7 @@ class EdgeStore:
             return
         with self._shard(name) as shard:
             check_points(points, shard.dimension)
+            check_store_room(self.root, f"store points in collection {name}", self._min_free_mb)
             batch = [
                 qe.Point(
                     point_id(p.id),
@@ -233,6 +243,7 @@ class EdgeStore:
 
     def delete_file(self, name: str, file_id: str) -> None:
         with self._shard(name) as shard, self._engine("delete a file's points", name):
+            check_store_room(self.root, f"delete points in collection {name}", self._min_free_mb)
             shard.engine.update(qe.UpdateOperation.delete_points_by_filter(_edge_filter(file_id=file_id)))
             shard.written()
 

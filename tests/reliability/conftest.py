@@ -1,5 +1,6 @@
-"""Engines for the reliability tests: the embedded store, a Qdrant-server stand-in that can refuse,
-or an embedding server that can hold and slow requests."""
+"""Engines for the reliability tests: the embedded store (with or without a knowledge base), a
+Qdrant-server stand-in that can refuse, or an embedding server that can hold and slow requests.
+Hostile or oversized inputs are generated (tests/reliability/hostile.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,13 @@ def engine(data_dir, monkeypatch):
     e = make_engine(data_dir)
     yield e
     e.close()
+
+
+@pytest.fixture
+def kb_engine(engine):
+    """The embedded engine with one knowledge base, ``kb``."""
+    engine.create_kb(A, "kb")
+    return engine
 
 
 @pytest.fixture
