@@ -22,7 +22,7 @@ from core.types import SYSTEM_ACTOR
 
 def _answer_payload(answer) -> dict:
     d = asdict(answer)
-    keep = ("question", "text", "mode", "hit", "llm_called", "from_kb", "sources", "flagged", "error", "notices", "citations",
+    keep = ("question", "text", "mode", "hit", "weak_match", "llm_called", "from_kb", "sources", "flagged", "error", "notices", "citations",
             "events", "timings_ms", "retrieved", "chat_id", "message_id")
     return {k: d[k] for k in keep}
 

@@ -2,7 +2,8 @@
 
 * FAQ-shaped documents (English and Chinese; bold questions, Q:/A: lines, question headings): the
   quote is the answer of the matching pair, not its question;
-* related but unrelated sentences (parental leave beside annual leave) are not appended;
+* related but unrelated sentences (parental leave beside annual leave) are not appended, and the
+  kind of fact asked for wins (a frequency for "多久…一次", a place for "where");
 * the lead-in names where the quotes come from: the knowledge base, web pages, a chat attachment.
 
 Each case says what the quoted lines must contain and what they must not.
@@ -64,6 +65,18 @@ LEAVE_ZH = """第四条 员工每个自然年享有十五天带薪年假。新�
 
 第七条 员工享有十六周带薪育儿假，可在孩子两周岁前分最多三段休完。"""
 
+SECURITY_ZH = """# 信息安全守则
+
+第一条 工作账号的密码至少十二位，须同时包含字母和数字，每九十天更换一次。
+
+| 系统 | 管理部门 | 备份频率 |
+| --- | --- | --- |
+| 邮件系统 | 信息技术部 | 每天 |
+| 人事系统 | 人力资源部 | 每周 |"""
+SLIDES_EN = "## Slide 2: Day 1 - Welcome\n\n- Pick up your laptop at 9:30 in room B2\n- Welcome breakfast with your team lead"
+LAPTOP_EN = "Article 10. Each employee receives a laptop, which must be encrypted and locked when unattended."
+SUBTITLE_EN = "## Slide 1: Onboarding week\n\nNorthwind Tools - the first week of a new employee"
+
 # (question, passages as (text, source), the quoted lines must contain, and must not contain)
 CASES = [
     ("Who approves overtime?", [FAQ_EN_MD], ["Your team lead, before the overtime is worked."], ["Who approves overtime"]),
@@ -86,6 +99,11 @@ CASES = [
      ["doctor's note"]),
     ("员工每年有几天带薪年假？", [LEAVE_ZH, FAQ_ZH_MD], ["十五天带薪年假"], ["育儿假", "病假", "人事系统"]),
     ("育儿假有多长？", [LEAVE_ZH], ["十六周带薪育儿假"], ["年假", "病假"]),
+    # "how often" is answered by a frequency (每周), "where" by a place (room B2)
+    ("人事系统多久备份一次？", [SECURITY_ZH, FAQ_ZH_MD], ["| 人事系统 | 人力资源部 | 每周 |"], ["密码", "人事系统提交申请"]),
+    ("工作账号的密码多久更换一次？", [SECURITY_ZH], ["每九十天更换一次"], ["每周"]),
+    ("Where do new employees pick up their laptop?", [LAPTOP_EN, SLIDES_EN, SUBTITLE_EN], ["room B2"],
+     ["encrypted", "first week"]),
 ]
 
 
