@@ -84,6 +84,8 @@ def _side(row: dict, mode: str) -> None:
             color, icon = OUTCOME_STYLE[outcome]
             st.badge(t(f"ab.outcome.{outcome}"), color=color, icon=icon)
         st.badge(t("chat.hit") if row[f"{mode}_hit"] else t("chat.no_hit"), color="blue" if row[f"{mode}_hit"] else "gray")
+        if row.get(f"{mode}_weak"):
+            st.badge(t("ab.weak"), color="orange", icon=":material/help:")
         st.badge(t("chat.llm_called") if row[f"{mode}_llm_called"] else t("chat.llm_not_called"), color="gray")
         st.badge(f"{row[f'{mode}_ms']:.0f} ms", color="gray", icon=":material/timer:")
     st.markdown(keep_line_breaks(row[f"{mode}_answer"] or "—"))
@@ -118,7 +120,8 @@ def exports(rows: list[dict]) -> None:
               "model_calls": t("ab.model_calls"), "mean_ms": t("ab.mean_ms"), "as_expected": t("ab.as_expected"),
               "correct": t("ab.outcome.correct"), "refused": t("ab.outcome.refused"), "wrong": t("ab.outcome.wrong"),
               "hit": t("chat.hit"), "no_hit": t("chat.no_hit"), "model": t("chat.llm_called"),
-              "no_model": t("chat.llm_not_called")}
+              "no_model": t("chat.llm_not_called"), "weak": t("ab.weak"), "questions": t("ab.questions"),
+              "modes_differ": t("ab.differ"), "generated": t("ab.generated")}
     with st.container(horizontal=True):
         st.download_button(t("ab.download_html"), lambda: html_report(rows, title=t("nav.ab"), labels=labels).encode("utf-8"),
                            "ab-compare.html", "text/html", icon=":material/description:", type="primary",

@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from core import Engine
+from core.answering.confidence import says_weak
 from core.answering.provenance import answer_sources
 from core.types import Actor
 from dashboard.header import mode_badge
@@ -70,9 +71,15 @@ def render_citations(citations: list, existing_files: set[str] | None = None) ->
 
 
 def source_badges(answer: Any) -> None:
+    # A weak match (normal mode, core/answering/confidence.py) is not shown as a plain knowledge-base
+    # answer; a stored message keeps it in its notices.
+    weak = getattr(answer, "weak_match", False) or says_weak(getattr(answer, "notices", None) or [])
     for source in answer_sources(answer):
         color, icon = SOURCE_STYLE[source]
-        st.badge(t(f"source.{source}"), color=color, icon=icon)
+        if weak and source == "knowledge_base":
+            st.badge(t("source.knowledge_base_weak"), color="orange", icon=":material/help:")
+        else:
+            st.badge(t(f"source.{source}"), color=color, icon=icon)
 
 
 def render_meta(answer: Any, mode: str, llm_called: bool | None, timings: dict | None) -> None:

@@ -48,10 +48,12 @@ with batch, guard():
         with st.container(horizontal=True):
             run = st.form_submit_button(t("ab.run_batch"), type="primary", icon=":material/playlist_play:")
             # a second submit button: a plain button's rerun would switch the tabs back to the first one
-            demo = st.form_submit_button(t("ab.use_demo"), icon=":material/auto_awesome:", help=t("ab.use_demo_help"))
+            demo_set = demo_questions()
+            demo = st.form_submit_button(t("ab.use_demo"), icon=":material/auto_awesome:", help=t(
+                "ab.use_demo_help", n=len(demo_set), off=sum(i.expected == "-" for i in demo_set)))
     items = None
     if demo:
-        items = demo_questions()
+        items = demo_set
     elif run:
         items = parse_items(upload.name, upload.getvalue()) if upload else parse_items("pasted.txt", pasted.encode())
     if items is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from core.answering.budget import messages_tokens, trim_history
 from core.answering.context import AnswerContext
+from core.answering.confidence import match_strength, weak_notice
 from core.answering.generate import generate
 from core.answering.intent import skip_reason
 from core.answering.prompts import ContextItem, normal_messages, number
@@ -81,6 +82,10 @@ def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, c
         docs += ctx.chat_files.documents(chat_id, ATTACHMENT_WHOLE_CHARS)
     whole = {d.file_id for d in docs}
     items = pages + [document_item(d) for d in docs] + [i for i in found.items if i.file_id not in whole]
+    strength = match_strength(found.hits, r.rag_min_similarity)
+    if strength.weak and not pages and not docs:  # whole documents and fetched pages are no search match
+        run.answer.weak_match = True
+        run.notice(weak_notice(run.answer.question, strength, r.rag_min_similarity))
     for provider in ctx.providers:  # extra sources (web search) join here, in normal mode only
         try:
             items += provider.items(refs.query, ctx.settings)

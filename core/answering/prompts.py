@@ -63,7 +63,7 @@ def format_context(items: list[ContextItem]) -> str:
 
 
 def passages(items: list[ContextItem]) -> list[Passage]:
-    return [Passage(i.n, i.text, i.source) for i in items]
+    return [Passage(i.n, i.text, i.source, i.origin) for i in items]
 
 
 def fill_template(template: str, context: str, query: str) -> str:

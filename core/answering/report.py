@@ -7,11 +7,12 @@ import csv
 import html
 import io
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from core.answering.scoring import OUTCOMES, normalise, refused, score
+from core.answering.scoring import OUTCOMES, refused, score, verdict
 from core.answering.types import Answer, Comparison
 
 MODES = ("normal", "strict")
@@ -28,8 +29,9 @@ def _citation_line(c) -> str:
 
 
 def comparison_row(c: Comparison, expected: str | None = None) -> dict[str, Any]:
-    """One question: both answers with citations, hit, model call, latency and (with an
-    expected answer) the outcome per mode."""
+    """One question: both answers with citations, hit, weak match, model call, latency and (with
+    an expected answer) the outcome per mode. The modes differ when their verdicts do
+    (``scoring.verdict``), not when two refusals are worded differently."""
     row: dict[str, Any] = {"question": c.question, "expected": expected or ""}
     for mode, a in (("normal", c.normal), ("strict", c.strict)):
         s = score(a, expected)
@@ -37,14 +39,15 @@ def comparison_row(c: Comparison, expected: str | None = None) -> dict[str, Any]
             f"{mode}_answer": a.text or a.error,
             f"{mode}_citations": "; ".join(_citation_line(x) for x in a.citations),
             f"{mode}_hit": bool(a.hit),
+            f"{mode}_weak": bool(getattr(a, "weak_match", False)),
             f"{mode}_refused": refused(a),
             f"{mode}_llm_called": bool(a.llm_called),
             f"{mode}_ms": round(_total_ms(a), 1),
             f"{mode}_outcome": s.outcome if s else "",
             f"{mode}_as_expected": s.as_expected if s else None,
+            f"{mode}_verdict": verdict(a, expected),
         })
-    row["modes_differ"] = (row["normal_outcome"] != row["strict_outcome"] or row["normal_hit"] != row["strict_hit"]
-                           or normalise(row["normal_answer"]) != normalise(row["strict_answer"]))
+    row["modes_differ"] = row["normal_verdict"] != row["strict_verdict"]
     return row
 
 
@@ -104,11 +107,50 @@ th,td{border:1px solid #d0d7de;padding:.4rem .6rem;text-align:left;vertical-alig
 .correct{background:#dafbe1}.refused{background:#fff8c5}.wrong{background:#ffebe9}
 .bar{height:1rem;background:#0969da;display:inline-block;vertical-align:middle}.strict .bar{background:#cf222e}
 .meta{color:#57606a;font-size:.85rem}
+table.md{width:auto;margin:.3rem 0;font-size:.9rem}table.md th,table.md td{padding:.2rem .5rem}
 """
 
 
 def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
+
+
+_TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _md_table(lines: list[str]) -> str:
+    """A Markdown pipe table (header, rule, rows) as an HTML table, every cell escaped."""
+    head = "".join(f"<th>{_e(c)}</th>" for c in _cells(lines[0]))
+    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in _cells(line)) + "</tr>" for line in lines[2:])
+    return f"<table class='md'><tr>{head}</tr>{body}</table>"
+
+
+def answer_html(text: str) -> str:
+    """An answer's text for the report: Markdown pipe tables become HTML tables (quoted table rows
+    are the extractive answerer's way to cite a table), the rest stays text; all of it escaped."""
+    lines, out, plain = (text or "").split("\n"), [], []
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and _TABLE_LINE.match(lines[j]):
+            j += 1
+        if j - i >= 2 and _TABLE_RULE.match(lines[i + 1]):
+            if plain:
+                out.append(f"<div class='answer'>{_e(chr(10).join(plain))}</div>")
+                plain = []
+            out.append(_md_table(lines[i:j]))
+            i = j
+        else:
+            plain.append(lines[i])
+            i += 1
+    if plain:
+        out.append(f"<div class='answer'>{_e(chr(10).join(plain).strip(chr(10)))}</div>")
+    return "".join(out)
 
 
 def _bar(value: int, total: int) -> str:
@@ -122,10 +164,14 @@ def html_report(rows: list[dict[str, Any]], *, title: str = "Strict A/B compare"
     label = {"normal": "Normal", "strict": "Strict", "question": "Question", "expected": "Expected answer",
              "hits": "Hits", "refusals": "Refusals", "model_calls": "Model calls", "mean_ms": "Mean latency (ms)",
              "as_expected": "As expected", "correct": "correct", "refused": "refused", "wrong": "wrong",
-             "hit": "hit", "no_hit": "no hit", "model": "model called", "no_model": "model not called"} | (labels or {})
+             "hit": "hit", "no_hit": "no hit", "model": "model called", "no_model": "model not called",
+             "weak": "weak match", "questions": "Questions", "modes_differ": "Modes differ",
+             "generated": "Generated"} | (labels or {})
     when = (generated or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f'<!doctype html><html><head><meta charset="utf-8"><title>{_e(title)}</title><style>{_CSS}</style></head><body>',
-             f"<h1>{_e(title)}</h1><p class='meta'>{len(rows)} · {_e(when)}</p><table><tr><th></th>"
+             f"<h1>{_e(title)}</h1><p class='meta'>{_e(label['questions'])}: {len(rows)} · "
+             f"{_e(label['modes_differ'])}: {sum(bool(r['modes_differ']) for r in rows)} · "
+             f"{_e(label['generated'])}: {_e(when)}</p><table><tr><th></th>"
              f"<th>{_e(label['hits'])}</th><th>{_e(label['refusals'])}</th><th>{_e(label['model_calls'])}</th>"
              f"<th>{_e(label['mean_ms'])}</th><th>{_e(label['as_expected'])}</th></tr>"]
     for s in summarise(rows):
@@ -139,12 +185,12 @@ def html_report(rows: list[dict[str, Any]], *, title: str = "Strict A/B compare"
         cells = []
         for mode in MODES:
             outcome = r[f"{mode}_outcome"]
-            tags = [label["hit"] if r[f"{mode}_hit"] else label["no_hit"],
+            tags = [label["hit"] if r[f"{mode}_hit"] else label["no_hit"], *([label["weak"]] if r.get(f"{mode}_weak") else []),
                     label["model"] if r[f"{mode}_llm_called"] else label["no_model"], f"{r[f'{mode}_ms']:.0f} ms"]
             tag_html = "".join(f"<span class='tag'>{_e(x)}</span>" for x in tags)
             if outcome in OUTCOMES:
                 tag_html = f"<span class='tag {outcome}'>{_e(label[outcome])}</span>" + tag_html
-            cells.append(f"<td>{tag_html}<div class='answer'>{_e(r[f'{mode}_answer'])}</div>"
+            cells.append(f"<td>{tag_html}{answer_html(r[f'{mode}_answer'])}"
                          f"<div class='cites'>{_e(r[f'{mode}_citations'].replace('; ', chr(10)))}</div></td>")
         expected = f"<div class='meta'>{_e(label['expected'])}: {_e(r['expected'])}</div>" if r["expected"] else ""
         parts.append(f"<tr><td>{_e(r['question'])}{expected}</td>{''.join(cells)}</tr>")

@@ -18,6 +18,7 @@ class Retrieval:
     scored: list[dict]  # every scored chunk, for the retrieval-test view
     notices: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    hits: list[SearchHit] = field(default_factory=list)  # the hits behind ``items``, with their channel scores
 
 
 def hit_item(h: SearchHit, origin: str = "kb") -> ContextItem:
@@ -41,7 +42,7 @@ def retrieve(search: SearchFn, query: str, targets: list[SearchTarget], *, top_k
     scored = ([scored_row(h, True, origin(h)) for h in result.hits]
               + [scored_row(h, False, origin(h)) for h in result.below_threshold])
     return Retrieval([hit_item(h, origin(h)) for h in result.hits], scored, list(result.notices),
-                     dict(result.timings_ms))
+                     dict(result.timings_ms), list(result.hits))
 
 
 def document_item(doc: Document) -> ContextItem:

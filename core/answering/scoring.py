@@ -4,6 +4,10 @@ An expected answer is one fact, or alternatives separated by ``|`` ("15 days|fif
 The expected answer ``-`` says the knowledge base does not cover the question: a refusal is
 the right outcome there. A blank expected answer is not scored.
 
+A verdict is what the A/B page and ``compare --batch`` compare between the modes: the outcome
+when there is an expected answer, else ``answered`` or ``refused`` — so two refusals in other
+words are the same verdict, and "modes differ" counts only answers that differ in substance.
+
 Outcomes per answer:
 - ``correct``: the answer contains the expected fact (case, spaces and punctuation ignored);
 - ``refused``: the answer makes no claim (strict no-hit reply, an error, or neither a quote
@@ -61,3 +65,13 @@ def score(answer: Answer, expected: str | None) -> Score | None:
     if expected != NOT_COVERED and contains_fact(answer.text, expected):
         return Score("correct", as_expected=True)
     return Score("wrong", as_expected=False)
+
+
+Verdict = Literal["correct", "answered", "refused", "wrong"]
+
+
+def verdict(answer: Answer, expected: str | None) -> Verdict:
+    scored = score(answer, expected)
+    if scored is not None:
+        return scored.outcome
+    return "refused" if refused(answer) else "answered"

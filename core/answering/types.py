@@ -53,6 +53,7 @@ class Answer:
     notices: list[str] = field(default_factory=list)  # e.g. "not from the knowledge base", context cut
     flagged: bool = False  # normal mode low-similarity → flagged for a human (setting)
     from_kb: bool = True  # False when answered from general knowledge (normal mode, no hit)
+    weak_match: bool = False  # normal mode: the best passage only just or only on one channel passed (confidence.py)
     # Where the cited passages came from, in first-cited order: "kb", "attachment", "url", "web".
     # Empty when nothing is cited (general knowledge, a refusal, a question back to the user).
     sources: list[str] = field(default_factory=list)

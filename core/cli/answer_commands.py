@@ -1,24 +1,28 @@
 """``ask`` and ``compare``: answer from the command line, in the mode in force or a chosen one.
 
 ``ask`` stores nothing (a temporary chat) unless ``--chat ID`` continues a saved chat.
+``compare --batch`` scores expected answers with ``core/answering/scoring.py`` and summarises
+like the A/B page (``core/answering/report.py``); ``--report FILE.html`` writes the page's report.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from core.answering.questions import BatchItem, parse_batch
+from core.answering.report import ModeSummary, comparison_rows, html_report, summarise
 from core.cli.main import emit
 from core.errors import InvalidInput
+from core.names import printable
 from core.types import SYSTEM_ACTOR
-from core.answering.questions import parse_questions
-
 
 
 def _answer_payload(answer) -> dict:
     d = asdict(answer)
-    keep = ("question", "text", "mode", "hit", "llm_called", "from_kb", "sources", "flagged", "error", "notices", "citations",
+    keep = ("question", "text", "mode", "hit", "weak_match", "llm_called", "from_kb", "sources", "flagged", "error", "notices", "citations",
             "events", "timings_ms", "retrieved", "chat_id", "message_id")
     return {k: d[k] for k in keep}
 
@@ -43,15 +47,32 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 1 if answer.error else 0
 
 
-def read_questions(path: Path) -> list[str]:
+def read_items(path: Path) -> list[BatchItem]:
+    """The batch's questions with their expected answers (CSV, JSONL or text; see questions.py)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
-    questions = parse_questions(path.name, data)
-    if not questions:
+    items = parse_batch(path.name, data)
+    if not items:
         raise InvalidInput(f"no questions in {path}")
-    return questions
+    return items
+
+
+def summary_lines(summary: list[ModeSummary], rows: list[dict]) -> list[str]:
+    """The A/B page's headline counts, as text."""
+    lines = []
+    for s in summary:
+        scored = f"as expected {s.as_expected}/{s.scored} (correct {s.correct}, wrong {s.wrong}), " if s.scored else ""
+        lines.append(f"{s.mode}: {scored}refusals {s.refusals}/{s.questions}, hits {s.hits}/{s.questions}, "
+                     f"model calls {s.model_calls}, mean {s.mean_ms:.0f} ms")
+    lines.append(f"modes differ: {sum(bool(r['modes_differ']) for r in rows)} of {len(rows)}")
+    return lines
+
+
+def _scores(row: dict) -> dict:
+    return {mode: {"outcome": row[f"{mode}_outcome"] or None, "as_expected": row[f"{mode}_as_expected"],
+                   "verdict": row[f"{mode}_verdict"]} for mode in ("normal", "strict")}
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -59,19 +80,36 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if bool(args.batch) == bool(args.question):
         raise InvalidInput("give either a QUESTION or --batch FILE")
-    questions = read_questions(Path(args.batch)) if args.batch else [args.question]
+    items = read_items(Path(args.batch)) if args.batch else [BatchItem(args.question)]
+    report = Path(args.report) if args.report else None
+    if report is not None and not report.parent.is_dir():
+        raise InvalidInput(f"cannot write the report: {report.parent} is not a folder")
     with engine_for(args) as engine:
         # compare() one question at a time: it is what the dashboard hand-off allows.
-        results = [engine.compare(SYSTEM_ACTOR, q, kbs=args.kb or None, web=args.web) for q in questions]
-    rows = [{"question": c.question, "normal": _answer_payload(c.normal), "strict": _answer_payload(c.strict)} for c in results]
+        results = [engine.compare(SYSTEM_ACTOR, i.question, kbs=args.kb or None, web=args.web) for i in items]
+    table = comparison_rows(results, [i.expected for i in items])
+    rows = [{"question": c.question, "normal": _answer_payload(c.normal), "strict": _answer_payload(c.strict),
+             "expected": i.expected, "scores": _scores(t), "modes_differ": t["modes_differ"]}
+            for c, i, t in zip(results, items, table)]
+    summary = summary_lines(summarise(table), table)
+    if report is not None:
+        try:
+            report.write_text(html_report(table), encoding="utf-8")
+        except OSError as exc:
+            raise InvalidInput(f"cannot write the report {report}: {exc.strerror}") from None
+        summary.append(f"report: {report}")
 
     def human(rs: list[dict]) -> str:
         blocks = []
         for r in rs:
-            blocks.append(f"Q: {r['question']}\n--- normal\n{_human_answer(r['normal'])}\n--- strict\n{_human_answer(r['strict'])}")
-        return "\n\n".join(blocks)
+            expected = f" (expected: {r['expected']})" if r["expected"] else ""
+            blocks.append(f"Q: {r['question']}{expected}\n--- normal\n{_human_answer(r['normal'])}\n--- strict\n"
+                          f"{_human_answer(r['strict'])}")
+        return "\n\n".join(blocks + (["\n".join(summary)] if args.batch else []))
 
     emit(args, rows if args.batch else rows[0], human if args.batch else (lambda r: human([r])))
+    if args.json and args.batch:  # stdout keeps the JSON rows; the summary goes beside them
+        print(printable("\n".join(summary)), file=sys.stderr)
     return 0
 
 
@@ -89,6 +127,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp.add_argument("--kb", action="append", help="knowledge base (repeatable)")
     cmp.add_argument("--batch", help="file of questions: CSV (question column), JSONL, or one per line")
     cmp.add_argument("--web", action="store_true", help="let the normal side search the web (strict never does)")
+    cmp.add_argument("--report", metavar="FILE.html", help="also write the A/B page's HTML report (self-contained, no scripts)")
     cmp.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     cmp.add_argument("question", nargs="?")
     cmp.set_defaults(handler=cmd_compare)

@@ -1,24 +1,32 @@
-"""The demo: a bilingual employee handbook (written for this project, a fictional company)
-loaded into a knowledge base, and a question set for the A/B page — covered questions with
-expected answers, and off-topic ones the knowledge base cannot answer (expected "-").
+"""The demo: what ragdesk reads, about one fictional company (Northwind Tools), in one knowledge
+base — a bilingual employee handbook (Markdown, written for this project) and documents generated
+at load time in the other formats a team brings (``generated.py``: a PDF with a ruled table, a
+scanned memo that only OCR can read, a Word file, a slide deck, a spreadsheet) — and a question set
+for the A/B page: covered questions with expected answers, each naming the file that answers it
+(``source``), and off-topic ones the knowledge base cannot answer (expected "-").
 
 ``load_demo`` is what "Load the demo" on the dashboard and ``python -m core demo`` run. It is
-idempotent: a second run finds the knowledge base and the files already there.
+idempotent: the generated files are the same bytes every time, so a second run finds the
+knowledge base and every file already there.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from importlib import resources
 
 from core.answering.questions import BatchItem, parse_batch
+from core.demo.generated import generated_uploads
 from core.errors import NotFound
 from core.ingest.service import IngestResult, Upload
 from core.types import Actor
 
 DEMO_KB = "demo-handbook"
-DEMO_DESCRIPTION = "Northwind Tools employee handbook, English and Chinese (a fictional company) · 北风工具公司中英文员工手册（虚构企业，演示用）"
-DOCUMENTS = ("handbook_en.md", "handbook_zh.md")
+DEMO_DESCRIPTION = ("Northwind Tools (a fictional company): handbook in English and Chinese, an office directory PDF, "
+                    "a scanned visitor policy, a Word file, a slide deck, a spreadsheet · 北风工具公司（虚构企业）演示："
+                    "中英文员工手册、PDF、扫描件、Word、幻灯片、电子表格")
+DOCUMENTS = ("handbook_en.md", "handbook_zh.md")  # bundled; the other formats are generated
 QUESTIONS = "questions.jsonl"
 
 
@@ -27,7 +35,7 @@ def _read(name: str) -> bytes:
 
 
 def demo_uploads() -> list[Upload]:
-    return [Upload(name, _read(name)) for name in DOCUMENTS]
+    return [Upload(name, _read(name)) for name in DOCUMENTS] + generated_uploads()
 
 
 def demo_questions_bytes() -> bytes:
@@ -36,6 +44,12 @@ def demo_questions_bytes() -> bytes:
 
 def demo_questions() -> list[BatchItem]:
     return parse_batch(QUESTIONS, demo_questions_bytes())
+
+
+def demo_question_sources() -> dict[str, str]:
+    """Each covered demo question and the name of the file that answers it."""
+    rows = [json.loads(line) for line in demo_questions_bytes().decode("utf-8").splitlines() if line.strip()]
+    return {row["question"]: row["source"] for row in rows if row.get("source")}
 
 
 @dataclass
@@ -51,8 +65,8 @@ class DemoResult:
 
 
 def load_demo(engine, actor: Actor) -> DemoResult:
-    """Create (or find) the actor's demo knowledge base and index the two handbooks into it.
-    Admins make it public so every user of the install can try it."""
+    """Create (or find) the actor's demo knowledge base and index the demo documents into it (the
+    scanned memo is OCR'd: the longest step). Admins make it public so every user can try it."""
     try:
         kb = engine.get_kb(actor, DEMO_KB)
         created = False

@@ -54,6 +54,7 @@ class Passage:
     n: int
     text: str
     source: str
+    origin: str = "kb"  # kb | attachment (a chat's file) | url (a fetched page) | web (a web search result)
 
 
 @dataclass(frozen=True)

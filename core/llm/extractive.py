@@ -9,11 +9,15 @@ rows with their header row. Units are scored by IDF-weighted lexical coverage of
 unit states the kind of fact asked for (a duration for "how long", an organ or role for "who",
 the 施行 sentence for "when does it take effect", a document for "what document", a list for
 "which ones"). Only units close to the best one are kept (at most three), in reading order: no
-padding. A question in several parts (年假有几天？病假工资怎么算？) is scored part by part, and a
+padding; and a unit that matches only part of what the best one matches (parental leave beside the
+annual-leave article that answers) says less about the question, so it is not appended. In a FAQ
+the question of a pair is matched with its answer and the answer is quoted (``quotable.py``). A question in several parts (年假有几天？病假工资怎么算？) is scored part by part, and a
 part nothing supports is named as not covered (strict mode: with ``uncovered_text``).
 
 Citations are numbered [1], [2]... in the order they first appear in the answer, whatever the
-passages' own numbers; ``ExtractiveAnswer.sources`` maps each back to its passage.
+passages' own numbers; ``ExtractiveAnswer.sources`` maps each back to its passage. The first
+line names where the quoted passages come from (``Passage.origin``): the knowledge base, web
+pages, the files attached to the chat.
 
 Two ways to call it:
 
@@ -66,18 +70,32 @@ _WORD_SHARE = 0.4  # weight of whole jieba words vs single characters in a Chine
 
 _TEXT = {
     "zh": {
-        "header": "未配置语言模型，以下回答直接摘录自知识库原文。",
+        "header": "未配置语言模型，以下回答直接摘录自{where}原文。",
         "none": "检索到的资料没有回答这个问题。",
         "part_missing": "关于「{part}」，检索到的资料没有涉及。",
         "part_uncovered": "关于「{part}」：{text}",
     },
     "en": {
-        "header": "No language model is configured, so this answer quotes the knowledge base.",
+        "header": "No language model is configured, so this answer quotes {where}.",
         "none": "The retrieved passages do not answer this question.",
         "part_missing": "The retrieved passages do not cover “{part}”.",
         "part_uncovered": "On “{part}”: {text}",
     },
 }
+
+
+_PLACE_OF_ORIGIN = {"kb": "kb", "url": "web", "web": "web", "attachment": "attachment"}
+_PLACES = {"zh": {"kb": "知识库", "web": "网页", "attachment": "对话附件"},
+           "en": {"kb": "the knowledge base", "web": "web pages", "attachment": "the files attached to this chat"}}
+
+
+def lead_in(lang: Literal["zh", "en"], origins: list[str]) -> str:
+    """The first line of an answer: no language model, and where the quotes come from."""
+    names = _PLACES[lang]
+    places = [names[p] for p in names if p in {_PLACE_OF_ORIGIN[o] for o in origins}] or [names["kb"]]
+    sep, last = ("、", "和") if lang == "zh" else (", ", " and ")
+    where = places[0] if len(places) == 1 else sep.join(places[:-1]) + last + places[-1]
+    return _TEXT[lang]["header"].format(where=where)
 
 
 @dataclass(frozen=True)
@@ -172,10 +190,10 @@ class ExtractiveAnswerer:
         chosen = self._choose(best_per_part, candidates)
         uncovered = [part for part, best in zip(parts, best_per_part) if best is None]
 
-        lines = [words["header"]]
         if not chosen:
-            lines.append(uncovered_text or words["none"])
+            lines = [lead_in(lang, [p.origin for p in passages]), uncovered_text or words["none"]]
             return ExtractiveAnswer("\n".join(lines), [], False, lang, uncovered)
+        lines: list[str] = []
         spans = _spans(sorted(chosen), per_passage)
         quotes = [Quote(chosen[k].n, _render(_span_of(k, per_passage), per_passage[k[0]], lang, self.max_quote_chars),
                         chosen[k].score) for k in sorted(chosen)]
@@ -195,6 +213,8 @@ class ExtractiveAnswerer:
                 lines.append(words["part_uncovered"].format(part=shown, text=uncovered_text))
             else:
                 lines.append(words["part_missing"].format(part=shown))
+        origin = {p.n: p.origin for p in passages}
+        lines.insert(0, lead_in(lang, [origin[n] for n in sources]))
         return ExtractiveAnswer("\n".join(lines), quotes, True, lang, uncovered, sources)
 
     def _score(
@@ -209,8 +229,10 @@ class ExtractiveAnswerer:
         kinds = answer_kinds(part)
         wants_list = asks_list(part)
         scored: list[tuple[tuple[int, int], Quote]] = []
+        matched: dict[tuple[int, int], set[str]] = {}
         for s in sentences:
-            hit = sum(w for u, w in unit_w.items() if u in s.units)
+            matched[s.order] = {u for u in unit_w if u in s.units}
+            hit = sum(unit_w[u] for u in matched[s.order])
             if not hit:
                 continue
             score = hit / sum(unit_w.values())
@@ -231,8 +253,20 @@ class ExtractiveAnswerer:
         scored.sort(key=lambda item: (-item[1].score, item[0]))
         if wants_list and next(s for s in sentences if s.order == scored[0][0]).unit.is_lead:
             return scored[:1]  # "which ones?" answered by a whole list: nothing else is needed
-        best = scored[0][1].score
-        return [item for item in scored if item[1].score >= best * self.relative_cut][: self.max_sentences]
+        best_key, best = scored[0][0], scored[0][1].score
+        by_key = {s.order: s for s in sentences}
+        top = by_key[best_key]
+        answers = (quantity and states_quantity(top.text)) or any(k.states.search(top.lowered) for k in kinds)
+
+        def padding(key: tuple[int, int]) -> bool:
+            # The best unit states the fact asked for: a unit of another paragraph matching a strict
+            # part of what it matches is about something else (parental leave beside annual leave).
+            other = by_key[key]
+            return (answers and matched[key] < matched[best_key]
+                    and (other.order[0], other.unit.line) != (top.order[0], top.unit.line))
+
+        return [item for item in scored if item[1].score >= best * self.relative_cut and not padding(item[0])
+                ][: self.max_sentences]
 
     def _choose(
         self, best_per_part: list[tuple[int, int] | None], candidates: dict[tuple[int, int], Quote]
@@ -285,11 +319,18 @@ def _overlap(text: str, following: str) -> int:
 def _span_of(key: tuple[int, int], per_passage: list[list[QuoteUnit]]) -> list[int]:
     """The units one chosen unit is quoted with: a lead with its items, an item after its lead."""
     unit = per_passage[key[0]][key[1]]
+    if unit.answer:  # a FAQ question: its answer is what is quoted
+        return _grown(unit.answer, per_passage[key[0]])
     if unit.is_lead:
         return [key[1], *unit.items]
     if unit.lead is not None:
         return [unit.lead, key[1]]
     return [key[1]]
+
+
+def _grown(indices: list[int], units_of_passage: list[QuoteUnit]) -> list[int]:
+    """Units with the items of any list they introduce."""
+    return sorted({j for i in indices for j in (i, *units_of_passage[i].items)})
 
 
 def _spans(keys: list[tuple[int, int]], per_passage: list[list[QuoteUnit]]) -> list[tuple[int, list[int]]]:

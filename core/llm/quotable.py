@@ -1,10 +1,16 @@
 """What the extractive answerer can quote from a passage: whole sentences, list items with the
-sentence that introduces them, and table rows with their header row.
+sentence that introduces them, table rows with their header row, and the answer of a question.
 
 Text from PDFs breaks lines where the page ended, not where the sentence did, and hyphenates
 words across lines ("infor-\\nmation"). So soft line breaks are joined first: a line that does
 not end a sentence runs on into the next one, unless the next line starts a structure of its own
 (a list item, a heading, a table row, an article "第十条"). Only then are sentences split.
+
+FAQ-shaped text pairs a question with its answer: "**Who approves overtime?** Your team lead.",
+"Q: …?" then "A: …", "问：…？" then "答：…", or a heading "### How long …?" over a paragraph. A
+question that starts its line (or is a heading) is a ``question`` unit: it is matched together with
+its answer (the units after it, to the end of the answer's paragraph, the next question or heading),
+and what is quoted for it is the answer alone — never the question sentence.
 """
 
 from __future__ import annotations
@@ -32,6 +38,12 @@ _LEAD = re.compile(r"[：:]$|下列|如下|以下(?:情形|事项|条件|材料|
 # After a lead, unmarked items are clauses that end in ；/; or in 的。 (Chinese legal lists).
 _UNMARKED_ITEM = re.compile(r"(?:[；;]|的[。；]?)$")
 
+# FAQ markup: a bold question at the start of a line, and the labels of a Q/A pair.
+_BOLD_QUESTION = re.compile(r"^(\*\*|__)(.+?[?？])\1\s*")
+_QUESTION_LABEL = re.compile(r"^(?:Q|Question|问|问题)\s*[:：]\s*", re.I)
+_ANSWER_LABEL = re.compile(r"^(?:A|Answer|答|回答)\s*[:：]\s*", re.I)
+_ASKS = re.compile(r"[?？][”」』）)\]\"'*]*$")
+
 _COMMENT = re.compile(r"^<!--.*-->$")
 _QUOTE_MARKUP = re.compile(r"^\s*(?:>\s*)+")
 
@@ -40,13 +52,14 @@ _QUOTE_MARKUP = re.compile(r"^\s*(?:>\s*)+")
 class QuoteUnit:
     """One quotable piece of a passage, in reading order."""
 
-    text: str  # as written (a table row: the row line alone)
-    match: str  # what the question is matched against (a table row: its header and the row)
-    kind: Literal["sentence", "item", "row"]
+    text: str  # as written (a table row: the row line alone; an answer without its "A:" label)
+    match: str  # what the question is matched against (a row: its header and the row; a question: with its answer)
+    kind: Literal["sentence", "item", "row", "question"]
     line: int  # index of its line in the joined passage text
     lead: int | None = None  # an item: index of the unit that introduces its list
     items: list[int] = field(default_factory=list)  # a lead: its items (and the rest of its line)
     header: str | None = None  # a table row: its table's header row
+    answer: list[int] = field(default_factory=list)  # a question: the units that answer it
 
     @property
     def is_lead(self) -> bool:
@@ -79,19 +92,65 @@ def join_soft_breaks(text: str) -> str:
     return "\n".join(out)
 
 
+class _QuestionTracker:
+    """The open question of a FAQ, collecting its answer units as they come."""
+
+    def __init__(self, units: list[QuoteUnit]):
+        self.units = units
+        self.open: int | None = None
+        self.heading = False  # a question heading's answer runs on over blank lines, to the next heading
+
+    def start(self, index: int, heading: bool = False) -> None:
+        self.close()
+        self.open, self.heading = index, heading
+
+    def take(self, index: int) -> None:
+        if self.open is None:
+            return
+        unit = self.units[index]
+        if not self.units[self.open].answer:
+            unit.text = _ANSWER_LABEL.sub("", unit.text) or unit.text
+        self.units[self.open].answer.append(index)
+
+    def paragraph_end(self) -> None:
+        if self.open is not None and not self.heading and self.units[self.open].answer:
+            self.close()
+
+    def close(self) -> None:
+        if self.open is not None:
+            q = self.units[self.open]
+            q.match = " ".join([q.text, *(self.units[i].match for i in q.answer)])
+        self.open = None
+
+
+def _question_text(line: str) -> tuple[str, str] | None:
+    """(question, rest of the line) when the line starts with a question, else None."""
+    bold = _BOLD_QUESTION.match(line)
+    if bold:
+        return _QUESTION_LABEL.sub("", bold.group(2)), line[bold.end():]
+    first = split_line(line)[:1]
+    if first and _ASKS.search(first[0]):
+        return _QUESTION_LABEL.sub("", first[0]).strip("*_ "), line[len(first[0]):].strip()
+    return None
+
+
 def quote_units(text: str) -> list[QuoteUnit]:
-    """The passage's quotable units in reading order (headings and blank lines are not units)."""
+    """The passage's quotable units in reading order (headings and blank lines are not units,
+    except a heading that asks a question)."""
     lines = join_soft_breaks(text).split("\n")
     units: list[QuoteUnit] = []
     open_lead: int | None = None  # the lead whose items may follow
     header: str | None = None  # the current table's header row
+    faq = _QuestionTracker(units)
     for i, raw in enumerate(lines):
         line = _QUOTE_MARKUP.sub("", raw).strip()
         if not line:
+            faq.paragraph_end()
             continue
         if _TABLE_RULE.match(line) or _COMMENT.match(line):
             continue
         if _is_table_row(line, lines, i):
+            faq.close()
             if _next_is_rule(lines, i):
                 header = line  # the header row itself is context, not an answer
                 continue
@@ -101,19 +160,32 @@ def quote_units(text: str) -> list[QuoteUnit]:
         header = None
         if _HEADING.match(line):
             open_lead = None
+            title = _HEADING.sub("", line).strip()
+            if _ASKS.search(title):
+                units.append(QuoteUnit(title, title, "question", i))
+                faq.start(len(units) - 1, heading=True)
+            else:
+                faq.close()
             continue
-        if _ITEM.match(line) or (open_lead is not None and _UNMARKED_ITEM.search(line) and not _ARTICLE.match(line)):
+        asked = _question_text(_ITEM.sub("", line)) if open_lead is None else None
+        if asked:  # "**Q?** A", "Q: …?", "1. How do I …?": a question, answered by what follows
+            open_lead = None
+            units.append(QuoteUnit(asked[0], asked[0], "question", i))
+            faq.start(len(units) - 1)
+            line = asked[1]
+        elif _ITEM.match(line) or (open_lead is not None and _UNMARKED_ITEM.search(line) and not _ARTICLE.match(line)):
             if open_lead is not None:
                 units[open_lead].items.append(len(units))
             units.append(QuoteUnit(line, line, "item", i, lead=open_lead))
+            faq.take(len(units) - 1)
             if open_lead is not None and not _ITEM.match(line) and line.endswith("。"):
                 open_lead = None  # an unmarked list ends with its first full stop
             continue
         open_lead = None
-        sentences = split_line(line)
         first = len(units)
-        for s in sentences:
+        for s in split_line(line) if line else []:
             units.append(QuoteUnit(s, s, "sentence", i))
+            faq.take(len(units) - 1)
         for k in range(first, len(units)):
             if _LEAD.search(units[k].text):
                 rest = list(range(k + 1, len(units)))  # the list may run on in the same line
@@ -123,6 +195,7 @@ def quote_units(text: str) -> list[QuoteUnit]:
                 if units[k].text.endswith(("：", ":")) and k == len(units) - 1:
                     open_lead = k
                 break
+    faq.close()
     return units
 
 

@@ -50,6 +50,7 @@ _QUANTITY_Q = re.compile(r"几|多少|多长|多久|多大|多高|多少钱|how 
 _QUESTION_WORDS = re.compile(
     r"什么时候|何时|从何时|什么情况下|什么情况|哪些情况|什么情形下|什么条件下|几|多少|多长|多久|多大|多高|什么|怎么样|怎么|怎样|如何|哪些|哪个|哪里|哪|为什么|为何|是否|能否|可否"
     r"|有没有|吗|呢|请问|开始(?=施行|生效|实施)"
+    r"|一次(?=[？?]?$)"  # "多久备份一次": the frequency asked, not a term to match
 )
 ZH_STOP_CHARS = set("的了是在有和与及或吗呢吧啊呀么把被给从到由就都也还又而但并等之其该此这那几哪谁我你他她它们个些对为以于如若则即才请")
 _QUANTITY = re.compile(
@@ -76,9 +77,11 @@ ANSWER_KINDS = (
     AnswerKind(
         "duration",
         re.compile(r"多长时间|多久|多少天|几天|几日|几个月|多少日|期限|时限|期间|何时之前|"
-                   r"how long|how many (?:days|weeks|months|years|hours)|within how|deadline|time limit", re.I),
-        re.compile(rf"{_NUM}\s*(?:个)?(?:工作日|日|天|月|年|周|星期|小时|分钟)|"
-                   rf"\b{_EN_NUM}[- ](?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?)\b", re.I),
+                   r"how long|how often|how many (?:days|weeks|months|years|hours)|within how|deadline|time limit", re.I),
+        # a length of time, or a frequency ("每周" answers "多久备份一次", "weekly" answers "how often")
+        re.compile(rf"{_NUM}\s*(?:个)?(?:工作日|日|天|月|年|周|星期|小时|分钟)|每(?:天|日|周|星期|月|季度|年)|"
+                   rf"\b{_EN_NUM}[- ](?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?)\b|"
+                   r"\b(?:daily|weekly|monthly|quarterly|yearly|annually|every (?:day|week|month|year))\b", re.I),
         0.3,
     ),
     AnswerKind(
@@ -88,6 +91,13 @@ ANSWER_KINDS = (
         re.compile(r"部门|机关|机构|检察长|委员会|负责|受理|批准|"
                    r"\b(?:trustee|court|department|office|agency|judge|committee|manager|officer|director|"
                    r"appoints?|supervises?|responsible)\b", re.I),
+        0.25,
+    ),
+    AnswerKind(
+        "place",
+        re.compile(r"哪里|在哪|什么地方|何处|哪儿|\bwhere\b", re.I),
+        re.compile(r"\b(?:room|floor|building|office|desk|reception|address|street|avenue|road)\b|"
+                   r"\d+\s*(?:楼|层|号|室)|会议室|前台|服务台|办公室|地址|大厦", re.I),
         0.25,
     ),
     AnswerKind(

@@ -62,6 +62,10 @@ class SearchHit:
     bm25: float | None = None  # raw engine BM25 (IDF-weighted)
     fused: float | None = None  # weighted hybrid of the calibrated channel scores, before any rerank
     rerank: float | None = None  # cross-encoder / rerank API score, in [0, 1] (rerank.py)
+    # The calibrated channel scores the hybrid score fused (None: that channel had no say), so
+    # answering can tell a match both channels support from one carried by a single channel.
+    dense_score: float | None = None
+    bm25_score: float | None = None
     score: float = 0.0  # final score in [0, 1] that ranks and meets the threshold
 
     def location(self) -> str:
@@ -160,6 +164,7 @@ def search(
             h.score = b
         else:
             h.score = h.fused = (dense_w * d + bm25_w * b) / (dense_w + bm25_w)
+            h.dense_score, h.bm25_score = (d if dense_w else None), (b if bm25_w else None)
     hits.sort(key=lambda h: h.score, reverse=True)
     if mode == "hybrid+rerank" and reranker is not None and hits:
         # Only rescored hits stay: a reranker's score and the hybrid score are different scales.

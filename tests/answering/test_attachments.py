@@ -49,3 +49,15 @@ def test_a_knowledge_base_answer_says_it_came_from_the_knowledge_base(engine):
     assert all(c.origin == "kb" for c in answer.citations if c.source_name == "travel.md")
     stored = engine.chat_messages(ADMIN, chat.id)[-1]
     assert {c["origin"] for c in stored.citations} == set(answer.sources)
+
+
+def test_the_offline_answer_from_an_attachment_does_not_claim_to_quote_the_knowledge_base(engine):
+    """Issue 18: the extractive lead-in names where its quotes come from."""
+    chat = engine.create_chat(ADMIN, "plans")
+    engine.attach_to_chat(ADMIN, chat.id, [Upload("plans.md", PLANS.encode()), Upload("phones.md", PHONES.encode())])
+    english = engine.ask(ADMIN, "How much is the Team plan per month?", chat_id=chat.id, kbs=["policy"])
+    assert english.text.split("\n")[0] == "No language model is configured, so this answer quotes the files attached to this chat."
+    chinese = engine.ask(ADMIN, "信息技术部的分机号是多少？", chat_id=chat.id, kbs=["policy"])
+    assert chinese.text.split("\n")[0] == "未配置语言模型，以下回答直接摘录自对话附件原文。"
+    from_kb = engine.ask(ADMIN, "一线城市住宿费每晚不超过多少？", chat_id=chat.id, kbs=["policy"])
+    assert from_kb.text.split("\n")[0] == "未配置语言模型，以下回答直接摘录自知识库原文。"

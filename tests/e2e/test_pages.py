@@ -78,8 +78,10 @@ def test_first_run_demo_ab_and_every_page_in_both_languages_and_widths(fast_serv
     d.shot("first-run-chat")
     d.click("Load the demo")
     d.see("Demo loaded", timeout=SLOW)
-    d.ask("How many days of paid annual leave does an employee get?")
-    d.see("15 days", timeout=SLOW)
+    # a question the hash test vectors match on both channels (over them the annual-leave one is a
+    # weak match, badged as such: core/answering/confidence.py)
+    d.ask("How many unused leave days can be carried over?")
+    d.see("carried over to the next year", timeout=SLOW)
     d.idle(timeout=SLOW)
     d.see("from the knowledge base")
     d.shot("demo-chat-answer")
