@@ -15,6 +15,7 @@ import time
 
 from core.answering.context import AnswerContext
 from core.answering.normal import answer_normal
+from core.answering.policy import answer_mode
 from core.answering.references import References, parse_references
 from core.answering.run import AnswerRun, EventSink, citation_dicts
 from core.answering.scope import decide_scope
@@ -23,26 +24,15 @@ from core.answering.types import Answer
 from core.answering.web import STRICT_NOTICE as STRICT_WEB_NOTICE
 from core.error_report import shown_error
 from core.errors import InvalidInput
-from core.settings.model import Settings
 
 log = logging.getLogger(__name__)
-
-MODES = ("normal", "strict")
-
-
-def resolve_mode(mode: str | None, settings: Settings) -> str:
-    if mode is None:
-        return "strict" if settings.strict.rag_strict_mode else "normal"
-    if mode not in MODES:
-        raise InvalidInput(f"mode must be normal or strict, not {mode!r}")
-    return mode
 
 
 def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, chat_id: str | None = None,
         mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event: EventSink | None = None,
         started: float | None = None) -> Answer:
     started = time.perf_counter() if started is None else started  # timings count from here, chat storage included
-    mode = resolve_mode(mode, ctx.settings)
+    mode, refused = answer_mode(mode, ctx.actor, ctx.settings)  # strict on: strict for all but admins
     question = (question or "").strip()
     if not question:
         raise InvalidInput("the question is empty")
@@ -57,6 +47,8 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
 
     run = AnswerRun(question, mode, on_event, started=started)
     run.answer.chat_id = chat.id if chat else None
+    if refused:
+        run.notice(refused)
     try:
         refs = parse_references(ctx.knowledge, question)
         scope = decide_scope(ctx.knowledge, kb_ids, tuple(file_ids), refs)

@@ -136,6 +136,9 @@ class StrictModeSettings(_Section):
     rag_strict_max_results: int = Field(5, ge=1, le=50)
     rag_strict_no_hit_reply: str = Field("知识库中暂未收录相关内容，我无法凭已有信息作答。", min_length=1)
     rag_strict_uncovered_text: str = Field("知识库中未收录", min_length=1)
+    compare_roles: list[Literal["admin", "user"]] = Field(default_factory=lambda: ["admin"], description=(
+        "Roles that may see normal-mode answers while strict mode is on: the Strict A/B compare and asking "
+        "for normal mode. Admins always may; everyone else gets strict answers."))
 
 
 class ParsingSettings(_Section):
