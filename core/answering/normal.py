@@ -111,7 +111,8 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     if retrieved and web is not None:  # web passages answer, but are no knowledge-base hit
         items += web.context_items()
         run.answer.from_kb = run.answer.hit
-    if retrieved and not items and a.low_similarity_action == "flag_for_human":
+    # Search down is not "nothing relevant": the question is answered, not flagged (seed 002).
+    if retrieved and not items and a.low_similarity_action == "flag_for_human" and not run.search_unavailable:
         run.answer.flagged, run.answer.from_kb = True, False
         run.answer.text = _say("flagged", question)
         run.notice("flagged for a human: nothing passed the similarity threshold")
