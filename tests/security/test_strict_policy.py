@@ -96,3 +96,40 @@ def test_a_plain_user_may_ask_for_strict_mode_when_it_is_off(engine, server, peo
     assert answer.mode == "strict" and not answer.llm_called and server.request_count == 0
     server.add(text("Paris."))
     assert engine.ask(bob, OFF_TOPIC, temporary=True).mode == "normal"  # the setting's mode, no notice
+
+
+def test_the_cli_runs_as_the_local_admin_so_it_may_compare_with_strict_mode_on(data_dir, tmp_path):
+    """``python -m core`` is the data folder's owner (the local admin): the policy lets it compare."""
+    from tests.cli.test_cli import as_json, run_cli
+    from tests.engine.conftest import POLICY_MD
+
+    doc = tmp_path / "差旅.md"
+    doc.write_text(POLICY_MD, encoding="utf-8")
+    strict_on = {"RAGDESK_STRICT__RAG_STRICT_MODE": "true"}
+    run_cli(data_dir, "kb", "create", "policy", env_extra=strict_on)
+    run_cli(data_dir, "ingest", "--kb", "policy", str(doc), env_extra=strict_on)
+    default = as_json(run_cli(data_dir, "ask", "--json", IN_SCOPE, env_extra=strict_on))
+    asked = as_json(run_cli(data_dir, "ask", "--json", "--mode", "normal", IN_SCOPE, env_extra=strict_on))
+    assert default["mode"] == "strict" and asked["mode"] == "normal" and not asked["notices"]
+    row = as_json(run_cli(data_dir, "compare", "--json", IN_SCOPE, env_extra=strict_on))
+    assert (row["normal"]["mode"], row["strict"]["mode"]) == ("normal", "strict")
+
+
+def test_the_hand_off_runs_as_the_local_admin_whatever_actor_the_client_names(tmp_path, monkeypatch):
+    """The dashboard's hand-off runs CLI commands as the local admin (tests/security/test_handoff.py);
+    a plain user named by the client does not make the compare refused or allowed."""
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+    from core.handoff import RemoteEngine
+    from core.types import Actor
+
+    for var in ("DATABASE_URL", "QDRANT_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("RAGDESK_EMBEDDING__MODEL", "hash-64")
+    monkeypatch.setenv("RAGDESK_STRICT__RAG_STRICT_MODE", "true")
+    data = tmp_path / "data"
+    with Engine(RuntimeConfig.from_env(data), serve_handoff=True):
+        remote = RemoteEngine(data)
+        plain = Actor(user_id="u-bob", role="user", name="bob")  # not sent: the server ignores it
+        result = remote.compare(plain, OFF_TOPIC)
+        assert (result.normal.mode, result.strict.mode) == ("normal", "strict")
