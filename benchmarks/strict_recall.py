@@ -33,6 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from core.answering.replies import no_hit_reply  # noqa: E402
 from core.config import RuntimeConfig  # noqa: E402
 from core.engine import Engine  # noqa: E402
 from core.settings.model import StrictModeSettings  # noqa: E402
@@ -109,7 +110,7 @@ def main() -> None:
         engine.save_settings(ADMIN, {"strict": {"rag_strict_min_similarity": threshold,
                                                 "rag_strict_max_results": defaults.rag_strict_max_results}})
         strict = engine.settings().strict
-        no_hit = strict.rag_strict_no_hit_reply
+        no_hit = lambda question: no_hit_reply(strict, question)  # the built-in one is in the question's language
         print(f"strict threshold {strict.rag_strict_min_similarity}, max results {strict.rag_strict_max_results}; "
               f"{len(covered)} covered and {len(off_topic)} off-topic questions")
 
@@ -134,7 +135,7 @@ def main() -> None:
                 before = server.request_count
                 answer = engine.ask(ADMIN, r["question"], temporary=True)
                 off_scores.append(top_score(answer))
-                good = answer.text == no_hit and not answer.hit and not answer.llm_called and server.request_count == before
+                good = answer.text == no_hit(r["question"]) and not answer.hit and not answer.llm_called and server.request_count == before
                 refused += good
                 if not good:
                     misses.append(f"  LET IN {r['id']} top {top_score(answer):.3f} {r['question']}")

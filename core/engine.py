@@ -361,9 +361,11 @@ class Engine(AccountMethods, DriveMethods):
     def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False):
         """Both modes of one question from one context: the same snapshot, scope and search."""
         from core.answering.compare import compare
+        from core.answering.policy import check_compare
         from core.answering.service import ask
 
         ctx, kb_ids = self._answer_context(actor, kbs, web=web)
+        check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
         check_question(question, ctx.settings)
         return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
 
@@ -373,7 +375,16 @@ class Engine(AccountMethods, DriveMethods):
         return self._compare_one(actor, question, kbs, web=web)
 
     def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None, web: bool = False):
+        from core.answering.policy import check_compare
+
+        check_compare(actor, self._settings())  # refused before any question, even an empty batch
         return [self._compare_one(actor, q, kbs, web=web) for q in questions if q.strip()]
+
+    def may_compare(self, actor: Actor) -> bool:
+        """May see normal-mode answers while strict mode is on: the Strict A/B page and its menu entry."""
+        from core.answering.policy import may_compare
+
+        return may_compare(actor, self._settings())
 
     def list_chats(self, actor: Actor, query: str = ""):
         from core.answering import chats

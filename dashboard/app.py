@@ -25,17 +25,19 @@ from dashboard.runtime import get_engine  # noqa: E402
 PAGES = REPO_ROOT / "pages"
 
 
-def navigation(is_admin: bool, *, signed_in: bool = True):
+def navigation(is_admin: bool, *, can_compare: bool = False, signed_in: bool = True):
     """Every page is registered for everyone, so a URL always resolves to its own page (a deep link
     survives sign-in; a non-admin opening Documents Settings is told it is for admins). The menu
-    lists only what the visitor can use: nothing before sign-in, no settings for non-admins."""
+    lists only what the visitor can use: nothing before sign-in, no settings for non-admins, no
+    Strict A/B compare for those who may not see normal-mode answers (``Engine.may_compare``)."""
     return st.navigation([
         st.Page(PAGES / "chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
         st.Page(PAGES / "knowledge_bases.py", title=t("nav.kbs"), icon=":material/library_books:"),
         st.Page(PAGES / "file_manager.py", title=t("nav.files"), icon=":material/folder_open:"),
         st.Page(PAGES / "documents_settings.py", title=t("nav.settings"), icon=":material/settings:",
                 visibility="visible" if is_admin else "hidden"),
-        st.Page(PAGES / "ab_compare.py", title=t("nav.ab"), icon=":material/compare:"),
+        st.Page(PAGES / "ab_compare.py", title=t("nav.ab"), icon=":material/compare:",
+                visibility="visible" if can_compare else "hidden"),
         st.Page(PAGES / "google_drive.py", title=t("nav.gdrive"), icon=":material/add_to_drive:"),
     ], position="sidebar" if signed_in else "hidden")
 
@@ -54,7 +56,7 @@ def main() -> None:
         navigation(False, signed_in=False)  # resolves the URL's page, shows no menu
         sign_in_screen(engine)
         return
-    page = navigation(actor.is_admin)
+    page = navigation(actor.is_admin, can_compare=engine.may_compare(actor))
     show_flash()
     render_sidebar_account(engine, actor, lambda: sign_out(engine))
     with st.sidebar:

@@ -13,6 +13,9 @@ from dashboard.page import page_context
 
 engine, actor = page_context()
 st.title(t("nav.ab"))
+if not engine.may_compare(actor):  # the engine refuses the compare too; opened by URL, say why
+    st.error(t("ab.not_allowed"), icon=":material/lock:")
+    st.stop()
 st.caption(t("ab.intro"))
 
 with guard():

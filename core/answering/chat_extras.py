@@ -46,11 +46,13 @@ def chat_markdown(parts: EngineParts, actor: Actor, chat_id: str) -> str:
 
 
 def _own_answer(parts: EngineParts, actor: Actor, message_id: str) -> Message:
+    """An answer in one of the actor's chats (feedback on one's own chats only). Another user's
+    answer is "not found" like a missing one, named by the id the caller gave: never its chat."""
     with parts.db.read() as s:
         msg = s.get(Message, message_id)
-    if msg is None or msg.role != "assistant":
+        chat = s.get(Chat, msg.chat_id) if msg is not None else None
+    if msg is None or msg.role != "assistant" or chat is None or chat.owner_id != actor.user_id:
         raise NotFound(f"answer '{message_id}' not found")
-    get_chat(parts.db, actor, msg.chat_id)  # feedback on one's own chats only
     return msg
 
 

@@ -24,6 +24,7 @@ from core.errors import CoreError
 from core.llm.base import ChatMessage
 from core.llm.extractive import ExtractiveAnswerer
 from core.llm.text_match import has_cjk
+from core.settings.model import AnsweringSettings
 
 # A chat attachment up to this size is injected whole, as the conversation's own material (a
 # table, a short note): its few chunks would otherwise compete, in a collection of their own,
@@ -63,6 +64,17 @@ def fetch_urls(ctx: AnswerContext, chat_id: str | None, urls: list[str], run: An
     return items
 
 
+def _urls_to_fetch(a: AnsweringSettings, chat_id: str | None, urls: list[str], run: AnswerRun) -> list[str]:
+    """File Context off injects nothing: a page is fetched only when something can use it, i.e.
+    a saved chat whose tools search the chat's collection. A temporary chat's page would only be
+    injected, so it is not fetched."""
+    if a.file_context or (chat_id is not None and a.builtin_tools):
+        return urls
+    for url in urls:
+        run.notice(f"file context is off: {url} was not fetched")
+    return []
+
+
 def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, chat_id: str | None,
            pages: list[ContextItem]) -> list[ContextItem]:
     """Every context item of a normal answer, most relevant first."""
@@ -100,7 +112,7 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     settings = ctx.settings
     a = settings.answering
     question = run.answer.question
-    pages = fetch_urls(ctx, chat_id, refs.urls, run)
+    pages = fetch_urls(ctx, chat_id, _urls_to_fetch(a, chat_id, refs.urls, run), run)
     web = ctx.open_web(run, refs.query, earlier) if ctx.open_web is not None else None
     items: list[ContextItem] = list(pages)
     retrieved = gated = False
@@ -116,7 +128,8 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     if retrieved and web is not None:  # web passages answer, but are no knowledge-base hit
         items += web.context_items()
         run.answer.from_kb = run.answer.hit
-    if retrieved and not items and a.low_similarity_action == "flag_for_human":
+    # Search down is not "nothing relevant": the question is answered, not flagged (seed 002).
+    if retrieved and not items and a.low_similarity_action == "flag_for_human" and not run.search_unavailable:
         run.answer.flagged, run.answer.from_kb = True, False
         run.answer.text = _say("flagged", question)
         run.notice("flagged for a human: nothing passed the similarity threshold")

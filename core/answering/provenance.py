@@ -1,9 +1,10 @@
 """Where an answer came from, for the badge under it: the knowledge base, a file attached to
 the chat, a web page, the model's general knowledge — or nowhere (no answer).
 
-Read from what the Answer (or a stored message) carries: its citations (a knowledge-base
-passage has a ``kb_id``; a chat attachment does not; a fetched page's source is a URL),
-``llm_called`` and ``from_kb``. An answer that declares its own ``sources`` wins.
+Read from what the Answer (or a stored message) carries: its citations — each stores its
+``origin`` (kb, attachment, url, web), which decides; citations stored before origins existed
+are told apart by their ``kb_id`` and source name —, ``llm_called`` and ``from_kb``. An answer
+that declares its own ``sources`` wins.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ def _plain(c: Any) -> dict:
 
 def citation_source(c: Any) -> Source:
     d = _plain(c)
+    stored = _ALIASES.get(str(d.get("origin") or "").lower())
+    if stored:  # a web-search passage has no kb id and a page title for its name: only its origin tells
+        return stored  # type: ignore[return-value]
     if d.get("kb_id"):
         return "knowledge_base"
     if str(d.get("source_name", "")).startswith(("http://", "https://")):

@@ -21,7 +21,13 @@ class CachedQueries:
     def __init__(self, inner: Embedder):
         self.inner = inner
         self.id = inner.id
-        self.dimension = inner.dimension
+
+    @property
+    def dimension(self) -> int:
+        # Asked when needed, not when a search function is built: an API client that has not
+        # learnt it yet would probe the service then, and a service that is down would fail the
+        # whole question instead of only its knowledge-base search.
+        return self.inner.dimension
 
     def embed_query(self, text: str) -> np.ndarray:
         key = (self.id, self.dimension, text)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from core.answering.context import TIERS, FileInfo, KBInfo, KnowledgeAccess
+from core.answering.replies import Choice, Clarification
 
 _TOKEN = r"[^\s，。！？、；：（）【】「」《》]+"  # a reference ends at a space or CJK punctuation
 _REF = re.compile(r"(?<![\w#])#(%s)" % _TOKEN)
@@ -35,7 +36,7 @@ class References:
     file_kbs: list[str] = field(default_factory=list)  # the knowledge bases of those files
     urls: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # shown; the answer goes on
-    questions: list[str] = field(default_factory=list)  # the answer stops and asks these instead
+    questions: list[Clarification] = field(default_factory=list)  # normal mode stops and asks these instead
 
     @property
     def any(self) -> bool:
@@ -51,14 +52,12 @@ def _first_tier(matches: list) -> list:
     return []
 
 
-def _kb_choice(name: str, kbs: list[KBInfo]) -> str:
-    options = "; ".join(f"'{k.name}' owned by {k.owner} (id {k.id})" for k in kbs)
-    return f"several knowledge bases are named '{name}': {options}. Which one did you mean? Mention it by id (#{kbs[0].id})."
+def _kb_choice(name: str, kbs: list[KBInfo]) -> Clarification:
+    return Clarification("kbs", name, tuple(Choice(k.name, k.owner, k.id) for k in kbs))
 
 
-def _file_choice(name: str, files: list[FileInfo]) -> str:
-    options = "; ".join(f"'{f.name}' in '{f.kb_name}' owned by {f.owner} (id {f.id})" for f in files)
-    return f"several files are named '{name}': {options}. Which one did you mean? Mention it by id (#{files[0].id})."
+def _file_choice(name: str, files: list[FileInfo]) -> Clarification:
+    return Clarification("files", name, tuple(Choice(f.name, f.owner, f.id, f.kb_name) for f in files))
 
 
 def parse_references(knowledge: KnowledgeAccess, message: str) -> References:
@@ -115,8 +114,7 @@ def _unknown(token: str, names: list[str], knowledge: KnowledgeAccess, refs: Ref
     if close:
         # Show names as written, not lowered.
         shown = {k.name.lower(): k.name for k in knowledge.kbs}
-        offer = ", ".join(f"#{shown.get(c, c)}" for c in dict.fromkeys(close))
-        refs.questions.append(f"no knowledge base named '{token}'. Did you mean {offer}?")
+        refs.questions.append(Clarification("typo", token, close=tuple(f"#{shown.get(c, c)}" for c in dict.fromkeys(close))))
     else:
         refs.notices.append(f"no knowledge base or file named '{token}'; '#{token}' was read as plain text")
 

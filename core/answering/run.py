@@ -20,6 +20,7 @@ class AnswerRun:
         self.answer = Answer(question=question, text="", mode=mode, hit=False, llm_called=False)  # type: ignore[arg-type]
         self.on_event = on_event
         self.injected: list[ContextItem] = []
+        self.search_unavailable = False  # the embedding service failed: answered without retrieval
 
     def elapsed_ms(self) -> float:
         return round((time.perf_counter() - self.t0) * 1000, 2)

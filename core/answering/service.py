@@ -15,7 +15,9 @@ import time
 
 from core.answering.context import AnswerContext
 from core.answering.normal import answer_normal
+from core.answering.policy import answer_mode
 from core.answering.references import References, parse_references
+from core.answering.replies import ask_back_text, no_hit_reply, strict_notice
 from core.answering.run import AnswerRun, EventSink, citation_dicts
 from core.answering.scope import decide_scope
 from core.answering.strict import answer_strict
@@ -23,26 +25,15 @@ from core.answering.types import Answer
 from core.answering.web import STRICT_NOTICE as STRICT_WEB_NOTICE
 from core.error_report import shown_error
 from core.errors import InvalidInput
-from core.settings.model import Settings
 
 log = logging.getLogger(__name__)
-
-MODES = ("normal", "strict")
-
-
-def resolve_mode(mode: str | None, settings: Settings) -> str:
-    if mode is None:
-        return "strict" if settings.strict.rag_strict_mode else "normal"
-    if mode not in MODES:
-        raise InvalidInput(f"mode must be normal or strict, not {mode!r}")
-    return mode
 
 
 def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, chat_id: str | None = None,
         mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event: EventSink | None = None,
         started: float | None = None) -> Answer:
     started = time.perf_counter() if started is None else started  # timings count from here, chat storage included
-    mode = resolve_mode(mode, ctx.settings)
+    mode, refused = answer_mode(mode, ctx.actor, ctx.settings)  # strict on: strict for all but admins
     question = (question or "").strip()
     if not question:
         raise InvalidInput("the question is empty")
@@ -57,12 +48,16 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
 
     run = AnswerRun(question, mode, on_event, started=started)
     run.answer.chat_id = chat.id if chat else None
+    if refused:
+        run.notice(refused)
     try:
         refs = parse_references(ctx.knowledge, question)
         scope = decide_scope(ctx.knowledge, kb_ids, tuple(file_ids), refs)
         for notice in refs.notices:
             run.notice(notice)
-        if refs.questions:
+        if refs.questions and mode == "strict":
+            _strict_does_not_ask_back(ctx, run, refs)
+        elif refs.questions:
             _ask_back(run, refs)
         elif mode == "strict":
             _say_what_strict_leaves_out(ctx, run, refs, run.answer.chat_id)
@@ -87,11 +82,21 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
 
 def _ask_back(run: AnswerRun, refs: References) -> None:
     """A mention that names several knowledge bases or files, or none (a likely typo): nothing
-    is searched and no model is called; the answer asks which one was meant."""
+    is searched and no model is called; the answer asks which one was meant, in the question's
+    language."""
     for q in refs.questions:
-        run.notice(q)
+        run.notice(q.text("en"))
     run.answer.from_kb = False
-    run.answer.text = "\n".join(q[0].upper() + q[1:] for q in refs.questions)
+    run.answer.text = ask_back_text(refs.questions, run.answer.question)
+
+
+def _strict_does_not_ask_back(ctx: AnswerContext, run: AnswerRun, refs: References) -> None:
+    """The same unclear mention in strict mode: the fixed reply (no search, so no other knowledge
+    base answers in its place; no model), and the close names in a notice."""
+    for q in refs.questions:
+        run.notice(strict_notice(q))
+    run.answer.from_kb = False
+    run.answer.text = no_hit_reply(ctx.settings.strict, run.answer.question)
 
 
 def _say_what_strict_leaves_out(ctx: AnswerContext, run: AnswerRun, refs: References, chat_id: str | None) -> None:

@@ -11,6 +11,8 @@ from core.answering.models import chat_model
 from core.answering.prompts import ContextItem, Prompt, number, passages
 from core.answering.retrieve import Retrieval, retrieve
 from core.answering.run import AnswerRun, citation
+from core.error_report import shown_error
+from core.errors import EmbeddingError
 from core.llm.base import ChatModel
 from core.llm.extractive import ExtractiveAnswerer
 from core.retrieval.search import SearchTarget
@@ -22,8 +24,13 @@ def search_step(run: AnswerRun, knowledge: KnowledgeAccess, query: str, targets:
                 origins: dict[str, str] | None = None) -> Retrieval:
     """Search the scope once, record what was scored and how long it took."""
     run.emit("retrieval_started", "searching the knowledge base")
-    found = retrieve(knowledge.search, query, targets, top_k=top_k, min_score=min_score, file_ids=file_ids,
-                     origins=origins)
+    try:
+        found = retrieve(knowledge.search, query, targets, top_k=top_k, min_score=min_score, file_ids=file_ids,
+                         origins=origins)
+    except EmbeddingError as exc:  # the service is down (seed 002): answer without retrieval, say so
+        run.search_unavailable = True
+        run.notice(f"knowledge-base search is unavailable, so no passage was used: {shown_error(exc, knowledge.actor, 'searching')}")
+        return Retrieval([], [])
     run.answer.retrieved = found.scored
     run.answer.timings_ms["retrieval_ms"] = round(found.timings_ms.get("total", 0.0), 2)
     if "embed_query" in found.timings_ms:

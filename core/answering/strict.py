@@ -12,6 +12,7 @@ from __future__ import annotations
 from core.answering.context import KnowledgeAccess
 from core.answering.generate import generate
 from core.answering.prompts import number, strict_messages
+from core.answering.replies import no_hit_reply, uncovered_text
 from core.answering.run import AnswerRun
 from core.answering.scope import Scope
 from core.answering.steps import extractive, fit, model_for, report_found, search_step
@@ -27,15 +28,16 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
     items = found.items
     report_found(run, items)
     if not items:
-        run.answer.text = s.rag_strict_no_hit_reply  # the hard guarantee: no model is called
+        run.answer.text = no_hit_reply(s, run.answer.question)  # the hard guarantee: no model is called
         return
     run.answer.hit = True
     model = model_for(settings, run, injecting=True)
+    uncovered = uncovered_text(s, run.answer.question)
     if isinstance(model, ExtractiveAnswerer):
-        extractive(run, model, query, number(items), s.rag_strict_uncovered_text)
+        extractive(run, model, query, number(items), uncovered)
         return
-    items = fit(run, model, items, strict_messages(run.answer.question, [], s.rag_strict_uncovered_text))
-    prompt = strict_messages(run.answer.question, items, s.rag_strict_uncovered_text)
+    items = fit(run, model, items, strict_messages(run.answer.question, [], uncovered))
+    prompt = strict_messages(run.answer.question, items, uncovered)
     run.injected = items
     tools = STRICT_TOOLS if settings.answering.builtin_tools else None
     box = ToolBox(knowledge, scope.targets(), scope.file_ids, s.rag_strict_max_results, s.rag_strict_min_similarity,

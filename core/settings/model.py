@@ -134,8 +134,17 @@ class StrictModeSettings(_Section):
     # 0.351 and up, off-topic ones 0.330 at most (a greeting 0, a near-miss HR question 0.2-0.33).
     rag_strict_min_similarity: float = Field(0.34, ge=0, le=1)
     rag_strict_max_results: int = Field(5, ge=1, le=50)
-    rag_strict_no_hit_reply: str = Field("知识库中暂未收录相关内容，我无法凭已有信息作答。", min_length=1)
-    rag_strict_uncovered_text: str = Field("知识库中未收录", min_length=1)
+    # Empty: the built-in text in the question's language (core/answering/replies.py; the Chinese
+    # ones are the seed's). A text set here is used for every language.
+    rag_strict_no_hit_reply: str = Field("", description=(
+        "The fixed reply when nothing reaches the minimum score (no model is called). Empty: "
+        "知识库中暂未收录相关内容，我无法凭已有信息作答。 for Chinese questions, an English sentence for others."))
+    rag_strict_uncovered_text: str = Field("", description=(
+        "What the answer says for a part the passages do not cover. Empty: 知识库中未收录 for Chinese "
+        "questions, 'not covered by the knowledge base' for others."))
+    compare_roles: list[Literal["admin", "user"]] = Field(default_factory=lambda: ["admin"], description=(
+        "Roles that may see normal-mode answers while strict mode is on: the Strict A/B compare and asking "
+        "for normal mode. Admins always may; everyone else gets strict answers."))
 
 
 class ParsingSettings(_Section):

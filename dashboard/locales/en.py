@@ -133,6 +133,8 @@ STRINGS: dict[str, str] = {
     "ab.model_calls": "Model calls", "ab.mean_ms": "Mean latency (ms)",
     "ab.download_csv": "Download CSV", "ab.download_jsonl": "Download JSONL",
     "ab.web": "Web search (normal side)", "ab.web_strict": "web search: off in strict",
+    "ab.not_allowed": "Admins only. The Strict A/B compare shows normal-mode answers, so it is for administrators: "
+                      "ask an admin if you need it (they can open it to your role).",
     # users, accounts and sessions (auth)
     "users.help": "Admins manage settings, every knowledge base and the storage audit. The last admin can't be demoted or disabled.",
     "users.role": "Role", "users.role_changed": "{name} is now {role}.", "settings.section.users": "Users & roles",

@@ -122,6 +122,7 @@ STRINGS: dict[str, str] = {
     "ab.model_calls": "模型调用", "ab.mean_ms": "平均耗时（毫秒）",
     "ab.download_csv": "下载 CSV", "ab.download_jsonl": "下载 JSONL",
     "ab.web": "联网搜索（普通模式）", "ab.web_strict": "联网搜索：严格模式下关闭",
+    "ab.not_allowed": "仅限管理员。严格模式 A/B 对比会显示普通模式的回答，因此仅供管理员使用；如需使用，请联系管理员（管理员可向你的角色开放）。",
     # 用户、账号与会话
     "users.help": "管理员可以修改设置、管理所有知识库并运行存储审计。最后一位管理员不能被降级或停用。",
     "users.role": "角色", "users.role_changed": "{name} 现在是{role}。", "settings.section.users": "用户与角色",

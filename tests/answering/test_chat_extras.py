@@ -62,9 +62,11 @@ def test_original_download_and_retry_of_a_failed_file(engine):
         engine.file_original(stranger, good.id)  # a private knowledge base's file
 
 
-def _cite(kb_id="", source="a.md"):
+def _cite(kb_id="", source="a.md", origin=None):
+    # the origin answering gives such a passage (kb_id: a knowledge base; a URL: a fetched page)
+    origin = origin or ("kb" if kb_id else "url" if source.startswith("http") else "attachment")
     return Citation(n=1, chunk_id="c", file_id="f", source_name=source, location="", heading_path=[], text="t",
-                    score=0.5, kb_id=kb_id)
+                    score=0.5, kb_id=kb_id, origin=origin)
 
 
 def test_answer_sources_tell_where_an_answer_came_from():
@@ -79,3 +81,7 @@ def test_answer_sources_tell_where_an_answer_came_from():
     declared = Answer(**base, hit=True, llm_called=True)
     declared.sources = ["chat_attachment"]  # a newer engine's own field wins
     assert answer_sources(declared) == ["attachment"]
+    # citations stored before they carried an origin: told apart by kb id and source name
+    legacy = Answer(**base, hit=True, llm_called=True, citations=[{"kb_id": "", "source_name": "a.md"},
+                                                                  {"kb_id": "", "source_name": "https://x.org/a"}])
+    assert answer_sources(legacy) == ["attachment", "web"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import func, select
 
+from core.answering.replies import NO_HIT_REPLY
 from core.config import RuntimeConfig
 from core.db.models import Chat, Message
 from core.engine import Engine
@@ -30,7 +31,8 @@ def test_compare_answers_in_both_modes_embeds_the_question_once_and_stores_nothi
         assert result.normal.timings_ms["total_ms"] > 0 and result.strict.timings_ms["total_ms"] > 0
         batch = engine.compare_batch(ADMIN, [question, "  ", "today's weather?"])
         assert [c.question for c in batch] == [question, "today's weather?"]
-        assert batch[1].strict.text == "知识库中暂未收录相关内容，我无法凭已有信息作答。" and not batch[1].strict.llm_called
+        # the fixed reply in the question's language
+        assert batch[1].strict.text == NO_HIT_REPLY["en"] and not batch[1].strict.llm_called
         with engine._db.read() as s:
             assert s.exec(select(func.count()).select_from(Chat)).one() == 0
             assert s.exec(select(func.count()).select_from(Message)).one() == 0

@@ -57,8 +57,9 @@ def test_an_ambiguous_mention_asks_which_one_with_owners(engine, people, server)
         engine.share_kb(owner, "handbook", ["carol"])
     engine.ingest(admin, kbs[0].id, [Upload("leave.md", TRUE_HANDBOOK)])
     answer = engine.ask(carol, f"#handbook {QUESTION}", temporary=True)
-    assert answer.text.startswith("Several knowledge bases are named 'handbook'")
-    assert "owned by alice" in answer.text and "owned by mallory" in answer.text
+    assert answer.text.startswith("有多个知识库名为「handbook」")  # asked back in the question's language
+    assert "所有者 alice" in answer.text and "所有者 mallory" in answer.text
+    assert any("owned by alice" in n for n in answer.notices)
     assert not answer.llm_called and server.request_count == 0
     assert "retrieval_started" not in [e.kind for e in answer.events] and answer.sources == []
     # The answer names the ids; mentioning one by id picks it.
@@ -73,7 +74,7 @@ def test_an_unknown_mention_says_so_and_offers_close_names(engine, people, serve
     engine.create_kb(admin, "handbook")
     typo = engine.ask(admin, f"#handbok {QUESTION}", temporary=True)
     # the admin's KB and the policy KB's handbook.md file are both close
-    assert typo.text == "No knowledge base named 'handbok'. Did you mean #handbook, #handbook.md?"
+    assert typo.text == "没有名为「handbok」的知识库。你是不是想找 #handbook、#handbook.md？"
     assert "retrieval_started" not in [e.kind for e in typo.events] and server.request_count == 0
     # A hashtag like no name at all is plain text: said, and the question is answered as usual.
     server.add(text("六百元 [1]"))

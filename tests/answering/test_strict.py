@@ -3,6 +3,8 @@ miss, the switch read on every message."""
 
 from __future__ import annotations
 
+from core.answering.replies import no_hit_reply
+from core.settings.model import StrictModeSettings
 from core.types import SYSTEM_ACTOR as ADMIN
 from tests.answering.conftest import configure, use_ollama, use_openai
 from tests.fakes import text
@@ -52,7 +54,8 @@ def test_no_hit_gives_the_fixed_reply_and_makes_zero_requests(engine, server):
     events = []
     for question in (OFF_TOPIC, "hi", "a recipe for dumplings", "?"):
         answer = engine.ask(ADMIN, question, temporary=True, on_event=events.append)
-        assert answer.text == NO_HIT and not answer.hit and not answer.llm_called and not answer.citations
+        assert answer.text == no_hit_reply(StrictModeSettings(), question)  # in the question's language
+        assert not answer.hit and not answer.llm_called and not answer.citations
     assert server.request_count == 0
     # Every message was retrieved for, greetings and one-character messages included.
     assert sum(e.kind == "retrieval_started" for e in events) == 4

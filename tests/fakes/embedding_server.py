@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import socket
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -76,6 +77,7 @@ class FakeEmbeddingServer:
         self._failures: list[Failure] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()  # open keep-alive connections, closed by stop()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
@@ -112,9 +114,16 @@ class FakeEmbeddingServer:
         return self
 
     def stop(self) -> None:
+        """Stop like a server that dies: the port closes and so do the clients' open connections."""
         self._stopping.set()  # held and slow requests give up
         self._httpd.shutdown()
         self._httpd.server_close()
+        with self._lock:
+            for conn in self._connections:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:  # already closed by the client
+                    pass
 
     def _take_failure(self) -> Failure | None:
         with self._lock:
@@ -140,6 +149,16 @@ def _make_handler(server: FakeEmbeddingServer) -> type[BaseHTTPRequestHandler]:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     fake: FakeEmbeddingServer
+
+    def setup(self) -> None:
+        super().setup()
+        with self.fake._lock:
+            self.fake._connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.fake._lock:
+            self.fake._connections.discard(self.connection)
+        super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

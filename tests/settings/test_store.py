@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from core.answering.replies import no_hit_reply
 from core.db.database import Database, sqlite_url
 from core.errors import InvalidSettings
 from core.settings.model import Settings
@@ -31,7 +32,9 @@ def test_defaults_come_from_the_brief(store):
     assert s.strict.rag_strict_mode is False
     # strict threshold and count: measured on our strict question set (issue 9, docs/answering.md)
     assert (s.strict.rag_strict_min_similarity, s.strict.rag_strict_max_results) == (0.34, 5)
-    assert s.strict.rag_strict_no_hit_reply == "知识库中暂未收录相关内容，我无法凭已有信息作答。"
+    # empty = the built-in fixed reply in the question's language (the seed's text for Chinese)
+    assert (s.strict.rag_strict_no_hit_reply, s.strict.rag_strict_uncovered_text) == ("", "")
+    assert no_hit_reply(s.strict, "年假有几天？") == "知识库中暂未收录相关内容，我无法凭已有信息作答。"
 
 
 def test_each_save_is_a_new_version(store):
