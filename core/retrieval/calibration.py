@@ -62,7 +62,7 @@ BM25_HALF_SCORE = 2.0
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _anchor_lock = threading.Lock()
-_anchor_vectors: dict[str, np.ndarray] = {}
+_anchor_vectors: dict[tuple[str, str, int], np.ndarray] = {}
 
 
 def margin_for(embedder_id: str, query: str = "") -> float:
@@ -73,18 +73,21 @@ def margin_for(embedder_id: str, query: str = "") -> float:
     return GENERIC_MARGIN
 
 
-def anchor_vectors(embedder) -> np.ndarray:
-    """The anchors embedded once per process and model (16 short passages)."""
+def anchor_vectors(embedder, dimension: int) -> np.ndarray:
+    """The anchors embedded once per process and model (16 short passages). Keyed by the
+    model's endpoint and dimension too: two services may serve models of one name."""
+    key = (embedder.id, str(getattr(embedder, "host", "") or ""), dimension)
     with _anchor_lock:
-        vectors = _anchor_vectors.get(embedder.id)
+        vectors = _anchor_vectors.get(key)
         if vectors is None:
-            vectors = _anchor_vectors[embedder.id] = np.asarray(embedder.embed_documents(list(ANCHORS)), dtype=np.float32)
+            vectors = _anchor_vectors[key] = np.asarray(embedder.embed_documents(list(ANCHORS)), dtype=np.float32)
         return vectors
 
 
 def query_baseline(embedder, query_vector) -> float:
     """How similar this query is to generic off-topic text: the mean of its two closest anchors."""
-    sims = anchor_vectors(embedder) @ np.asarray(query_vector, dtype=np.float32)
+    query = np.asarray(query_vector, dtype=np.float32)
+    sims = anchor_vectors(embedder, int(query.shape[0])) @ query
     return float(np.sort(sims)[-2:].mean())
 
 

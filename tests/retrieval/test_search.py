@@ -215,3 +215,25 @@ def test_bm25_is_calibrated_per_query_word_not_per_bigram():
     assert 0 < words < terms  # the recall bigrams (则从, 候开...) are not words
     assert bm25.query_word_count("When does the policy take effect?") == len(
         bm25.encode_query("When does the policy take effect?").indices)  # English: no bigrams
+
+
+def test_two_embedding_services_serving_one_model_name_each_get_their_own_anchors(tmp_path, monkeypatch):
+    """Found when two tests shared a process: the anchors were cached by model name alone, so a
+    second service with the same model name but another dimension broke every search."""
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+    from core.ingest.service import Upload
+    from core.types import SYSTEM_ACTOR
+    from tests.fakes.embedding_server import fake_embedding_server
+
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    for i, dimension in enumerate((16, 64)):
+        data = tmp_path / f"data{i}"
+        data.mkdir()
+        with fake_embedding_server(dimension=dimension) as emb, Engine(RuntimeConfig.from_env(data)) as engine:
+            engine.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "openai", "base_url": emb.openai_url,
+                                                              "model": "fake-embed"}})
+            engine.create_kb(SYSTEM_ACTOR, "kb")
+            engine.ingest(SYSTEM_ACTOR, "kb", [Upload("a.md", b"# Travel\n\nHotels cost at most 500 per night.")])
+            assert engine.search(SYSTEM_ACTOR, "hotel cost per night", ["kb"]).hits
