@@ -60,3 +60,86 @@ def test_an_allow_list_entry_covering_a_closed_address_is_refused_when_saved(ent
                                    "fd12:3456::/32", "100.64.0.0/11", "2002:0a00::/24"])
 def test_private_networks_that_hold_no_closed_address_can_still_be_opened(entry):
     assert ParsingSettings(url_allow_hosts=[entry]).url_allow_hosts == [entry]
+
+
+# ---------------------------------------------------------------- the web search engine's own API
+class ControlledDns:
+    """``socket.getaddrinfo`` for one test name: answers in turn (the last one repeats); every other
+    name goes to the real resolver. Nothing is asked of a DNS server for the test name."""
+
+    def __init__(self, real, name: str, answers: list[str]):
+        self.real, self.name, self.answers, self.asked = real, name, answers, 0
+
+    def __call__(self, host, port, *args, **kwargs):
+        if host != self.name:
+            return self.real(host, port, *args, **kwargs)
+        address = self.answers[min(self.asked, len(self.answers) - 1)]
+        self.asked += 1
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port or 0)))]
+
+
+@pytest.fixture
+def fake():
+    from tests.websearch.fake_engines import fake_engines
+
+    with fake_engines() as srv:
+        srv.results("q", [("https://example.org/a", "A", "snippet a"), ("https://example.org/b", "B", "snippet b")])
+        yield srv
+
+
+def _web_search(engine_settings: dict, **parsing):
+    from core.settings.model import WebSearchSettings
+    from core.websearch.flow import WebSearchRequest, run_web_search
+
+    cfg = WebSearchSettings(**engine_settings, bypass_web_search_web_loader=True,
+                            bypass_web_search_embedding_and_retrieval=True)
+    notices: list[str] = []
+    context = run_web_search(WebSearchRequest(
+        message="q", settings=cfg, parsing=ParsingSettings(**parsing), query_model=None,
+        index_and_search=lambda *_: [], on_status=lambda _: None, on_notice=notices.append, queries=["q"]))
+    return context, notices
+
+
+ENGINE_URL_FIELDS = {"searxng": "searxng_query_url", "tavily": "tavily_base_url", "brave": "brave_base_url",
+                     "google_pse": "google_pse_base_url", "serper": "serper_base_url",
+                     "external": "external_web_search_url"}
+
+
+@pytest.mark.parametrize("engine", list(ENGINE_URL_FIELDS))
+@pytest.mark.parametrize("address", ["100.100.100.200", "168.63.129.16", "[fd00:ec2::254]", "[64:ff9b::a9fe:a9fe]",
+                                     "[2002:a9fe:a9fe::1]"])
+def test_an_engine_at_a_metadata_address_is_refused_before_connecting(fake, connections, engine, address):
+    settings = fake.settings(engine)
+    field = ENGINE_URL_FIELDS[engine]
+    settings[field] = f"http://{address}/search?q=<query>" if engine == "searxng" else f"http://{address}/api"
+    context, _ = _web_search(settings, url_allow_private=True)  # even with every private address open
+    assert "never fetched" in context.error and context.passages == []
+    assert connections == []
+
+
+def test_a_private_engine_is_reached_only_once_an_admin_opened_it(fake, connections):
+    context, _ = _web_search(fake.settings("searxng"))
+    assert "url_allow_hosts" in context.error and connections == [] and fake.engine_calls == []
+    context, _ = _web_search(fake.settings("searxng"), url_allow_hosts=["127.0.0.1"])
+    assert context.error == "" and [p.url for p in context.passages] == ["https://example.org/a", "https://example.org/b"]
+    assert hosts(connections) == {"127.0.0.1"}
+
+
+def test_a_rebinding_engine_name_is_connected_at_the_address_that_was_checked(fake, connections, monkeypatch):
+    port = fake.base.rsplit(":", 1)[1]
+    dns = ControlledDns(socket.getaddrinfo, "searx.rebind.test", ["127.0.0.1", "169.254.169.254"])
+    monkeypatch.setattr(socket, "getaddrinfo", dns)
+    settings = {**fake.settings("searxng"), "searxng_query_url": f"http://searx.rebind.test:{port}/search?q=<query>"}
+    context, _ = _web_search(settings, url_allow_hosts=["searx.rebind.test"])
+    assert context.error == "" and len(context.passages) == 2  # checked once, connected to that answer
+    assert hosts(connections) == {"127.0.0.1"}
+    context, _ = _web_search(settings, url_allow_hosts=["searx.rebind.test"])  # the name now says metadata
+    assert "never fetched" in context.error and hosts(connections) == {"127.0.0.1"}
+
+
+def test_through_the_environments_proxy_the_engine_name_is_still_checked_first(fake, connections, monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", fake.base)  # a proxy on loopback: it must not even be asked
+    settings = {**fake.settings("searxng"), "searxng_query_url": "http://100.100.100.200/search?q=<query>",
+                "web_search_trust_env": True}
+    context, _ = _web_search(settings, url_allow_private=True)
+    assert "never fetched" in context.error and connections == [] and fake.requests == []
