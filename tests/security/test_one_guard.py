@@ -143,3 +143,75 @@ def test_through_the_environments_proxy_the_engine_name_is_still_checked_first(f
                 "web_search_trust_env": True}
     context, _ = _web_search(settings, url_allow_private=True)
     assert "never fetched" in context.error and connections == [] and fake.requests == []
+
+
+# ---------------------------------------------------------------- Google Drive endpoints
+@pytest.fixture
+def drive_engine(tmp_path, monkeypatch):
+    """A real engine wired to the fake Drive on 127.0.0.1; nothing opened to the guard yet."""
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+    from core.types import SYSTEM_ACTOR
+    from tests.fakes.drive_server import FakeDrive
+
+    for var in ("DATABASE_URL", "QDRANT_URL", "QDRANT_API_KEY", "RAGDESK_SECRET_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    with FakeDrive() as drive:
+        engine = Engine(RuntimeConfig.from_env(tmp_path / "data"))
+        engine.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "local", "model": "hash-64"},
+                                            "gdrive": drive.settings()})
+        alice = engine.actor_for(engine.sign_up("alice", "correct horse 1").id)
+        try:
+            yield engine, drive, alice
+        finally:
+            engine.close()
+
+
+def _set(engine, **sections) -> None:
+    from core.types import SYSTEM_ACTOR
+
+    engine.save_settings(SYSTEM_ACTOR, sections)
+
+
+def test_the_loopback_drive_stand_in_is_reached_only_once_an_admin_opened_its_host(drive_engine, connections):
+    engine, drive, alice = drive_engine
+    with pytest.raises(BlockedAddress, match="url_allow_hosts"):
+        engine.gdrive_connect_refresh_token(alice, drive.issue_refresh_token("alice"))
+    assert connections == [] and drive.requests == []
+    _set(engine, parsing={"url_allow_hosts": ["127.0.0.1"]})
+    assert engine.gdrive_connect_refresh_token(alice, drive.issue_refresh_token("alice"))["connected"]
+    assert engine.gdrive_list(alice) == [] and hosts(connections) == {"127.0.0.1"}
+
+
+@pytest.mark.parametrize("endpoint", ["oauth_token_url", "api_base_url"])
+@pytest.mark.parametrize("address", ["100.100.100.200", "168.63.129.16", "[fd00:ec2::254]", "[64:ff9b:1::a9fe:a9fe]"])
+def test_a_drive_endpoint_at_a_metadata_address_is_refused_before_connecting(drive_engine, connections, endpoint, address):
+    engine, drive, alice = drive_engine
+    _set(engine, parsing={"url_allow_hosts": ["127.0.0.1"], "url_allow_private": True})
+    _set(engine, gdrive={endpoint: f"https://{address}" + ("/token" if endpoint == "oauth_token_url" else "")})
+    with pytest.raises(BlockedAddress, match="never fetched"):
+        engine.gdrive_connect_refresh_token(alice, drive.issue_refresh_token("alice"))
+    assert {h for h in hosts(connections) if h != "127.0.0.1"} == set()
+
+
+def test_the_drive_revoke_endpoint_goes_through_the_guard(drive_engine, connections):
+    engine, drive, alice = drive_engine
+    _set(engine, parsing={"url_allow_hosts": ["127.0.0.1"]})
+    engine.gdrive_connect_refresh_token(alice, drive.issue_refresh_token("alice"))
+    _set(engine, gdrive={"revoke_url": "https://100.100.100.200/revoke"})
+    connections.clear()
+    assert engine.gdrive_disconnect(alice) == {"disconnected": True, "revoked_at_google": False}  # tokens dropped anyway
+    assert connections == []
+
+
+def test_a_rebinding_drive_api_name_never_reaches_the_metadata_address(drive_engine, connections, monkeypatch):
+    engine, drive, alice = drive_engine
+    port = drive.url.rsplit(":", 1)[1]
+    dns = ControlledDns(socket.getaddrinfo, "localhost", ["127.0.0.1", "169.254.169.254"])
+    monkeypatch.setattr(socket, "getaddrinfo", dns)
+    _set(engine, parsing={"url_allow_hosts": ["127.0.0.1", "localhost"]},
+         gdrive={"api_base_url": f"http://localhost:{port}"})
+    engine.gdrive_connect_refresh_token(alice, drive.issue_refresh_token("alice"))  # the API answered at 127.0.0.1
+    with pytest.raises(BlockedAddress, match="never fetched"):
+        engine.gdrive_list(alice)  # a new connection: the name now says 169.254.169.254
+    assert dns.asked >= 2 and hosts(connections) == {"127.0.0.1"}
