@@ -83,23 +83,36 @@ def sqlite_path(database_url: str) -> Path | None:
     return Path(database_url[len("sqlite:///"):]) if database_url.startswith("sqlite:///") else None
 
 
+def check_data_folder(data_dir: Path, database: Path | None) -> None:
+    """The checks alone (for a command that only reads): the folder, its key and the SQLite files
+    that exist are ours and not writable by others."""
+    if data_dir.exists():
+        check_private(data_dir, "the data folder")
+    if (data_dir / KEY_FILE).exists():
+        check_private(data_dir / KEY_FILE, "the secret key file")
+    for suffix in SQLITE_SUFFIXES if database is not None else ():
+        part = database.with_name(database.name + suffix)
+        if part.exists():
+            check_private(part, "the database file")
+
+
 class PrivateDataFolder:
     """Held by an open engine: the checks ran, the tree is tight, the umask is 077 until ``close``."""
 
     def __init__(self, data_dir: Path, database: Path | None) -> None:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        _tighten(data_dir, check_private(data_dir, "the data folder"), 0o700)
-        if (data_dir / KEY_FILE).exists():
-            check_private(data_dir / KEY_FILE, "the secret key file")
         if database is not None:
             database.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            # made 0600 before SQLite opens it (its -wal and -shm files take the database's mode);
-            # an existing file is opened for nothing but this and then checked
+        check_data_folder(data_dir, database)  # before anything is created in it
+        if database is not None:
+            # made 0600 before SQLite opens it: its -wal and -shm files take the database's mode
             os.close(os.open(database, os.O_WRONLY | os.O_CREAT, 0o600))
+            check_data_folder(data_dir, database)  # whoever made it, it must be ours
             for suffix in SQLITE_SUFFIXES:
                 part = database.with_name(database.name + suffix)
                 if part.exists():
-                    _tighten(part, check_private(part, "the database file"), 0o600)
+                    _tighten(part, part.stat(), 0o600)
+        _tighten(data_dir, data_dir.stat(), 0o700)
         tighten_tree(data_dir)
         _hold_private_umask()  # last: nothing above leaves it held when it raises
         self._open = True

@@ -136,3 +136,15 @@ def test_an_existing_tree_left_readable_is_tightened_at_start(tmp_path):
     _open(data).close()
     wrong = {k: oct(m) for k, m in _modes(data).items() if m != (0o700 if k.endswith("/") else 0o600)}
     assert wrong == {}
+
+
+def test_commands_that_only_read_the_folder_and_key_rotation_refuse_it_too(tmp_path):
+    from core.secret_rotation import rotate
+
+    data = _squatted(tmp_path)
+    key_before = (data / "secret.key").read_bytes()
+    out = run_cli(data, "parse", "http://127.0.0.1:9/page", check=False)  # would read its url_allow_hosts
+    assert out.returncode != 0 and f"belongs to uid {OTHER}" in out.stderr
+    with pytest.raises(CoreError, match=f"belongs to uid {OTHER}"):
+        rotate(RuntimeConfig.from_env(data))
+    assert (data / "secret.key").read_bytes() == key_before and (data / "ragdesk.db").stat().st_size == 0
