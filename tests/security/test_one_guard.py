@@ -215,3 +215,21 @@ def test_a_rebinding_drive_api_name_never_reaches_the_metadata_address(drive_eng
     with pytest.raises(BlockedAddress, match="never fetched"):
         engine.gdrive_list(alice)  # a new connection: the name now says 169.254.169.254
     assert dns.asked >= 2 and hosts(connections) == {"127.0.0.1"}
+
+
+def test_a_page_name_that_rebinds_after_the_check_is_never_connected_there(connections, monkeypatch):
+    from core.parsers.base import ParseContext
+    from core.parsers.url import fetch_url
+    from tests.parsers.http_fixtures import local_server
+
+    with local_server() as server:
+        server.serve("/page", b"<html><body><p>the checked page</p></body></html>", "text/html")
+        port = server.url("/page").rsplit(":", 1)[1].split("/", 1)[0]
+        dns = ControlledDns(socket.getaddrinfo, "page.rebind.test", ["127.0.0.1"])
+        monkeypatch.setattr(socket, "getaddrinfo", dns)
+        ctx = ParseContext(settings=ParsingSettings(url_allow_hosts=["page.rebind.test"]))
+        assert "the checked page" in fetch_url(f"http://page.rebind.test:{port}/page", ctx).text
+        dns.answers, dns.asked = ["127.0.0.1", "169.254.169.254"], 0  # checked first, then rebinds
+        with pytest.raises(BlockedAddress, match="never fetched"):
+            fetch_url(f"http://page.rebind.test:{port}/page", ctx)
+    assert hosts(connections) == {"127.0.0.1"} and server.hits == ["/page"]
