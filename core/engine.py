@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
@@ -20,6 +21,7 @@ from core import doctor as doctor_mod
 from core import knowledge
 from core.access import check_file, require_admin, resolve_kb
 from core.config import RuntimeConfig
+from core.data_folder import PrivateDataFolder, sqlite_path
 from core.db.database import Database
 from core.db.models import FileRecord, Job, KnowledgeBase
 from core.embeddings.base import Embedder
@@ -39,7 +41,7 @@ from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
 from core.searcher import Searcher
-from core.secrets import SecretBox, create_private_file, make_private_dir
+from core.secrets import SecretBox
 from core.settings.model import Settings
 from core.settings.store import SettingsStore, mask_secret_fields, masked
 from core.types import Actor, ParsedDoc
@@ -57,9 +59,9 @@ def _parse(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
 class Engine(AccountMethods, DriveMethods):
     def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0, serve_handoff: bool = False):
         self.config = config
-        make_private_dir(config.data_dir)
-        if config.database_url.startswith("sqlite:///"):
-            create_private_file(Path(config.database_url[len("sqlite:///"):]))
+        # ours alone (checked, tightened; umask 077 while open), see core/data_folder.py
+        self._data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url))
+        weakref.finalize(self, self._data_folder.close)  # also when this constructor fails below
         # Other core modules keep their secrets with this box too (handed to them by the engine).
         self._secret_box = SecretBox.for_data_dir(config.data_dir)
         self._db = Database(config.database_url)
@@ -105,6 +107,7 @@ class Engine(AccountMethods, DriveMethods):
         self._jobs.shutdown(wait=True, cancel_futures=True)
         self._store.close()
         self._db.dispose()
+        self._data_folder.close()
 
     def __enter__(self) -> "Engine":
         return self

@@ -11,6 +11,7 @@ from typing import Callable
 from core import users
 from core.ingest import jobs as jobs_mod
 from core.ingest.service import IngestResult
+from core.parsers.url_guard import AllowList
 from core.types import SYSTEM_ACTOR, Actor
 
 log = logging.getLogger("core.engine")
@@ -50,8 +51,10 @@ class DriveMethods:
 
         if actor is not None:
             self._drive_user(actor)
-        conn = oauth.finish_authorization(self._db, self._secret_box, self._settings().gdrive,
-                                          actor.user_id if actor else None, code, state)
+        settings = self._settings()
+        conn = oauth.finish_authorization(self._db, self._secret_box, settings.gdrive,
+                                          actor.user_id if actor else None, code, state,
+                                          allow=AllowList.of(settings.parsing))
         gdrive.remember_account(self._parts, self._secret_box, conn.user_id)
         return gdrive.status(self._parts, actor or self.actor_for(conn.user_id))
 
@@ -60,7 +63,9 @@ class DriveMethods:
         from core.gdrive import service as gdrive
 
         self._drive_user(actor)
-        oauth.connect_refresh_token(self._db, self._secret_box, self._settings().gdrive, actor.user_id, refresh_token)
+        settings = self._settings()
+        oauth.connect_refresh_token(self._db, self._secret_box, settings.gdrive, actor.user_id, refresh_token,
+                                    allow=AllowList.of(settings.parsing))
         gdrive.remember_account(self._parts, self._secret_box, actor.user_id)
         return gdrive.status(self._parts, actor)
 

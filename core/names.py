@@ -9,6 +9,7 @@ space, a Cyrillic "а" for a Latin "a", a full-width "ａ" — lets an impostor 
 - user names are compared by ``user_name_key``: NFKC, case-folded, with Cyrillic and Greek
   letters that look Latin mapped to their Latin twin, so "Аlice" (Cyrillic А) and "ＡＬＩＣＥ"
   are the same name as "alice"; a user name mixing Latin with Cyrillic or Greek is refused.
+  ``core/users.py`` uses these for sign-up, single sign-on and every look-up by name.
 ``printable`` escapes what a terminal would interpret (escape sequences, bidi controls).
 """
 
@@ -67,8 +68,13 @@ def _scripts(text: str) -> set[str]:
 
 
 def clean_user_name(name: str) -> str:
-    """A user name as stored; refuses names that mix Latin with Cyrillic or Greek letters."""
+    """A user name as stored: 2-64 characters without spaces (it is typed to share, sign in and in
+    the CLI); refuses names that mix Latin with Cyrillic or Greek letters."""
     text = clean_name(name, "user", max_chars=64)
+    if len(text) < 2:
+        raise InvalidInput("a user name has at least 2 characters")
+    if any(ch.isspace() for ch in text):
+        raise InvalidInput(f"the user name '{printable(text)}' contains a space; use one word (e.g. . _ - to join)")
     scripts = _scripts(unicodedata.normalize("NFKC", text))
     if "LATIN" in scripts and scripts & {"CYRILLIC", "GREEK"}:
         raise InvalidInput(f"the user name '{printable(text)}' mixes Latin and {'/'.join(sorted(scripts - {'LATIN'})).title()} "

@@ -19,6 +19,7 @@ from typing import Mapping
 from sqlmodel import select
 
 from core.config import RuntimeConfig
+from core.data_folder import check_data_folder, sqlite_path
 from core.db.database import Database
 from core.secrets import (
     ENV_KEY,
@@ -70,6 +71,7 @@ def _reencrypt_columns(db: Database, old: SecretBox, new: SecretBox) -> int:
 
 def rotate(config: RuntimeConfig, environ: Mapping[str, str] | None = None) -> RotationReport:
     env = os.environ if environ is None else environ
+    check_data_folder(config.data_dir, sqlite_path(config.database_url))  # never rotate into someone else's files
     db = Database(config.database_url)
     try:
         if env.get(ENV_KEY):

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
+from core.data_folder import check_private
 from core.errors import CoreError
 
 PREFIX = "enc:v1:"
@@ -59,22 +60,6 @@ def write_private(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
-
-
-def make_private_dir(path: Path) -> None:
-    """Create ``path`` 0700 (a folder of ours that is wider is tightened)."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = path.stat()
-    if info.st_uid == os.getuid() and info.st_mode & 0o077:
-        os.chmod(path, 0o700)
-
-
-def create_private_file(path: Path) -> None:
-    """Make sure ``path`` exists and is 0600 (SQLite creates its -wal and -shm files alike)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
-    if path.stat().st_mode & 0o077:
-        os.chmod(path, 0o600)
 
 
 class SecretBox:
@@ -164,11 +149,14 @@ class SecretBox:
 
 
 def read_key_file(path: Path) -> list[bytes]:
-    """The keys in a key file, current first; tightens the file to 0600 if it was wider."""
+    """The keys in a key file, current first; tightens the file to 0600 if it was wider. A key
+    file of another user's, or one others can write, is refused (DataFolderUnsafe): whoever
+    controls it can decrypt what is saved with it."""
+    info = check_private(path, "the secret key file")
     lines = [ln.strip() for ln in path.read_text().splitlines() if ln.strip()]
     if not lines:
         raise SecretError(f"{path} holds no key")
-    if path.stat().st_mode & 0o077:
+    if info.st_mode & 0o077:
         os.chmod(path, 0o600)
     return [_fernet_key(ln) for ln in lines]
 

@@ -1,10 +1,14 @@
 """Slow down and lock out password guessing, per user name and per client.
 
-Every failed sign-in waits a moment and is counted twice: against the user name tried
-(whether or not such a user exists, so a lock reveals nothing) and against the client
-(browser address) it came from. Too many failures within the window lock that name or that
-client until the lock ends; while locked, even the right password is refused with the same
-message, so guessing on cannot confirm a password.
+Every password check (a sign-in, or the current password when changing it) is counted twice:
+against the user name (whether or not such a user exists, so a lock reveals nothing) and
+against the client (browser address) it came from. The attempt is counted *before* bcrypt
+runs, in one write transaction (``reserve_attempt``): of forty attempts sent at once, only as
+many as the limit reach the password check, the others are refused as locked. A right password
+gives its attempt back (``settle_right_password``); a wrong one keeps it counted and waits a
+moment. Too many within the window lock that name or that client until the lock ends; while
+locked, even the right password is refused with the same message, so guessing on cannot
+confirm a password.
 """
 
 from __future__ import annotations
@@ -59,16 +63,12 @@ def _limit(policy: SignInPolicy, kind: int) -> int:
     return policy.max_failures_per_name if kind == 0 else policy.max_failures_per_client
 
 
-def check_not_locked(db: Database, keys: list[tuple[str, int]], *, now: datetime) -> None:
-    with db.read() as s:
-        rows = [s.get(SignInThrottle, key) for key, _ in keys]
-    locks = [_aware(r.locked_until) for r in rows if r is not None and r.locked_until is not None]
-    active = [u for u in locks if u is not None and u > now]
-    if active:
-        raise SignInLocked(max(active), now)
+def reserve_attempt(db: Database, keys: list[tuple[str, int]], policy: SignInPolicy, *, now: datetime) -> None:
+    """Count one attempt against every counter in ``keys``, or raise SignInLocked when one is locked.
 
-
-def record_failure(db: Database, keys: list[tuple[str, int]], policy: SignInPolicy, *, now: datetime) -> None:
+    One write transaction (SQLite BEGIN IMMEDIATE, a PostgreSQL advisory lock: one writer at a
+    time), so parallel attempts are counted one after the other: the one that fills a counter
+    sets its lock, and every later one sees it."""
     window = timedelta(minutes=policy.lock_minutes)
     with db.write() as s:
         # counters whose window and lock are over count for nothing: drop them (names tried at
@@ -76,21 +76,47 @@ def record_failure(db: Database, keys: list[tuple[str, int]], policy: SignInPoli
         over = (SignInThrottle.window_start <= now - window) & \
             (SignInThrottle.locked_until.is_(None) | (SignInThrottle.locked_until <= now))
         s.exec(delete(SignInThrottle).where(over))
-        for key, kind in keys:
-            row = s.get(SignInThrottle, key) or SignInThrottle(key=key, failures=0, window_start=now)
+        rows = [(s.get(SignInThrottle, key) or SignInThrottle(key=key, failures=0, window_start=now), kind)
+                for key, kind in keys]
+        active = [u for u in (_aware(row.locked_until) for row, _ in rows) if u is not None and u > now]
+        if active:
+            raise SignInLocked(max(active), now)  # nothing is written: the transaction rolls back
+        for row, kind in rows:
             if now - _aware(row.window_start) >= window:  # an old streak no longer counts
                 row.failures, row.window_start, row.locked_until = 0, now, None
             row.failures += 1
             if row.failures >= _limit(policy, kind):
                 row.locked_until = now + window
             s.add(row)
+
+
+def wrong_password(policy: SignInPolicy) -> None:
+    """The attempt stays counted; the guesser waits."""
     if policy.failure_delay_seconds > 0:
         time.sleep(policy.failure_delay_seconds)
 
 
+def settle_right_password(db: Database, keys: list[tuple[str, int]], policy: SignInPolicy, *,
+                          forgive_name: bool) -> None:
+    """A right password gives its reserved attempt back. ``forgive_name``: a successful sign-in
+    also forgives the name's earlier failures — never the client's (an attacker signing in to an
+    account of their own must not reset the count of their guesses at others)."""
+    with db.write() as s:
+        for key, kind in keys:
+            row = s.get(SignInThrottle, key)
+            if row is None:
+                continue
+            if forgive_name and kind == 0:
+                s.delete(row)
+                continue
+            row.failures = max(0, row.failures - 1)
+            if row.failures < _limit(policy, kind):
+                row.locked_until = None
+            s.add(row)
+
+
 def clear_name(db: Database, name_key: str) -> None:
-    """A successful sign-in forgives the name's failures (not the client's: an attacker signing
-    in to an account of their own must not reset the count of their guesses at others)."""
+    """Forgive a name's failures (an admin reset its password)."""
     with db.write() as s:
         row = s.get(SignInThrottle, f"name:{name_key}")
         if row is not None:

@@ -1,14 +1,15 @@
 """Local accounts: bcrypt-hashed passwords, roles admin/user; the first account becomes admin.
 
-Outside this module users are ``UserView``s: the row without its password hash. Names are
-compared by ``user_name_key`` (case- and width-insensitive), so "Alice" and "ａｌｉｃｅ" are
-one account.
+Outside this module users are ``UserView``s: the row without its password hash. User names
+follow the one name policy of ``core/names.py`` (the same as knowledge bases and files): NFC,
+no control or invisible characters, no mix of Latin with Cyrillic or Greek letters; and they are
+compared by its ``user_name_key`` (case, width and look-alike letters folded), so "Alice",
+"ａｌｉｃｅ" and an all-Cyrillic "аlісе" are one account.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -21,9 +22,9 @@ from core.access import require_admin
 from core.db.database import Database
 from core.db.models import User
 from core.errors import AlreadyExists, InvalidInput, NotFound, PermissionDenied
+from core.names import clean_user_name, user_name_key
 from core.types import Actor
 
-_NAME = re.compile(r"^[\w.@-]{2,64}$")
 MIN_PASSWORD = 8
 WRONG_CREDENTIALS = "wrong user name or password"
 DISABLED = "this account is disabled; ask an admin"
@@ -58,18 +59,6 @@ def actor_of(user: User | UserView) -> Actor:
     return Actor(user_id=user.id, role=user.role, name=user.name)  # type: ignore[arg-type]
 
 
-def user_name_key(name: str) -> str:
-    """The comparison form of a user name. (core/names.py, when present, owns the full rule.)"""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFC", name or "").strip()).casefold()
-
-
-def _clean_name(name: str) -> str:
-    name = unicodedata.normalize("NFC", (name or "").strip())
-    if not _NAME.match(name):
-        raise InvalidInput("user names are 2-64 letters, digits or . _ @ -")
-    return name
-
-
 def _check_password(password: str) -> None:
     if len(password or "") < MIN_PASSWORD:
         raise InvalidInput(f"passwords need at least {MIN_PASSWORD} characters")
@@ -85,7 +74,7 @@ def _password_matches(password: str, hashed: str) -> bool:
 
 
 def _find(session: Session, name: str) -> User | None:
-    key = user_name_key(name)
+    key = user_name_key((name or "").strip())
     exact = session.exec(select(User).where(User.name == (name or "").strip())).first()
     if exact is not None:
         return exact
@@ -106,7 +95,7 @@ def user_count(db: Database) -> int:
 
 def sign_up(db: Database, name: str, password: str, *, email: str = "", language: str = "en") -> UserView:
     """Create a local account. The first account of an installation becomes its admin."""
-    name = _clean_name(name)
+    name = clean_user_name(name)
     _check_password(password)
     with db.write() as s:
         if _find(s, name) is not None:
@@ -121,20 +110,20 @@ def sign_up(db: Database, name: str, password: str, *, email: str = "", language
 def authenticate(db: Database, name: str, password: str, *, client: str = "",
                  policy: guard.SignInPolicy = guard.DEFAULT_POLICY, now: datetime | None = None) -> UserView:
     """The account for this name and password, or PermissionDenied with one message for an unknown
-    name and a wrong password (locked: when to retry instead)."""
+    name and a wrong password (locked: when to retry instead). The attempt is counted before the
+    password is checked (``signin_guard.reserve_attempt``)."""
     moment = now or datetime.now(timezone.utc)
-    key = user_name_key(name)
-    keys = guard.throttle_keys(key, client)
-    guard.check_not_locked(db, keys, now=moment)
+    keys = guard.throttle_keys(user_name_key((name or "").strip()), client)
+    guard.reserve_attempt(db, keys, policy, now=moment)
     with db.read() as s:
         user = _find(s, name)
     ok = _password_matches(password, user.password_hash if user is not None else "")
     if user is None or not user.password_hash or not ok:
-        guard.record_failure(db, keys, policy, now=moment)
+        guard.wrong_password(policy)
         raise PermissionDenied(WRONG_CREDENTIALS)
+    guard.settle_right_password(db, keys, policy, forgive_name=not user.disabled)
     if user.disabled:  # said only to someone who knows the password
         raise PermissionDenied(DISABLED)
-    guard.clear_name(db, key)
     return view_of(user)
 
 
@@ -144,7 +133,7 @@ def sso_user(db: Database, email: str, display_name: str = "") -> UserView:
         user = s.exec(select(User).where(User.email == email)).first()
         if user is None:
             first = s.exec(select(func.count()).select_from(User)).one() == 0
-            base = re.sub(r"[^\w.@-]", "", display_name or email.split("@")[0]) or "user"
+            base = _sso_base_name(display_name, email)
             name, n = base, 1
             while _find(s, name) is not None:
                 n += 1
@@ -154,6 +143,18 @@ def sso_user(db: Database, email: str, display_name: str = "") -> UserView:
     if user.disabled:
         raise PermissionDenied(DISABLED)
     return view_of(user)
+
+
+def _sso_base_name(display_name: str, email: str) -> str:
+    """A user name from an identity provider's display name (or the e-mail's local part) that
+    passes the name policy; "user" when neither does."""
+    for candidate in (display_name, email.split("@")[0]):
+        text = re.sub(r"\s+", "", candidate or "")
+        try:
+            return clean_user_name(text)
+        except InvalidInput:
+            continue
+    return "user"
 
 
 def get_user(db: Database, user_id: str) -> UserView:
@@ -219,14 +220,22 @@ def reset_password(db: Database, actor: Actor, user_name: str, new_password: str
     return view_of(user)
 
 
-def change_password(db: Database, actor: Actor, old_password: str, new_password: str) -> None:
+def change_password(db: Database, actor: Actor, old_password: str, new_password: str, *,
+                    policy: guard.SignInPolicy = guard.DEFAULT_POLICY, now: datetime | None = None) -> None:
     """A user changes their own password (the old one is required); every session of theirs ends,
-    the caller opens a new one for the browser it is in."""
+    the caller opens a new one for the browser it is in. Checking the current password is counted
+    and locked out like a sign-in, on the same counter as the account's name."""
     _check_password(new_password)
     with db.read() as s:
         user = s.get(User, actor.user_id)
-    if user is None or not user.password_hash or not _password_matches(old_password, user.password_hash):
+    if user is None:
         raise PermissionDenied("the current password is wrong")
+    keys = guard.throttle_keys(user_name_key(user.name), "")
+    guard.reserve_attempt(db, keys, policy, now=now or datetime.now(timezone.utc))
+    if not user.password_hash or not _password_matches(old_password, user.password_hash):
+        guard.wrong_password(policy)
+        raise PermissionDenied("the current password is wrong")
+    guard.settle_right_password(db, keys, policy, forgive_name=True)
     if old_password == new_password:
         raise InvalidInput("the new password is the same as the current one")
     with db.write() as s:

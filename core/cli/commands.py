@@ -189,12 +189,15 @@ def cmd_settings(args: argparse.Namespace) -> int:
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
+    from core.data_folder import check_data_folder, sqlite_path
     from core.db.database import Database
     from core.config import RuntimeConfig
     from core.parsers.base import ParseContext
     from core.settings.store import SettingsStore
 
     config = RuntimeConfig.from_env(args.data_dir)
+    if config.data_dir.exists():  # its settings (the URL guard's allow-list) count only if the folder is ours
+        check_data_folder(config.data_dir, sqlite_path(config.database_url))
     settings = SettingsStore(Database(config.database_url)).current() if config.data_dir.exists() else None
     from core.settings.model import Settings
 

@@ -1,4 +1,5 @@
-"""A Drive v3 client (google-api-python-client, static discovery, endpoint from the settings).
+"""A Drive v3 client (google-api-python-client, static discovery, endpoint from the settings),
+speaking through the SSRF guard (``core/gdrive/transport.py``).
 
 Every list call follows ``nextPageToken`` to the end (Drive may return short pages). Rate limits
 (403 rateLimitExceeded / userRateLimitExceeded, 429) and 5xx are retried with exponential
@@ -23,6 +24,8 @@ from googleapiclient.errors import HttpError
 
 from core.errors import NotFound
 from core.gdrive.errors import ChangesTokenExpired, DriveError, ItemNotImportable, ReconnectNeeded
+from core.gdrive.transport import GuardedHttp
+from core.parsers.url_guard import AllowList
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +44,16 @@ class Backoff:
 
 
 class DriveClient:
-    def __init__(self, creds: Credentials, api_base_url: str, *, on_token: Callable[[Credentials], None] | None = None,
+    def __init__(self, creds: Credentials, api_base_url: str, *, allow: AllowList = AllowList(),
+                 on_token: Callable[[Credentials], None] | None = None,
                  backoff: Backoff = Backoff(), sleep: Callable[[float], None] = time.sleep, page_size: int = 100,
                  timeout: float = 60.0):
+        """``allow``: what an admin opened to the SSRF guard (every call and token refresh goes through it)."""
         self.creds = creds
         self._token = creds.token
         self._on_token = on_token
         self._backoff, self._sleep, self.page_size = backoff, sleep, page_size
-        http = google_auth_httplib2.AuthorizedHttp(creds, http=httplib2.Http(timeout=timeout))
+        http = google_auth_httplib2.AuthorizedHttp(creds, http=GuardedHttp(allow, timeout))
         self.service = build("drive", "v3", http=http, static_discovery=True, cache_discovery=False,
                              client_options={"api_endpoint": api_base_url.rstrip("/") + "/drive/v3/"})
 

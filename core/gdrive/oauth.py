@@ -1,5 +1,7 @@
 """OAuth for Drive: authorization code + PKCE + state (google-auth-oauthlib), read-only scope,
-per-user tokens encrypted at rest, refresh by google-auth, revoke on disconnect.
+per-user tokens encrypted at rest, refresh by google-auth, revoke on disconnect. Every request to
+the token and revoke endpoints goes through the SSRF guard (``core/gdrive/transport.py``); the
+consent URL is only handed to the user's browser, so it is checked for its scheme alone.
 
 The consent request (state + PKCE verifier) is kept in the database, not in a browser session:
 Google's redirect opens a new page session, and the code must be exchanged by the user who
@@ -27,9 +29,11 @@ from sqlmodel import delete
 
 from core.db.database import Database
 from core.db.models import utcnow
-from core.errors import InvalidInput, InvalidSettings
+from core.errors import CoreError, InvalidInput, InvalidSettings
 from core.gdrive.errors import DriveError, DriveSetupIncomplete, NotConnected, ReconnectNeeded
 from core.gdrive.models import DriveAuthRequest, DriveConnection, ensure_tables
+from core.gdrive.transport import guard_oauth_session, guarded_requests
+from core.parsers.url_guard import AllowList
 from core.secrets import SecretBox
 from core.settings.model import GoogleDriveSettings
 
@@ -48,7 +52,8 @@ def missing_settings(cfg: GoogleDriveSettings) -> list[str]:
 
 
 def check_endpoint(url: str, what: str) -> None:
-    """Google endpoints are https; plain http only to this machine (a local proxy or test server)."""
+    """Google endpoints are https; plain http only to this machine (a local proxy or test server).
+    Which addresses may be reached is the SSRF guard's decision, when a request connects."""
     parts = urlsplit(url)
     if parts.scheme == "https" and parts.hostname:
         return
@@ -116,7 +121,7 @@ def authorization_url(db: Database, box: SecretBox, cfg: GoogleDriveSettings, us
 
 
 def finish_authorization(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str | None,
-                         code: str, state: str) -> DriveConnection:
+                         code: str, state: str, *, allow: AllowList) -> DriveConnection:
     """Exchange the code Google sent back; the state must be unused, fresh, and one this user was
     given. ``user_id`` None (the redirect opened a new, signed-out browser session): the
     connection goes to the user the state was issued to — a random, single-use value bound to
@@ -134,6 +139,7 @@ def finish_authorization(db: Database, box: SecretBox, cfg: GoogleDriveSettings,
     if not code:
         raise InvalidInput("Google sent no authorization code back (consent refused?)")
     flow = _flow(cfg, state=state, code_verifier=box.decrypt(pending.code_verifier))
+    guard_oauth_session(flow.oauth2session, allow)
     try:
         with _allow_loopback_http(cfg.oauth_token_url):
             flow.fetch_token(code=code)
@@ -148,7 +154,7 @@ def finish_authorization(db: Database, box: SecretBox, cfg: GoogleDriveSettings,
 
 
 def connect_refresh_token(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str,
-                          refresh_token: str) -> DriveConnection:
+                          refresh_token: str, *, allow: AllowList) -> DriveConnection:
     """Connect with a refresh token obtained elsewhere (servers without a browser); checked by refreshing."""
     require_setup(cfg)
     ensure_tables(db)
@@ -156,7 +162,7 @@ def connect_refresh_token(db: Database, box: SecretBox, cfg: GoogleDriveSettings
         raise InvalidInput("the refresh token is empty")
     creds = credentials_from(cfg, refresh_token.strip(), "", None)
     try:
-        creds.refresh(Request())
+        creds.refresh(Request(session=guarded_requests(allow)))
     except RefreshError:
         raise DriveError("Google refused this refresh token (revoked, expired or for another OAuth client)") from None
     except TransportError as exc:
@@ -214,7 +220,7 @@ def get_connection(db: Database, user_id: str) -> DriveConnection | None:
         return s.get(DriveConnection, user_id)
 
 
-def disconnect(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str) -> bool:
+def disconnect(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str, *, allow: AllowList) -> bool:
     """Revoke at Google, then delete the tokens (deleted even when Google cannot be reached).
     True when Google confirmed the revocation."""
     conn = get_connection(db, user_id)
@@ -224,13 +230,15 @@ def disconnect(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: 
     token = box.decrypt(conn.refresh_token) or box.decrypt(conn.access_token)
     try:
         check_endpoint(cfg.revoke_url, "revoke URL")
-        answer = requests.post(cfg.revoke_url, data={"token": token}, timeout=15,
-                               headers={"Content-Type": "application/x-www-form-urlencoded"})
+        with guarded_requests(allow, timeout=15) as session:
+            answer = session.post(cfg.revoke_url, data={"token": token}, timeout=15,
+                                  headers={"Content-Type": "application/x-www-form-urlencoded"})
         revoked = answer.status_code == 200
         if not revoked:
             log.warning("Google answered %s to the token revocation", answer.status_code)
-    except (requests.RequestException, InvalidSettings) as exc:
-        log.warning("could not revoke the Drive token at Google: %s", type(exc).__name__)
+    except (requests.RequestException, CoreError) as exc:  # refused by the guard or the settings, or unreachable
+        log.warning("could not revoke the Drive token at Google: %s", exc.message if isinstance(exc, CoreError)
+                    else type(exc).__name__)
     with db.write() as s:
         row = s.get(DriveConnection, user_id)
         if row is not None:

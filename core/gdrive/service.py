@@ -15,6 +15,7 @@ from core.gdrive.export import importable
 from core.gdrive.source import DriveSource
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
+from core.parsers.url_guard import AllowList
 from core.secrets import SecretBox
 from core.sources import service as sources
 from core.sources.models import SyncedSource
@@ -37,9 +38,10 @@ def status(parts: EngineParts, actor: Actor) -> dict:
 
 
 def client_for(parts: EngineParts, box: SecretBox, user_id: str) -> DriveClient:
-    cfg = parts.snapshot().settings.gdrive
-    creds = oauth.load_credentials(parts.db, box, cfg, user_id)
-    return DriveClient(creds, cfg.api_base_url, on_token=lambda c: oauth.save_connection(parts.db, box, user_id, c))
+    settings = parts.snapshot().settings
+    creds = oauth.load_credentials(parts.db, box, settings.gdrive, user_id)
+    return DriveClient(creds, settings.gdrive.api_base_url, allow=AllowList.of(settings.parsing),
+                       on_token=lambda c: oauth.save_connection(parts.db, box, user_id, c))
 
 
 def _guarded(parts: EngineParts, user_id: str, call: Callable):
@@ -117,7 +119,8 @@ def sync_source(parts: EngineParts, box: SecretBox, actor: Actor, row: SyncedSou
 
 
 def disconnect(parts: EngineParts, box: SecretBox, actor: Actor) -> dict:
-    revoked = oauth.disconnect(parts.db, box, parts.snapshot().settings.gdrive, actor.user_id)
+    settings = parts.snapshot().settings
+    revoked = oauth.disconnect(parts.db, box, settings.gdrive, actor.user_id, allow=AllowList.of(settings.parsing))
     sources.set_owner_state(parts, actor.user_id, "gdrive", "reconnect", "Google Drive was disconnected")
     return {"disconnected": True, "revoked_at_google": revoked}
 

@@ -2,9 +2,11 @@
 
 A fetch refuses loopback, private, multicast, reserved, unspecified and other non-global
 addresses, IPv4 and IPv6, including IPv4 addresses embedded in IPv6 (mapped ::ffff:a.b.c.d,
-6to4, NAT64) — except the hosts and networks an admin opens in ``parsing.url_allow_hosts``
+compatible ::a.b.c.d, 6to4, Teredo, NAT64 64:ff9b::/96 and the local-use 64:ff9b:1::/48 at every
+prefix length) — except the hosts and networks an admin opens in ``parsing.url_allow_hosts``
 (e.g. ``127.0.0.1``, ``10.1.0.0/16``, ``wiki.internal``). Link-local addresses and the cloud
-metadata endpoints (``ALWAYS_CLOSED``) stay closed whatever that list says. The host is
+metadata endpoints (``ALWAYS_CLOSED``), in any of those IPv6 forms, stay closed whatever that list
+says, and an entry that would cover one of them is refused when saved. The host is
 resolved once and the connection is made to exactly the addresses that were checked (see
 ``GuardedBackend``), so a DNS answer that changes between check and connect (rebinding)
 cannot slip through; redirects are checked again at every hop by the fetchers.
@@ -25,7 +27,7 @@ import httpcore
 from core.errors import BlockedAddress, FetchError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 # Closed whatever an admin opens: link-local (where clouds serve instance metadata and
 # credentials) and the metadata addresses that are not link-local.
@@ -39,12 +41,88 @@ ALWAYS_CLOSED = tuple(ipaddress.ip_network(n) for n in (
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?)*$")
 
 
+@dataclass(frozen=True)
+class _Carrier:
+    """An IPv6 form that carries an IPv4 address: a fixed prefix, and where the 32 IPv4 bits sit
+    (segments of (first bit, length), most significant bit 0)."""
+
+    label: str
+    prefix: ipaddress.IPv6Network
+    segments: tuple[tuple[int, int], ...]
+    inverted: bool = False  # Teredo stores the client address with every bit flipped
+    exact: bool = False  # the IPv4 address *is* the destination (no other meaning of the IPv6 one)
+
+    def ipv4_of(self, ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address:
+        value, bits = 0, int(ip)
+        for start, length in self.segments:
+            value = (value << length) | ((bits >> (128 - start - length)) & ((1 << length) - 1))
+        return ipaddress.IPv4Address(value ^ 0xFFFFFFFF if self.inverted else value)
+
+    def bits_of(self, net: ipaddress.IPv4Network) -> tuple[int, int]:
+        """(mask, value): the IPv6 bits fixed for every address of this form carrying ``net``."""
+        mask, value = int(self.prefix.netmask), int(self.prefix.network_address)
+        v4 = int(net.network_address) ^ (0xFFFFFFFF if self.inverted else 0)
+        position = 0  # index of the IPv4 bit, 0 = most significant
+        for start, length in self.segments:
+            for bit in range(start, start + length):
+                if position < net.prefixlen:
+                    shift = 127 - bit
+                    mask |= 1 << shift
+                    value = (value & ~(1 << shift)) | (((v4 >> (31 - position)) & 1) << shift)
+                position += 1
+        return mask, value
+
+
+_LOW32 = ((96, 32),)
+# RFC 4291 (mapped, compatible), RFC 6052 (NAT64 well-known and local-use prefixes at every
+# prefix length a /48 allows), RFC 3056 (6to4), RFC 4380 (Teredo).
+_CARRIERS = tuple(_Carrier(label, ipaddress.ip_network(prefix), segments, inverted, exact) for
+                  label, prefix, segments, inverted, exact in (
+    ("IPv4-mapped", "::ffff:0:0/96", _LOW32, False, True),
+    ("IPv4-compatible", "::/96", _LOW32, False, False),
+    ("NAT64", "64:ff9b::/96", _LOW32, False, True),
+    ("local-use NAT64 /96", "64:ff9b:1::/48", _LOW32, False, False),
+    ("local-use NAT64 /64", "64:ff9b:1::/48", ((72, 32),), False, False),
+    ("local-use NAT64 /56", "64:ff9b:1::/48", ((56, 8), (72, 24)), False, False),
+    ("local-use NAT64 /48", "64:ff9b:1::/48", ((48, 16), (72, 16)), False, False),
+    ("6to4", "2002::/16", ((16, 32),), False, True),
+    ("Teredo", "2001::/32", _LOW32, True, False),
+))
+_NOT_COMPATIBLE = ipaddress.ip_network("::/127")  # :: and ::1 are themselves, not 0.0.0.x
+
+
+def _embedded_ipv4s(ip: ipaddress.IPv6Address) -> list[tuple[_Carrier, ipaddress.IPv4Address]]:
+    """Every IPv4 address ``ip`` may stand for (several readings for a local-use NAT64 prefix)."""
+    if ip in _NOT_COMPATIBLE:
+        return []
+    return [(c, c.ipv4_of(ip)) for c in _CARRIERS if ip in c.prefix]
+
+
+def _is_closed(ip: IPAddress) -> bool:
+    return any(ip in net for net in ALWAYS_CLOSED if net.version == ip.version)
+
+
 def closed_reason(ip: IPAddress) -> str | None:
     """Why ``ip`` is never fetched, whatever the allow-list says (None: it may be opened)."""
-    inner = _embedded_ipv4(ip) if isinstance(ip, ipaddress.IPv6Address) else None
-    for candidate in (ip, inner):
-        if candidate is not None and any(candidate in net for net in ALWAYS_CLOSED if net.version == candidate.version):
-            return f"link-local or cloud metadata address {ip}"
+    inner = [v4 for _, v4 in _embedded_ipv4s(ip)] if isinstance(ip, ipaddress.IPv6Address) else []
+    if _is_closed(ip) or any(_is_closed(v4) for v4 in inner):
+        return f"link-local or cloud metadata address {ip}"
+    return None
+
+
+def closed_network_covered(network: IPNetwork) -> str | None:
+    """What closed address ``network`` would cover, in words (None: it covers none)."""
+    for closed in ALWAYS_CLOSED:
+        if closed.version == network.version and network.overlaps(closed):
+            return str(closed)
+    if network.version == 6:
+        mask, value = int(network.netmask), int(network.network_address)
+        for carrier in _CARRIERS:
+            for closed in (c for c in ALWAYS_CLOSED if c.version == 4):
+                form_mask, form_value = carrier.bits_of(closed)
+                common = mask & form_mask
+                if (value ^ form_value) & common == 0:
+                    return f"{closed} in its {carrier.label} form"
     return None
 
 
@@ -90,30 +168,23 @@ def parse_allow_entry(entry: str) -> tuple[str, object]:
         if not _HOST_NAME.match(text):
             raise ValueError(f"{entry!r} in url_allow_hosts is neither a host name nor an IP address or CIDR") from None
         return "host", text
-    for closed in ALWAYS_CLOSED:
-        if closed.version == network.version and network.subnet_of(closed):
-            raise ValueError(f"{entry!r} in url_allow_hosts is a link-local or cloud metadata address ({closed}), "
-                             "which is never fetched")
+    covered = closed_network_covered(network)
+    if covered:
+        raise ValueError(f"{entry!r} in url_allow_hosts covers the link-local or cloud metadata address {covered}, "
+                         "which is never fetched: open a narrower network")
     return "network", network
-
-
-def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    if ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
-    if ip.sixtofour is not None:
-        return ip.sixtofour
-    if ip in _NAT64:
-        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    return None
 
 
 def blocked_reason(ip: IPAddress) -> str | None:
     """Why a fetch must not reach ``ip`` (None when it is an ordinary public address)."""
     if isinstance(ip, ipaddress.IPv6Address):
-        inner = _embedded_ipv4(ip)
-        if inner is not None:
+        readings = _embedded_ipv4s(ip)
+        for _, inner in readings:
             reason = blocked_reason(inner)
-            return f"{reason} (embedded in {ip})" if reason else None
+            if reason:
+                return f"{reason} (embedded in {ip})"
+        if any(carrier.exact for carrier, _ in readings):
+            return None  # the IPv4 address is where it goes, and it is public
     for flag, label in (
         ("is_unspecified", "unspecified"),
         ("is_loopback", "loopback"),

@@ -63,7 +63,7 @@ class _Shard:
 
 def _lock_root(root: Path, wait_seconds: float) -> int:
     """Take the exclusive lock on ``root/.lock`` (waiting up to ``wait_seconds``), write our pid."""
-    fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o600)  # the data folder is private (core/data_folder.py)
     deadline = time.monotonic() + wait_seconds
     while True:
         try:

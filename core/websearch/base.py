@@ -1,27 +1,32 @@
 """What every engine module shares: the result type, the error, and the HTTP client for the
 engine's own API.
 
-Where the SSRF guard applies. The search engine's URL is set by an admin (a SearXNG instance is
-usually on a private host, e.g. ``http://searxng:8080``), so engine API calls may reach private
-and loopback addresses — but never link-local ones (169.254.0.0/16, fe80::/10: cloud metadata)
-nor multicast/unspecified, they follow no redirects (a compromised engine cannot bounce us
-elsewhere) and their responses are size-capped. Result pages are a different matter: their
-addresses come from the internet, so every one of them goes through ``core/parsers/url_guard.py``
-via the URL loader, whatever the engine.
+Where the SSRF guard applies: everywhere, the same one (``core/parsers/url_guard.py``). Engine
+API calls go through ``GuardedTransport``: the engine's host is resolved once, checked, and the
+socket connects to exactly the checked address (a name that rebinds after the check gains
+nothing). The engine's address may be private or loopback (a self-hosted SearXNG, e.g.
+``http://searxng:8080``) only once an admin opened that host or network in
+``parsing.url_allow_hosts``; link-local and cloud metadata addresses, in any IPv4 or IPv6 form,
+never. Engine calls follow no redirects (a compromised engine cannot bounce us elsewhere) and
+their responses are size-capped. With ``web_search_trust_env`` the request goes to the
+environment's proxy, which resolves the host itself: the guard checks the name before each
+request, but the pinning is then the proxy's. Result pages go through the URL loader, whatever
+the engine.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
-import socket
-from dataclasses import dataclass
+import ssl
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from core.errors import CoreError, InvalidSettings
+from core.parsers.url_guard import AllowList, check_url
+from core.parsers.url_transport import GuardedTransport
 
 MAX_RESPONSE_BYTES = 5 * 1024 * 1024
 USER_AGENT = "ragdesk/0.1 (web search)"
@@ -43,34 +48,37 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class EngineHttp:
-    """How engine API requests are made (from the web_search settings)."""
+    """How engine API requests are made (from the web_search and parsing settings)."""
 
     verify: bool = True  # enable_web_loader_ssl_verification
     trust_env: bool = False  # web_search_trust_env: HTTP(S)_PROXY from the environment
     timeout_seconds: float = 15.0
+    allow: AllowList = field(default_factory=AllowList)  # parsing.url_allow_hosts: what an admin opened
 
 
 def engine_client(http: EngineHttp) -> httpx.Client:
-    return httpx.Client(verify=http.verify, trust_env=http.trust_env, timeout=httpx.Timeout(http.timeout_seconds),
-                        follow_redirects=False, headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
+    common = dict(timeout=httpx.Timeout(http.timeout_seconds), follow_redirects=False,
+                  headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
+    if http.trust_env:  # the proxy connects: check the name here before every request
+        return httpx.Client(verify=http.verify, trust_env=True, **common,
+                            event_hooks={"request": [lambda request: check_url(str(request.url), http.allow)]})
+    transport = GuardedTransport(http.allow, None if http.verify else _unverified_tls())
+    return httpx.Client(transport=transport, trust_env=False, **common)
+
+
+def _unverified_tls() -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def check_engine_url(url: str, setting: str) -> None:
-    """An admin-set engine address: http(s), with a host, never link-local/metadata."""
+    """An admin-set engine address is http(s) with a host; where it may connect is the guard's
+    decision, made when the request connects."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidSettings(f"web_search.{setting} must be an http:// or https:// URL with a host")
-    try:
-        infos = socket.getaddrinfo(parts.hostname.strip("[]"), None, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError):
-        return  # not resolvable here (perhaps only through the proxy): the request itself will say
-    for info in infos:
-        ip = ipaddress.ip_address(info[4][0].split("%", 1)[0])
-        inner = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
-        for candidate in filter(None, (ip, inner)):
-            if candidate.is_link_local or candidate.is_multicast or candidate.is_unspecified:
-                raise InvalidSettings(f"web_search.{setting} points at {candidate}, a link-local/metadata or "
-                                      "non-routable address: refused")
 
 
 def request_json(client: httpx.Client, method: str, url: str, *, engine: str, **kwargs: Any) -> Any:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from core.errors import CoreError
+from core.parsers.url_guard import AllowList
 from core.settings.model import ParsingSettings, WebSearchSettings
 from core.types import DocPart, ParsedDoc
 from core.websearch.base import EngineHttp, SearchResult, engine_client
@@ -131,7 +132,7 @@ def _search(req: WebSearchRequest, queries: list[str]) -> WebContext:
     cfg = req.settings
     req.on_status(WebStatus(SEARCHING, queries=tuple(queries)))
     check_configured(cfg)
-    results = search_all(cfg, queries, req.on_notice)
+    results = search_all(cfg, queries, req.on_notice, AllowList.of(req.parsing))
     results, dropped = filter_domains(dedupe(results), cfg.web_search_domain_filter_list)
     if dropped:
         req.on_notice(f"{len(dropped)} result(s) outside the domain filter were dropped")
@@ -155,11 +156,12 @@ def _search(req: WebSearchRequest, queries: list[str]) -> WebContext:
     return context
 
 
-def search_all(cfg: WebSearchSettings, queries: list[str], on_notice: Callable[[str], None]) -> list[SearchResult]:
+def search_all(cfg: WebSearchSettings, queries: list[str], on_notice: Callable[[str], None],
+               allow: AllowList = AllowList()) -> list[SearchResult]:
     """Every query in parallel, results in query order. A query that fails alone is said; when all
-    fail, the first error is raised."""
+    fail, the first error is raised. ``allow``: what an admin opened to the SSRF guard."""
     http = EngineHttp(verify=cfg.enable_web_loader_ssl_verification, trust_env=cfg.web_search_trust_env,
-                      timeout_seconds=cfg.web_search_timeout_seconds)
+                      timeout_seconds=cfg.web_search_timeout_seconds, allow=allow)
     with engine_client(http) as client, ThreadPoolExecutor(max_workers=len(queries), thread_name_prefix="ragdesk-search") as pool:
         futures = [pool.submit(search_one, cfg, q, client) for q in queries]
         outcomes: list[list[SearchResult] | CoreError] = []

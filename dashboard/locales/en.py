@@ -18,7 +18,7 @@ STRINGS: dict[str, str] = {
     "auth.sign_in": "Sign in", "auth.sign_up": "Create account", "auth.create_account": "Create account",
     "auth.sign_out": "Sign out", "auth.user_name": "User name", "auth.password": "Password",
     "auth.password_again": "Password again", "auth.passwords_differ": "The two passwords differ.",
-    "auth.name_rule": "2-64 letters, digits or . _ @ -", "auth.password_rule": "At least 8 characters.",
+    "auth.name_rule": "2-64 characters, no spaces, one alphabet (no Latin mixed with Cyrillic or Greek)", "auth.password_rule": "At least 8 characters.",
     "auth.first_admin": "No accounts yet: the first account you create becomes the administrator.",
     "auth.sso": "Sign in with single sign-on",
     "auth.admin_only": "Admins only. This page is for administrators: ask an admin if you need a setting changed.",

@@ -16,7 +16,7 @@ STRINGS: dict[str, str] = {
     "auth.sign_in": "登录", "auth.sign_up": "注册", "auth.create_account": "创建账号",
     "auth.sign_out": "退出登录", "auth.user_name": "用户名", "auth.password": "密码",
     "auth.password_again": "再次输入密码", "auth.passwords_differ": "两次输入的密码不一致。",
-    "auth.name_rule": "2–64 个字母、数字或 . _ @ -", "auth.password_rule": "至少 8 个字符。",
+    "auth.name_rule": "2–64 个字符，不含空格，只用一种字母（拉丁字母不与西里尔或希腊字母混用）", "auth.password_rule": "至少 8 个字符。",
     "auth.first_admin": "尚无账号：第一个注册的账号将成为管理员。",
     "auth.sso": "单点登录",
     "auth.admin_only": "仅限管理员。此页面仅供管理员使用，如需修改设置，请联系管理员。",

@@ -11,6 +11,11 @@ from core.engine import Engine
 from core.types import SYSTEM_ACTOR
 from tests.fakes.drive_server import FakeDrive
 
+# The fake Drive listens on 127.0.0.1: an admin opens that host to the URL guard, as for any
+# private stand-in for Google (the guard refuses loopback otherwise).
+OPEN_FAKE_DRIVE = {"url_allow_hosts": ["127.0.0.1"]}
+OPEN_FAKE_DRIVE_ENV = {"RAGDESK_PARSING__URL_ALLOW_HOSTS": '["127.0.0.1"]'}  # the same, for a served app or the CLI
+
 
 @pytest.fixture
 def drive():
@@ -24,7 +29,7 @@ def engine(tmp_path, monkeypatch, drive):
         monkeypatch.delenv(var, raising=False)
     eng = Engine(RuntimeConfig.from_env(tmp_path / "data"))
     eng.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "local", "model": "hash-64"},
-                                     "gdrive": drive.settings()})
+                                     "gdrive": drive.settings(), "parsing": dict(OPEN_FAKE_DRIVE)})
     yield eng
     eng.close()
 

@@ -9,6 +9,7 @@ import pytest
 from tests.e2e.conftest import _free_port, artifacts, browser, serve_app  # noqa: F401 (fixtures)
 from tests.e2e.test_browser import Driver
 from tests.fakes.drive_server import DOC, FakeDrive
+from tests.gdrive.conftest import OPEN_FAKE_DRIVE_ENV
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -36,7 +37,8 @@ def drive_app(tmp_path_factory):
     app_url = f"http://127.0.0.1:{port}"
     with FakeDrive(max_page=2) as drive:
         env = {"RAGDESK_EMBEDDING__PROVIDER": "local", "RAGDESK_EMBEDDING__MODEL": "hash-64",
-               **{f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings(f"{app_url}/google_drive").items()}}
+               **{f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings(f"{app_url}/google_drive").items()},
+               **OPEN_FAKE_DRIVE_ENV}
         for url in serve_app(tmp_path_factory.mktemp("gdrive-e2e"), env, port=port):
             yield url, drive
 

@@ -6,12 +6,13 @@ import pytest
 
 from tests.cli.test_cli import as_json, run_cli
 from tests.fakes.drive_server import DOC
+from tests.gdrive.conftest import OPEN_FAKE_DRIVE_ENV
 
 
 @pytest.mark.slow
 def test_gdrive_cli_connect_ls_import_sync_disconnect(tmp_path, drive):
     data = tmp_path / "data"
-    env = {f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings().items()}
+    env = {f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings().items()} | OPEN_FAKE_DRIVE_ENV
     folder = drive.folder("Team")
     drive.add("Plan", DOC, folder, exports={"text/markdown": b"# Plan\n\nShip the heron release in May."})
     token = drive.issue_refresh_token("alice")
@@ -51,7 +52,7 @@ def test_gdrive_cli_while_the_dashboard_holds_the_store_is_handed_off(tmp_path, 
     from tests.cli.test_cli import REPO
 
     data = tmp_path / "data"
-    env = {f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings().items()}
+    env = {f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings().items()} | OPEN_FAKE_DRIVE_ENV
     folder = drive.folder("Team")
     drive.add("a.txt", "text/plain", folder, content=b"alpha plover")
     holder = subprocess.Popen(

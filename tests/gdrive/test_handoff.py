@@ -25,7 +25,7 @@ READ_ONLY = [("gdrive", "status"), ("--json", "gdrive", "status"), ("gdrive", "l
 def _open(data, drive, pages_allowed: bool = False) -> tuple[Engine, HandoffServer]:
     engine = Engine(RuntimeConfig.from_env(data))
     engine.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "local", "model": "hash-64"},
-                                        "gdrive": {**drive.settings(), "sync_interval_minutes": 60}, "parsing": {"url_allow_private": pages_allowed}})
+                                        "gdrive": {**drive.settings(), "sync_interval_minutes": 60}, "parsing": {"url_allow_hosts": ["127.0.0.1"], "url_allow_private": pages_allowed}})
     return engine, HandoffServer(engine, data)
 
 

@@ -192,6 +192,7 @@ def test_expired_change_token_falls_back_to_a_full_listing(engine, drive, alice)
 
 def test_rate_limits_back_off_honouring_retry_after(engine, drive, alice):
     from core.gdrive.client import Backoff, DriveClient
+    from core.parsers.url_guard import AllowList
     from core.gdrive import oauth
 
     folder = drive.folder("F")
@@ -200,7 +201,8 @@ def test_rate_limits_back_off_honouring_retry_after(engine, drive, alice):
     connect(engine, alice, drive)
     waits: list[float] = []
     creds = oauth.load_credentials(engine._db, engine._secret_box, engine._settings().gdrive, alice.user_id)
-    client = DriveClient(creds, drive.url, sleep=waits.append, backoff=Backoff(retries=4, first_seconds=0.5, max_seconds=30))
+    client = DriveClient(creds, drive.url, allow=AllowList.of(engine._settings().parsing), sleep=waits.append,
+                         backoff=Backoff(retries=4, first_seconds=0.5, max_seconds=30))
     drive.fail_next = [(429, "rateLimitExceeded", {"Retry-After": "7"}),
                        (403, "userRateLimitExceeded", {}),
                        (403, "rateLimitExceeded", {"Retry-After": "120"})]

@@ -11,6 +11,7 @@ import requests
 from core.types import SYSTEM_ACTOR
 from tests.dashboard.conftest import button, engine, new_app, sign_up, texts  # noqa: F401 (fixture)
 from tests.fakes.drive_server import DOC
+from tests.gdrive.conftest import OPEN_FAKE_DRIVE
 
 PAGE = "../pages/google_drive.py"
 
@@ -40,7 +41,7 @@ def test_page_says_what_is_missing_before_set_up(engine):
 
 
 def test_connect_browse_import_sync_and_log(engine, drive):
-    engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings()})
+    engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings(), "parsing": dict(OPEN_FAKE_DRIVE)})
     team = drive.folder("Team")
     drive.add("Plan", DOC, team, exports={"text/markdown": "# Plan\n\nShip the heron release in May. 五月发布。".encode()})
     drive.add("notes.txt", "text/plain", team, content=b"Standup at nine, wren room.")
@@ -104,7 +105,7 @@ def test_settings_tab_explains_the_google_cloud_set_up_in_both_languages(engine,
 
 
 def test_chat_attaches_a_drive_file_as_its_own_context(engine, drive):
-    engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings()})
+    engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings(), "parsing": dict(OPEN_FAKE_DRIVE)})
     drive.add("Menu", DOC, "root", exports={"text/markdown": "# Menu\n\nThursday is dumpling day.\n".encode()})
     at = sign_up(new_app(), "alice")
     alice = engine.actor_for(engine.list_users(SYSTEM_ACTOR)[0].id)

@@ -6,6 +6,10 @@
 - test_handoff_limits.py — idle or flooding connections, deeply nested JSON, a stale socket after SIGTERM
 - test_ssrf.py           — internal addresses via the allow-list, redirects, YouTube, other schemes
 - test_limits.py         — bad names, huge inputs, chunk explosions, look-alike names, terminal escapes
+- test_one_guard.py      — IPv6 forms of metadata addresses, over-wide allow-list entries, rebinding
+                           names, the web search engine and Google Drive endpoints, all one guard
+- test_accounts.py       — parallel password guessing, the change-password form, look-alike user names
+- test_data_folder.py    — another local user who made (or can write) the data folder, its key or DB
 
 Also part of it, kept beside the code they test: tests/parsers/test_url.py (every private
 address form, DNS rebinding, TLS to the pinned address) and tests/parsers/test_zipguard.py

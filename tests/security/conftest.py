@@ -1,10 +1,13 @@
 """Shared by the security tests: a record of every socket connection the process attempts.
 
 It uses Python's audit hooks (``socket.connect`` events), so a test can assert that a refused
-address was never even tried — the guard must refuse *before* connecting."""
+address was never even tried — the guard must refuse *before* connecting. While a test records,
+a connection to anything but loopback is also stopped in the hook, before the system call: a
+guard that fails lets the test fail without a packet leaving the machine."""
 
 from __future__ import annotations
 
+import ipaddress
 import sys
 import threading
 
@@ -15,11 +18,21 @@ _lock = threading.Lock()
 _installed = False
 
 
+def _is_loopback(host: object) -> bool:
+    try:
+        return ipaddress.ip_address(str(host).split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
 def _hook(event: str, args: tuple) -> None:
     if event == "socket.connect" and _recording:
+        destination = args[1]
         with _lock:
             for log in _recording:
-                log.append(args[1])
+                log.append(destination)
+        if isinstance(destination, tuple) and not _is_loopback(destination[0]):
+            raise ConnectionRefusedError(f"test safety: no connection beyond loopback ({destination[0]})")
 
 
 @pytest.fixture

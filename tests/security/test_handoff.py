@@ -129,7 +129,7 @@ def test_a_drive_connection_made_through_the_hand_off_is_the_local_operators(ser
 
     engine, data = served
     with FakeDrive() as drive:
-        engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings()})
+        engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings(), "parsing": {"url_allow_hosts": ["127.0.0.1"]}})
         forged = {"user_id": "u-mallory", "role": "admin", "name": "mallory"}
         reply = _raw_request(find_socket(data), encode({
             "command": "gdrive_connect_refresh_token", "actor": forged,

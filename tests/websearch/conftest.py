@@ -15,10 +15,10 @@ from tests.engine.conftest import HANDBOOK_MD, make_engine, md
 from tests.websearch.fake_engines import fake_engines
 
 
-# The parsing settings that let the URL loader reach the fake server on 127.0.0.1. Today the only
-# switch is ``url_allow_private`` (it opens every private address); when ``parsing.url_allow_hosts``
-# lands this becomes {"url_allow_hosts": ["127.0.0.1"]}. Tests of refused addresses never use it.
-GUARD_OPEN_FOR_TEST_HOST = {"url_allow_private": True}
+# The parsing settings that let the engine calls and the URL loader reach the fake server on
+# 127.0.0.1: the test host opened the way an admin opens a self-hosted engine. Tests of refused
+# addresses never use it.
+GUARD_OPEN_FOR_TEST_HOST = {"url_allow_hosts": ["127.0.0.1"]}
 
 
 def open_guard_for_test_host(engine) -> None:

@@ -6,7 +6,8 @@ import importlib.util
 
 import pytest
 
-from core.errors import InvalidSettings
+from core.errors import BlockedAddress, InvalidSettings
+from core.parsers.url_guard import AllowList
 from core.settings.model import WebSearchSettings
 from core.websearch.base import EngineHttp, SearchResult, WebSearchError, engine_client
 from core.websearch.engines import ENGINES, check_configured, search_one
@@ -14,11 +15,12 @@ from tests.websearch.fake_engines import CX, KEY
 
 HOSTED = ["searxng", "tavily", "brave", "google_pse", "serper", "external"]
 ITEMS = [(f"https://example.org/page{i}", f"Title {i}", f"snippet {i}") for i in range(1, 8)]
+OPEN = AllowList.parse(["127.0.0.1"])  # the fake engines' host, opened the way an admin would
 
 
 def _search(fake, engine: str, query: str, **over) -> list[SearchResult]:
     cfg = WebSearchSettings(**{**fake.settings(engine), **over})
-    with engine_client(EngineHttp()) as client:
+    with engine_client(EngineHttp(allow=OPEN)) as client:
         return search_one(cfg, query, client)
 
 
@@ -67,7 +69,7 @@ def test_an_engine_without_its_key_or_url_is_a_clear_settings_error_before_any_r
     cfg = WebSearchSettings(**{**fake.settings(engine), missing: ""})
     with pytest.raises(InvalidSettings, match=f"web_search.{missing}"):
         check_configured(cfg)
-    with pytest.raises(InvalidSettings, match=f"web_search.{missing}"), engine_client(EngineHttp()) as client:
+    with pytest.raises(InvalidSettings, match=f"web_search.{missing}"), engine_client(EngineHttp(allow=OPEN)) as client:
         search_one(cfg, "q", client)
     assert fake.requests == []
 
@@ -98,10 +100,12 @@ def test_results_without_a_link_are_skipped(fake):
     assert [r.link for r in _search(fake, "serper", "q")] == ["https://example.org/ok"]
 
 
-@pytest.mark.parametrize("url", ["http://169.254.169.254/search?q=<query>", "ftp://searx.example/search"])
-def test_an_engine_url_at_a_metadata_address_or_other_scheme_is_refused(fake, url):
+def test_an_engine_url_at_a_metadata_address_or_other_scheme_is_refused(fake):
     with pytest.raises(InvalidSettings, match="searxng_query_url"):
-        _search(fake, "searxng", "q", searxng_query_url=url)
+        _search(fake, "searxng", "q", searxng_query_url="ftp://searx.example/search")
+    with pytest.raises(BlockedAddress, match="never fetched"):  # the SSRF guard, before connecting
+        _search(fake, "searxng", "q", searxng_query_url="http://169.254.169.254/search?q=<query>")
+    assert fake.requests == []
 
 
 def test_duckduckgo_is_marked_unofficial_and_optional():
@@ -120,7 +124,7 @@ def test_a_slow_engine_times_out_by_the_setting_with_a_clear_error(fake):
     fake.engine_delay = 1.0
     cfg = WebSearchSettings(**fake.settings("searxng"), web_search_timeout_seconds=0.2)
     with pytest.raises(WebSearchError, match="timed out"):
-        search_all(cfg, ["q"], lambda notice: None)
+        search_all(cfg, ["q"], lambda notice: None, OPEN)
 
 
 def test_one_failing_query_fails_alone(fake):
@@ -129,6 +133,6 @@ def test_one_failing_query_fails_alone(fake):
     fake.results("good", ITEMS[:1])
     fake.failing_queries.add("broken")
     notices: list[str] = []
-    got = search_all(WebSearchSettings(**fake.settings("searxng")), ["broken", "good"], notices.append)
+    got = search_all(WebSearchSettings(**fake.settings("searxng")), ["broken", "good"], notices.append, OPEN)
     assert got == [SearchResult(*ITEMS[0])]
     assert len(notices) == 1 and "'broken'" in notices[0] and "HTTP 500" in notices[0]

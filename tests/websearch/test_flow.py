@@ -122,7 +122,10 @@ def test_a_page_that_times_out_is_skipped_alone(engine, fake):
 
 
 def test_results_at_private_or_metadata_addresses_are_refused_before_any_connection(engine, fake, network_log):
-    _web(engine, fake, guard_open=False)  # the guard stays closed: only the admin-set engine is reachable
+    # the admin opened the engine's host by name only: result pages on 127.0.0.1 stay refused
+    engine.save_settings(SYSTEM_ACTOR, {"parsing": {"url_allow_hosts": ["localhost"]}})
+    configure(engine, web_search={**fake.settings("searxng"),
+                                  "searxng_query_url": fake.url("/search?q=<query>").replace("127.0.0.1", "localhost")})
     bad = ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/admin", fake.url("/pages/lighthouse")]
     fake.results(Q, [(u, "x", "") for u in bad])
     network_log.clear()
