@@ -6,9 +6,10 @@ for the admin who typed the value.
 
 from __future__ import annotations
 
+import logging
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 
 class _Section(BaseModel):
@@ -174,12 +175,21 @@ class ParsingSettings(_Section):
 
     @field_validator("url_allow_hosts")
     @classmethod
-    def _allow_hosts(cls, entries: list[str]) -> list[str]:
+    def _allow_hosts(cls, entries: list[str], info: ValidationInfo) -> list[str]:
         from core.parsers.url_guard import parse_allow_entry  # raises ValueError with the admin's message
 
+        kept = []
         for entry in entries:
-            parse_allow_entry(entry)
-        return [e.strip() for e in entries]
+            try:
+                parse_allow_entry(entry)
+            except ValueError as exc:
+                if not (info.context or {}).get("stored"):
+                    raise
+                # saved before this rule existed: the guard never opened these addresses anyway
+                logging.getLogger(__name__).warning("ignoring a saved url_allow_hosts entry: %s", exc)
+                continue
+            kept.append(entry.strip())
+        return kept
 
 
 class GoogleDriveSettings(_Section):

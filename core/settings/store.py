@@ -115,9 +115,11 @@ def _deep_merge(base: dict, patch: Mapping) -> dict:
     return merged
 
 
-def validate(data: Mapping) -> Settings:
+def validate(data: Mapping, *, stored: bool = False) -> Settings:
+    """``stored``: data saved by an earlier release; a value a newer rule refuses is dropped with a
+    warning instead of refusing to start (a save still refuses it, naming it)."""
     try:
-        return Settings.model_validate(data)
+        return Settings.model_validate(data, context={"stored": True} if stored else None)
     except ValidationError as exc:
         raise InvalidSettings(f"invalid settings: {format_validation_error(exc)}") from None
 
@@ -215,7 +217,7 @@ class SettingsStore:
             if self._box is not None:
                 for node, field in _secret_nodes(overrides):
                     self._box.remember(node[field])  # set by the environment: never shown in a log either
-            self._current = validate(_deep_merge(saved, overrides))
+            self._current = validate(_deep_merge(saved, overrides), stored=True)
             self._saved, self._version = saved, version
             return self._current
 
@@ -234,6 +236,8 @@ class SettingsStore:
             saved = dict(row.data) if row else {}
             if self._box is not None:
                 saved = decrypt_secrets(saved, self._box)
+            # an earlier release's value that a newer rule refuses was never in force: drop it here
+            saved = validate(saved, stored=True).model_dump(exclude_unset=True) if saved else {}
             merged = _deep_merge(saved, patch)
             validate(_deep_merge(merged, self.overridden()))  # what will be in force must be valid
             # keep only what the admin set: a later release's better defaults still apply

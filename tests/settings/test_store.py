@@ -97,3 +97,20 @@ def test_saved_rows_keep_only_what_the_admin_set(store):
     store.save({"chunking": {"chunk_size": 900}})
     assert store.saved() == {"chunking": {"chunk_size": 900}}
     assert Settings().chunking.chunk_size == 500
+
+
+def test_a_saved_allow_list_entry_a_newer_rule_refuses_does_not_stop_the_settings_loading(store, tmp_path):
+    """An earlier release accepted 0.0.0.0/0 in url_allow_hosts (the guard kept metadata addresses
+    closed anyway). Today's rule refuses it when saved; a row holding it must still load, without
+    it, and the next save drops it — while a new save of it is refused, naming it."""
+    from core.db import models
+
+    with store._db.write() as s:
+        s.add(models.SettingsVersion(version=1, data={"parsing": {"url_allow_hosts": ["0.0.0.0/0", "10.1.0.0/16"]},
+                                                      "chunking": {"chunk_size": 700}}))
+    current = store.current()
+    assert current.parsing.url_allow_hosts == ["10.1.0.0/16"] and current.chunking.chunk_size == 700
+    store.save({"retrieval": {"rag_max_results": 6}})
+    assert store.saved()["parsing"]["url_allow_hosts"] == ["10.1.0.0/16"]
+    with pytest.raises(InvalidSettings, match="0.0.0.0/0"):
+        store.save({"parsing": {"url_allow_hosts": ["0.0.0.0/0"]}})
