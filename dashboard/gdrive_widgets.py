@@ -44,7 +44,10 @@ def finish_redirect(engine: Engine, actor: Actor | None) -> bool:
 
 def setup_missing(status: dict, is_admin: bool) -> None:
     if is_admin:
-        st.warning(t("gdrive.missing", fields=", ".join(status["missing"])), icon=":material/settings:")
+        from dashboard.settings_form import field_text  # the fields' labels, as Documents Settings shows them
+
+        st.warning(t("gdrive.missing", fields=", ".join(field_text("gdrive", n)[0] for n in status["missing"])),
+                   icon=":material/settings:")
     else:
         st.info(t("gdrive.missing_user"))
 

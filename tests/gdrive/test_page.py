@@ -36,7 +36,8 @@ def run_until(at, predicate, timeout: float = 60.0):
 def test_page_says_what_is_missing_before_set_up(engine):
     at = sign_up(new_app(), "admin")
     open_page(at)
-    assert "client_id" in texts(at) and "redirect_uri" in texts(at) and "enabled" in texts(at)
+    page = texts(at)  # the fields by the labels Documents Settings shows, not their keys
+    assert "OAuth client ID" in page and "Redirect address" in page and "client_id" not in page
 
 
 def test_connect_browse_import_sync_and_log(engine, drive):
@@ -92,7 +93,8 @@ def test_settings_tab_explains_the_google_cloud_set_up_in_both_languages(engine,
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     page = texts(at)
-    assert "Google Picker API" in page and "authorised redirect URI" in page and "client_id" in page
+    assert "authorised redirect URI" in page and "OAuth client ID" in page
+    assert "Picker" not in page  # the Google Picker is not offered: no API key asked for
     engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings("https://rag.example.com/google_drive")})
     at.sidebar.selectbox(key="user_lang").select("zh")
     at.run()
