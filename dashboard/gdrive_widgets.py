@@ -14,7 +14,7 @@ from core import Engine
 from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
-from dashboard.page import fmt_size
+from dashboard.page import fmt_size, fmt_type
 
 PATH_KEY, IMPORT_KEY, SYNC_KEY, AUTH_KEY = "gdrive_path", "gdrive_import", "gdrive_sync", "gdrive_auth"
 AUTH_URL_SECONDS = 600  # a fresh consent URL (state + PKCE) after this; the server keeps one 15 minutes
@@ -118,7 +118,7 @@ def browser(engine: Engine, actor: Actor) -> list[dict]:
             for e in folders[:60]:
                 st.button(t("gdrive.open", name=e["name"]), key=f"open_{e['id']}", icon=":material/folder:",
                           on_click=_go, args=(path + [(e["id"], e["name"])],))
-    st.dataframe([{t("gdrive.col.name"): e["name"], t("gdrive.col.type"): t("gdrive.folder") if e["folder"] else e["mime"],
+    st.dataframe([{t("gdrive.col.name"): e["name"], t("gdrive.col.type"): t("gdrive.folder") if e["folder"] else fmt_type(e["mime"]),
                    t("gdrive.col.size"): fmt_size(e["size"]) if e["size"] is not None else "",
                    t("gdrive.col.modified"): e["modified"][:16].replace("T", " "), t("gdrive.col.owner"): e["owner"]}
                   for e in entries], hide_index=True, width="stretch")
@@ -128,7 +128,8 @@ def browser(engine: Engine, actor: Actor) -> list[dict]:
 def import_form(engine: Engine, actor: Actor, entries: list[dict]) -> None:
     choices = {e["id"]: e for e in entries if e["importable"] and not e.get("shared_drive")}
     chosen = st.multiselect(t("gdrive.select"), list(choices), key="gdrive_selection",
-                            format_func=lambda i: ("📁 " if choices[i]["folder"] else "") + choices[i]["name"])
+                            format_func=lambda i: ("📁 " if choices[i]["folder"] else "") + choices[i]["name"],
+                            placeholder=t("common.choose_many"))
     kbs = [kb for kb in engine.list_kbs(actor) if actor.is_admin or kb.owner_id == actor.user_id]
     if not kbs:
         st.info(t("gdrive.no_kb"))
@@ -252,7 +253,8 @@ def chat_attach(engine: Engine, actor: Actor, temporary: bool) -> None:
         if not query.strip():
             return
         files = {e["id"]: e for e in engine.gdrive_list(actor, None, query) if not e["folder"] and e["importable"]}
-        chosen = st.multiselect(t("gdrive.chat_pick"), list(files), format_func=lambda i: files[i]["name"], key="chat_drive_files")
+        chosen = st.multiselect(t("gdrive.chat_pick"), list(files), format_func=lambda i: files[i]["name"], key="chat_drive_files",
+                                placeholder=t("common.choose_many"))
         if st.button(t("gdrive.chat_attach_button"), icon=":material/attach_file:", disabled=not chosen):
             chat_id = st.session_state.get("chat_id") or engine.create_chat(actor, title=files[chosen[0]]["name"][:60]).id
             st.session_state["chat_id"] = chat_id

@@ -76,24 +76,32 @@ def choose_kb(engine: Engine, actor: Actor, key: str = "kb_id", label: str = "")
     return by_id[chosen]
 
 
-# Content types as people name them; anything else shows its sub-type in capitals.
+# Content types as people name them: a proper name stays as it is, a word ("type.…") is translated;
+# anything else shows its sub-type in capitals.
 FILE_TYPES = {
-    "application/pdf": "PDF", "text/markdown": "Markdown", "text/plain": "Text", "text/html": "Web page",
-    "text/csv": "CSV", "application/json": "JSON", "application/zip": "ZIP", "message/rfc822": "E-mail",
+    "application/pdf": "PDF", "text/markdown": "Markdown", "text/plain": "type.text", "text/html": "type.web_page",
+    "text/csv": "CSV", "application/json": "JSON", "application/zip": "ZIP", "message/rfc822": "type.email",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word",
     "application/msword": "Word", "application/vnd.ms-powerpoint": "PowerPoint",
     "application/vnd.openxmlformats-officedocument.presentationml.presentation": "PowerPoint",
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Excel",
     "application/vnd.ms-excel": "Excel", "video/youtube": "YouTube",
+    "application/vnd.google-apps.folder": "type.folder", "application/vnd.google-apps.shortcut": "type.shortcut",
+    "application/vnd.google-apps.document": "type.gdoc", "application/vnd.google-apps.spreadsheet": "type.gsheet",
+    "application/vnd.google-apps.presentation": "type.gslides", "application/vnd.google-apps.drawing": "type.gdrawing",
+    "application/vnd.google-apps.form": "type.gform",
 }
 
 
 def fmt_type(mime: str) -> str:
     mime = (mime or "").split(";")[0].strip().lower()
     if mime in FILE_TYPES:
-        return FILE_TYPES[mime]
+        name = FILE_TYPES[mime]
+        return t(name) if name.startswith("type.") else name
     if mime.startswith("image/"):
         return t("type.image", kind=mime.split("/")[1].upper())
+    if mime.startswith("application/vnd.google-apps."):
+        return t("type.gnative")
     return mime.split("/")[-1].upper() if mime else "—"
 
 

@@ -40,6 +40,13 @@ def field_text(path: str, name: str, description: str = "") -> tuple[str, str]:
     return label or name.replace("_", " ").capitalize(), help_text or description
 
 
+def option_label(path: str, name: str, value: str) -> str:
+    """A select box's value in words (``opt.<section>.<field>.<value>``); the value itself when unnamed."""
+    key = f"opt.{path}.{name}.{value}"
+    text = t(key)
+    return value if text == key else text
+
+
 def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> Any:
     ann = info.annotation
     label, help_text = field_text(path, name, info.description or "")
@@ -53,7 +60,8 @@ def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> A
         return st.toggle(label, value=bool(value), help=help_text, disabled=locked, key=key)
     if get_origin(ann) is Literal:
         options = list(get_args(ann))
-        return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked, key=key)
+        return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked, key=key,
+                            format_func=lambda v: option_label(path, name, v))
     if ann is int:
         return int(st.number_input(label, value=int(value), step=1, help=help_text, disabled=locked, key=key))
     if ann is float:

@@ -62,7 +62,6 @@ STRINGS: dict[str, str] = {**PAGE_WORDS,
     # retrieval test
     "rtest.query": "Query", "rtest.mode": "Mode", "rtest.top_k": "Results", "rtest.min_score": "Minimum score",
     "rtest.run": "Search", "rtest.no_hits": "Nothing above the minimum score.",
-    "rtest.summary": "{n} hit(s), {below} below the threshold · {timing}",
     # charts
     "charts.chunk_lengths": "Chunk length distribution (characters)", "charts.length": "Length",
     "charts.chunks": "Chunks", "charts.vectors_per_kb": "Vectors per knowledge base",

@@ -100,7 +100,7 @@ def test_first_run_demo_ab_and_every_page_in_both_languages_and_widths(fast_serv
     d.click("Retrieval test", role="tab")
     d.fill("Query", "annual leave carried over")
     d.click("Search")
-    d.see("hit(s)")
+    d.see("passage(s)")
     d.wait_for(page.locator(".ragdesk-passage mark").first)
     d.shot("kb-retrieval-test-1280")
     page.close()
