@@ -35,6 +35,10 @@ EN: dict[str, str] = {
     "rtest.shown": ("Showing {shown} passage(s): {n} reach the minimum score {min} (what chat would use), "
                     "{below} below it, for comparison · {timing}"),
     "rtest.shown_all_pass": "Showing {shown} passage(s), all reaching the minimum score {min} (what chat would use) · {timing}",
+    # upload results: each file not indexed is said once
+    "jobs.not_indexed_below": "Not indexed: {names} — each is listed below with its reason.",
+    "jobs.not_indexed": "Not indexed: {names}.",
+    "status.refused": "refused",
 }
 
 ZH: dict[str, str] = {
@@ -65,4 +69,7 @@ ZH: dict[str, str] = {
     "type.gnative": "谷歌文件",
     "rtest.shown": "显示 {shown} 段：{n} 段达到最低得分 {min}（对话会使用这些），{below} 段低于最低得分，仅供对比 · {timing}",
     "rtest.shown_all_pass": "显示 {shown} 段，全部达到最低得分 {min}（对话会使用这些）· {timing}",
+    "jobs.not_indexed_below": "未索引：{names}——原因列在下方各文件旁。",
+    "jobs.not_indexed": "未索引：{names}。",
+    "status.refused": "已拒收",
 }
