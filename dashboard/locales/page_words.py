@@ -39,6 +39,19 @@ EN: dict[str, str] = {
     "jobs.not_indexed_below": "Not indexed: {names} — each is listed below with its reason.",
     "jobs.not_indexed": "Not indexed: {names}.",
     "status.refused": "refused",
+    # Google Drive: disconnect asks first; sources, actions, triggers and runs in words
+    "gdrive.disconnect_confirm": ("Disconnect Google Drive? Its tokens are deleted at Google and here; your watched Drive "
+                                  "sources stay listed but stop syncing until you reconnect."),
+    "gdrive.disconnect_yes": "Disconnect Google Drive",
+    "gdrive.state.ok": "up to date", "gdrive.state.reconnect": "needs reconnecting (Google Drive is not connected)",
+    "gdrive.state.error": "last sync failed: {error}", "gdrive.state.failing": "{n} file(s) failing: {names}",
+    "gdrive.action.added": "added", "gdrive.action.updated": "updated", "gdrive.action.renamed": "renamed",
+    "gdrive.action.removed": "removed", "gdrive.action.failed": "failed", "gdrive.action.cancelled": "cancelled",
+    "gdrive.action.duplicate": "already present", "gdrive.action.skipped": "skipped",
+    "gdrive.trigger.manual": "by hand", "gdrive.trigger.schedule": "scheduled", "gdrive.trigger.import": "import",
+    "gdrive.run.running": "running", "gdrive.run.done": "done", "gdrive.run.failed": "failed",
+    "gdrive.run.busy": "skipped (another sync was running)", "gdrive.run.cancelled": "cancelled",
+    "status.duplicate": "already present",
 }
 
 ZH: dict[str, str] = {
@@ -72,4 +85,15 @@ ZH: dict[str, str] = {
     "jobs.not_indexed_below": "未索引：{names}——原因列在下方各文件旁。",
     "jobs.not_indexed": "未索引：{names}。",
     "status.refused": "已拒收",
+    "gdrive.disconnect_confirm": "断开谷歌云端硬盘？其令牌将在谷歌和本应用中删除；你监视的云端硬盘来源仍会列出，但在重新连接前不再同步。",
+    "gdrive.disconnect_yes": "断开谷歌云端硬盘",
+    "gdrive.state.ok": "已是最新", "gdrive.state.reconnect": "需要重新连接（谷歌云端硬盘未连接）",
+    "gdrive.state.error": "上次同步失败：{error}", "gdrive.state.failing": "{n} 个文件失败：{names}",
+    "gdrive.action.added": "已添加", "gdrive.action.updated": "已更新", "gdrive.action.renamed": "已重命名",
+    "gdrive.action.removed": "已移除", "gdrive.action.failed": "失败", "gdrive.action.cancelled": "已取消",
+    "gdrive.action.duplicate": "已存在", "gdrive.action.skipped": "已跳过",
+    "gdrive.trigger.manual": "手动", "gdrive.trigger.schedule": "定时", "gdrive.trigger.import": "导入",
+    "gdrive.run.running": "进行中", "gdrive.run.done": "完成", "gdrive.run.failed": "失败",
+    "gdrive.run.busy": "已跳过（另一次同步正在进行）", "gdrive.run.cancelled": "已取消",
+    "status.duplicate": "已存在",
 }

@@ -78,11 +78,11 @@ def test_connect_browse_import_sync_and_log(engine, drive):
     button(at, "Sync now").click()
     run_until(at, lambda page: "1 added" in page)
     logs = [df.value for df in at.dataframe if "Trigger" in df.value.columns][0]
-    assert list(logs["Trigger"]) == ["manual", "import"] and list(logs["Added"]) == [1, 2]
+    assert list(logs["Trigger"]) == ["by hand", "import"] and list(logs["Added"]) == [1, 2]
     hits = engine.search(engine.actor_for(engine.list_users(SYSTEM_ACTOR)[0].id), "kestrel", ["team"]).hits
     assert hits and "kestrel" in hits[0].text
 
-    button(at, "Disconnect").click()
+    button(at, "Disconnect Google Drive").click()  # inside the "Disconnect" popover: asked first
     at.run()
     assert any(b.label == "Connect Google Drive" for b in at.button)
 
