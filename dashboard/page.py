@@ -22,6 +22,14 @@ _CLOSE_SIDEBAR_ON_PHONE = """<script>
 </script><!-- %s -->"""
 
 
+CLOSE_SIDEBAR = "close_sidebar_next_run"
+
+
+def close_sidebar_on_phone() -> None:
+    """Put the sidebar away on the next run (phones only), e.g. after a chat was chosen in it."""
+    st.session_state[CLOSE_SIDEBAR] = st.session_state.get(CLOSE_SIDEBAR, 0) + 1
+
+
 def _close_sidebar_after_navigation() -> None:
     from streamlit.runtime.scriptrunner import get_script_run_ctx  # which page this run draws
 
@@ -30,9 +38,11 @@ def _close_sidebar_after_navigation() -> None:
     previous = st.session_state.get("_last_page")
     st.session_state["_last_page"] = current
     navigated = previous is not None and previous != current
+    asked = st.session_state.pop(CLOSE_SIDEBAR, 0)
     # drawn on every run, so the elements below keep their place (a moved st.tabs resets to its first tab);
-    # not an HTML comment: comment-only HTML goes to another container
-    st.html(_CLOSE_SIDEBAR_ON_PHONE % current if navigated else "<span hidden></span>",
+    # not an HTML comment: comment-only HTML goes to another container. The comment makes each
+    # request's script new to the browser (an unchanged element would not run it again).
+    st.html(_CLOSE_SIDEBAR_ON_PHONE % f"{current}.{asked}" if navigated or asked else "<span hidden></span>",
             unsafe_allow_javascript=True, width="content")
 
 
