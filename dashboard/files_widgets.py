@@ -9,6 +9,7 @@ import streamlit as st
 from core import Engine
 from core.types import Actor
 from dashboard.i18n import t
+from dashboard.messages import said
 from dashboard.page import fmt_size, fmt_type
 
 STATUSES = ("indexed", "processing", "failed", "cancelled", "pending")
@@ -46,7 +47,7 @@ def _row(f, kbs: dict[str, str]) -> dict:
         t("col.chunks"): f.chunk_count,
         t("col.vectors"): f.chunk_count if f.status == "indexed" else 0,
         t("col.updated"): f.updated_at.strftime("%Y-%m-%d %H:%M"),
-        t("col.error"): f.error,  # last: it is often empty, and long when not
+        t("col.error"): said(f.error, f.error_key, f.error_params),  # last: often empty, and long when not
     }
 
 

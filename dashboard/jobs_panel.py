@@ -19,6 +19,7 @@ from core import Engine
 from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
+from dashboard.messages import said
 
 KEY = "background_work"
 
@@ -76,7 +77,8 @@ def _progress_rows(engine: Engine, actor: Actor, kb_id: str, kind: str, waiting:
         if job.state not in ACTIVE:
             cols[0].progress(1.0 if job.state == "done" else fraction, text=f"{what} — {t(f'jobs.state.{job.state}')}")
             continue
-        cols[0].progress(fraction, text=_bar_text(what, job.message, job.progress_done, job.progress_total))
+        message = said(job.message, job.message_key, job.message_params)
+        cols[0].progress(fraction, text=_bar_text(what, message, job.progress_done, job.progress_total))
         slot = cols[1].empty()
         if job.cancel_requested or job.id in asked:
             slot.caption(t("jobs.cancelling"))
@@ -116,7 +118,8 @@ def _show_ingest(work: Work, result: list, listed_below: bool) -> None:
                    icon=":material/warning:")
     for r in result:
         if not r.ok and not listed_below:
-            (st.info if r.status == "cancelled" else st.error)(f"**{r.name}** — {t('status.' + r.status)}: {r.error}")
+            reason = said(r.error, r.error_key, r.error_params)
+            (st.info if r.status == "cancelled" else st.error)(f"**{r.name}** — {t('status.' + r.status)}: {reason}")
         elif r.ok and r.warnings:
             st.caption(f"{r.name}: " + "; ".join(r.warnings))
 

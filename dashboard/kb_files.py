@@ -12,6 +12,7 @@ from core.ingest.service import Upload
 from core.types import Actor
 from dashboard import jobs_panel
 from dashboard.i18n import t
+from dashboard.messages import said
 from dashboard.page import fmt_size, fmt_type
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
@@ -75,7 +76,8 @@ def file_table(engine: Engine, actor: Actor, kb, writable: bool) -> list:
     } for f in files], hide_index=True, width="stretch")
     for f in [f for f in files if f.status in ("failed", "cancelled")]:
         with st.container(border=True, horizontal=True, vertical_alignment="center"):
-            st.markdown(f"**{f.name}** — {t('status.' + _status(f))}: {f.error or '—'}", width="stretch")
+            reason = said(f.error, f.error_key, f.error_params) or "—"
+            st.markdown(f"**{f.name}** — {t('status.' + _status(f))}: {reason}", width="stretch")
             if writable and _status(f) != "refused" and st.button(t("kbs.retry"), key=f"retry_{f.id}", icon=":material/refresh:"):
                 kb_id, future = engine.submit_retry(actor, f.id)
                 jobs_panel.track("ingest", kb_id, future, [f.name], kb.name)

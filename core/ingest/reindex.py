@@ -29,6 +29,7 @@ from core.ingest.pipeline import (
     make_chunks,
 )
 from core.ingest.service import kb_collection_name
+from core.messages import Said, say
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.types import Actor
@@ -57,20 +58,20 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
     version = kb.collection_version + 1
     new = kb_collection_name(kb.id, version)
     tracker = JobTracker.start(parts.db, kind="reindex", actor=actor, kb_id=kb.id, file_id=None,
-                               message=f"reindexing {kb.name}")
+                               said=say("job.reindexing", name=kb.name))
     result = ReindexResult(kb=kb.name, status="running", collection=new, job_id=tracker.job_id)
     parts.store.drop_collection(new)  # leftover of an earlier interrupted attempt
     parts.store.create_collection(new, embedder.dimension)
     done: dict[str, int] = {}
     chunks = _ChunkCount()
 
-    def report(message: str) -> None:
+    def report(said: Said) -> None:
         # in chunks (each file's old count until its new one is known), so the bar moves while
         # a group is embedded — one group often holds every file of a knowledge base
         n, total = chunks.progress()
-        tracker.progress(n, total, message)
+        tracker.progress(n, total, said.text, said=said)
         if progress:
-            progress(n, total, message)
+            progress(n, total, said.text)
 
     try:
         for _ in range(_CATCH_UP_ROUNDS):
@@ -85,7 +86,7 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
             for i, rec in enumerate(todo):
                 if tracker.should_cancel():
                     raise Cancelled("reindex cancelled; the old index keeps serving")
-                report(f"re-embedding {rec.name}")
+                report(say("job.reembedding", name=rec.name))
                 try:
                     group.append((rec, _prepare_file(parts, rec, new, settings, embedder)))
                     chunks.prepared(rec.id, len(group[-1][1].chunks))
@@ -96,7 +97,7 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
                 if full_group(group, lambda g: len(g[1].chunks)) or i == len(todo) - 1:
                     _embed_group(parts, group, embedder, settings.embedding.batch_size, tracker, result, done,
                                  on_batch=lambda rec, job: (chunks.embedded(rec.id, job.embedded),
-                                                            report(f"re-embedding {rec.name}")))
+                                                            report(say("job.reembedding", name=rec.name))))
                     group = []
             if busy and not todo:
                 time.sleep(0.5)  # an upload into the old index is finishing; catch it up next round

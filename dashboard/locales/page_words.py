@@ -2,6 +2,8 @@
 checks, file types, placeholders), in both languages. Merged into en.STRINGS / zh.STRINGS
 (their own keys win)."""
 
+from core.messages import ENGLISH as ENGINE_MESSAGES
+
 EN: dict[str, str] = {
     "settings.saved_fields": "Saved {section} — {fields}: applies from the next request, no restart.",
     "settings.nothing_changed": "Nothing to save: every value is the one already saved.",
@@ -52,6 +54,8 @@ EN: dict[str, str] = {
     "gdrive.run.running": "running", "gdrive.run.done": "done", "gdrive.run.failed": "failed",
     "gdrive.run.busy": "skipped (another sync was running)", "gdrive.run.cancelled": "cancelled",
     "status.duplicate": "already present",
+    # what the engine stores about files and jobs, by key (core/messages.py holds the English)
+    **{f"msg.{key}": text for key, text in ENGINE_MESSAGES.items()},
 }
 
 ZH: dict[str, str] = {
@@ -96,4 +100,18 @@ ZH: dict[str, str] = {
     "gdrive.run.running": "进行中", "gdrive.run.done": "完成", "gdrive.run.failed": "失败",
     "gdrive.run.busy": "已跳过（另一次同步正在进行）", "gdrive.run.cancelled": "已取消",
     "status.duplicate": "已存在",
+    "msg.parse.pdf_password": "{name} 设有密码保护；请去掉密码（或打印为新的 PDF）后重新上传",
+    "msg.parse.pdf_unreadable": "{name} 不是可读取的 PDF（文件损坏或不完整）",
+    "msg.parse.empty_file": "{name} 是空文件（0 字节）",
+    "msg.parse.old_office": "{name} 是旧版二进制 Office 文件（.doc/.ppt/.xls）或设有密码的 Office 文件；请另存为不带密码的 .docx/.pptx/.xlsx。支持的格式：{supported}",
+    "msg.parse.old_office_as": "不是有效的 {label} 文件（不是 zip 压缩包）：它是旧版二进制 Office 文件（.doc/.ppt/.xls）或设有密码的文件；请另存为不带密码的 .{ext}",
+    "msg.parse.unsupported": "不支持 {name} 的文件类型（无法识别的二进制内容）；支持的格式：{supported}",
+    "msg.ingest.too_large": "“{name}” 大小为 {size_mb} MB，超过上传上限 {limit_mb} MB（设置 parsing.max_upload_mb）",
+    "msg.ingest.too_many_chunks": "“{name}” 会切成 {n} 个分块，超过每个文件 {cap} 个的上限（设置 parsing.max_chunks_per_file）：请拆分文件、增大分块或提高上限",
+    "msg.ingest.cancelled": "已按请求取消",
+    "msg.job.parsing": "正在解析 {name}",
+    "msg.job.embedding": "正在生成向量",
+    "msg.job.chunks": "{n} 个分块",
+    "msg.job.reembedding": "正在重新生成向量：{name}",
+    "msg.job.reindexing": "正在重建索引：{name}",
 }
