@@ -135,6 +135,7 @@ def progress_many(db: Database, updates: list[tuple[JobTracker, int, int, str]])
             job = s.get(Job, tracker.job_id)
             if job is not None:
                 job.progress_done, job.progress_total, job.message = done, total, message
+                _set_said(job, None)  # a plain message: no key left over from an earlier one
                 job.updated_at = utcnow()
                 s.add(job)
 
