@@ -13,14 +13,23 @@ class CoreError(Exception):
     exit_code = 1
     retryable = False
 
-    def __init__(self, message: str, *, detail: str | None = None):
+    def __init__(self, message: str, *, detail: str | None = None, key: str = "", params: dict | None = None):
         super().__init__(message)
         self.message = message
         # detail is for logs only (may be long); never contains secrets either
         self.detail = detail
+        # A message key and its values (see core/messages.py), stored beside the English text so an
+        # interface can say it in its reader's language; "" when there is only the English text.
+        self.key = key
+        self.params = dict(params or {})
 
     def __str__(self) -> str:
         return self.message
+
+    @classmethod
+    def of(cls, said, *, detail: str | None = None):
+        """This error saying ``said`` (a ``core.messages.Said``): its English text, key and values."""
+        return cls(said.text, detail=detail, key=said.key, params=said.params)
 
 
 class NotFound(CoreError):

@@ -43,7 +43,9 @@ def navigation(is_admin: bool, *, can_compare: bool = False, signed_in: bool = T
 
 
 def main() -> None:
-    st.set_page_config(page_title="ragdesk", page_icon=":material/menu_book:", layout="wide")
+    # an emoji icon: the browser draws it from a data: URL (a :material/…: page icon is fetched from
+    # fonts.gstatic.com, telling a third party who uses ragdesk, and fails without internet)
+    st.set_page_config(page_title="ragdesk", page_icon="📚", layout="wide")
     try:
         engine = get_engine()
         actor = current_actor(engine)

@@ -176,7 +176,9 @@ def _sign_in_forms(engine: Engine) -> None:
     first = engine.user_count() == 0
     if first:
         st.info(t("auth.first_admin"), icon=":material/shield_person:")
-    signin_tab, signup_tab = st.tabs([t("auth.sign_in"), t("auth.sign_up")])
+    # an empty install has no one to sign in: open on "Create account"
+    labels = [t("auth.sign_in"), t("auth.sign_up")]
+    signin_tab, signup_tab = st.tabs(labels, default=labels[1] if first else labels[0])
     with signin_tab, st.form("sign_in"):
         name = st.text_input(t("auth.user_name"), key="signin_name")
         password = st.text_input(t("auth.password"), type="password", key="signin_password")

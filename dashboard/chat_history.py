@@ -8,12 +8,14 @@ import streamlit as st
 from core import Engine
 from core.types import Actor
 from dashboard.i18n import t
+from dashboard.page import close_sidebar_on_phone
 
 CONFIRM_LEAVE_TEMP = "confirm_leave_temporary"
 
 
 def open_chat(chat_id: str | None) -> None:
     # A callback runs before the widgets are drawn, so it may reset the temporary switch.
+    close_sidebar_on_phone()  # the chat is what the user wants to see now
     if chat_id:
         st.session_state["chat_id"] = chat_id
     else:
@@ -84,9 +86,9 @@ def history(engine: Engine, actor: Actor) -> None:
                 day = chat.updated_at.date()
                 st.caption(f"{day:%Y-%m-%d}")
             current = chat.id == st.session_state.get("chat_id")
-            c1, c2 = st.columns([5, 1], vertical_alignment="center")
-            c1.button(chat.title or t("chat.untitled"), key=f"chat_{chat.id}", width="stretch",
-                      help=f"{chat.updated_at:%Y-%m-%d %H:%M}", type="primary" if current else "secondary",
-                      on_click=open_chat, args=(chat.id,))
-            with c2:
+            # a row that stays a row on a phone (columns stack there: the ⋮ fell onto a line of its own)
+            with st.container(horizontal=True, wrap=False, vertical_alignment="center", gap="small"):
+                st.button(chat.title or t("chat.untitled"), key=f"chat_{chat.id}", width="stretch",
+                          help=f"{chat.updated_at:%Y-%m-%d %H:%M}", type="primary" if current else "secondary",
+                          on_click=open_chat, args=(chat.id,))
                 _chat_actions(engine, actor, chat, current)

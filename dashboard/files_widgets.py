@@ -9,6 +9,7 @@ import streamlit as st
 from core import Engine
 from core.types import Actor
 from dashboard.i18n import t
+from dashboard.messages import said
 from dashboard.page import fmt_size, fmt_type
 
 STATUSES = ("indexed", "processing", "failed", "cancelled", "pending")
@@ -16,8 +17,10 @@ STATUSES = ("indexed", "processing", "failed", "cancelled", "pending")
 
 def filters(files: list, kbs: dict[str, str]) -> list:
     c1, c2, c3 = st.columns([2, 2, 3])
-    kb_choice = c1.multiselect(t("files.filter_kb"), list(kbs), format_func=kbs.get, key="fm_kb")
-    status_choice = c2.multiselect(t("files.filter_status"), STATUSES, format_func=lambda s: t(f"status.{s}"), key="fm_status")
+    kb_choice = c1.multiselect(t("files.filter_kb"), list(kbs), format_func=kbs.get, key="fm_kb",
+                               placeholder=t("common.choose_many"))
+    status_choice = c2.multiselect(t("files.filter_status"), STATUSES, format_func=lambda s: t(f"status.{s}"), key="fm_status",
+                                   placeholder=t("common.choose_many"))
     name = c3.text_input(t("files.filter_name"), key="fm_name").strip().lower()
     return [f for f in files
             if (not kb_choice or f.kb_id in kb_choice)
@@ -44,7 +47,7 @@ def _row(f, kbs: dict[str, str]) -> dict:
         t("col.chunks"): f.chunk_count,
         t("col.vectors"): f.chunk_count if f.status == "indexed" else 0,
         t("col.updated"): f.updated_at.strftime("%Y-%m-%d %H:%M"),
-        t("col.error"): f.error,  # last: it is often empty, and long when not
+        t("col.error"): said(f.error, f.error_key, f.error_params),  # last: often empty, and long when not
     }
 
 
@@ -97,6 +100,12 @@ def show_last_delete() -> None:
         st.error(t("files.deleted_none", m=len(failed)) + "\n\n" + "\n".join(lines), icon=":material/error:")
 
 
+def _check_name(field: str) -> str:
+    """An audit check in words; a check added later without a label still reads as words."""
+    text = t(f"audit.{field}")
+    return field.replace("_", " ").capitalize() if text == f"audit.{field}" else text
+
+
 def storage_audit(engine: Engine, actor: Actor) -> None:
     st.subheader(t("audit.title"))
     st.caption(t("audit.help"))
@@ -115,7 +124,7 @@ def storage_audit(engine: Engine, actor: Actor) -> None:
     else:
         st.warning(t("audit.problems"))
     data = asdict(report)
-    st.dataframe([{t("audit.kind"): t(f"audit.{k}"), t("audit.count"): len(v), t("audit.items"): ", ".join(map(str, v))[:500]}
+    st.dataframe([{t("audit.kind"): _check_name(k), t("audit.count"): len(v), t("audit.items"): ", ".join(map(str, v))[:500]}
                   for k, v in data.items() if isinstance(v, (list, dict)) and k != "notes"],
                  hide_index=True, width="stretch")
     for note in report.notes:

@@ -9,7 +9,10 @@ from core import Engine
 from core.settings.model import GoogleDriveSettings
 from core.types import Actor
 from dashboard.i18n import t
-from dashboard.settings_form import section_form
+from dashboard.settings_form import field_text, section_form
+
+# The Google Picker is not offered, so its API key is not asked for (the setting stays for old rows).
+HIDDEN = frozenset({"api_key"})
 
 
 def gdrive_tab(engine: Engine, actor: Actor) -> None:
@@ -19,8 +22,9 @@ def gdrive_tab(engine: Engine, actor: Actor) -> None:
         st.markdown(t("gdrive.setup_steps", redirect=cfg.redirect_uri or "https://<your-host>/google_drive"))
     missing = engine.gdrive_status(actor)["missing"]
     if missing:
-        st.warning(t("gdrive.missing", fields=", ".join(missing)), icon=":material/settings:")
+        labels = ", ".join(field_text("gdrive", name)[0] for name in missing)  # the fields' labels, not their keys
+        st.warning(t("gdrive.missing", fields=labels), icon=":material/settings:")
     else:
         st.success(t("gdrive.setup_ok"))
     st.caption(t("gdrive.strict_note"))
-    section_form(engine, actor, "gdrive", GoogleDriveSettings)
+    section_form(engine, actor, "gdrive", GoogleDriveSettings, hidden=HIDDEN)

@@ -14,7 +14,8 @@ from core import Engine
 from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
-from dashboard.page import fmt_size
+from dashboard.messages import said
+from dashboard.page import fmt_size, fmt_type
 
 PATH_KEY, IMPORT_KEY, SYNC_KEY, AUTH_KEY = "gdrive_path", "gdrive_import", "gdrive_sync", "gdrive_auth"
 AUTH_URL_SECONDS = 600  # a fresh consent URL (state + PKCE) after this; the server keeps one 15 minutes
@@ -44,7 +45,10 @@ def finish_redirect(engine: Engine, actor: Actor | None) -> bool:
 
 def setup_missing(status: dict, is_admin: bool) -> None:
     if is_admin:
-        st.warning(t("gdrive.missing", fields=", ".join(status["missing"])), icon=":material/settings:")
+        from dashboard.settings_form import field_text  # the fields' labels, as Documents Settings shows them
+
+        st.warning(t("gdrive.missing", fields=", ".join(field_text("gdrive", n)[0] for n in status["missing"])),
+                   icon=":material/settings:")
     else:
         st.info(t("gdrive.missing_user"))
 
@@ -69,12 +73,15 @@ def connection_bar(engine: Engine, actor: Actor, status: dict) -> bool:
         return False
     with st.container(horizontal=True, vertical_alignment="center"):
         st.success(t("gdrive.connected_as", who=status["email"] or status["name"]), icon=":material/cloud_done:")
-        if st.button(t("gdrive.disconnect"), icon=":material/link_off:"):
-            engine.gdrive_disconnect(actor)
-            for key in (PATH_KEY, AUTH_KEY):
-                st.session_state.pop(key, None)
-            st.toast(t("gdrive.disconnected"))
-            st.rerun()
+        # asked first: disconnecting deletes the tokens and stops every watched Drive source
+        with st.popover(t("gdrive.disconnect"), icon=":material/link_off:"):
+            st.markdown(t("gdrive.disconnect_confirm"))
+            if st.button(t("gdrive.disconnect_yes"), type="primary", key="gdrive_disconnect_yes"):
+                engine.gdrive_disconnect(actor)
+                for key in (PATH_KEY, AUTH_KEY):
+                    st.session_state.pop(key, None)
+                st.toast(t("gdrive.disconnected"))
+                st.rerun()
     return True
 
 
@@ -115,7 +122,7 @@ def browser(engine: Engine, actor: Actor) -> list[dict]:
             for e in folders[:60]:
                 st.button(t("gdrive.open", name=e["name"]), key=f"open_{e['id']}", icon=":material/folder:",
                           on_click=_go, args=(path + [(e["id"], e["name"])],))
-    st.dataframe([{t("gdrive.col.name"): e["name"], t("gdrive.col.type"): t("gdrive.folder") if e["folder"] else e["mime"],
+    st.dataframe([{t("gdrive.col.name"): e["name"], t("gdrive.col.type"): t("gdrive.folder") if e["folder"] else fmt_type(e["mime"]),
                    t("gdrive.col.size"): fmt_size(e["size"]) if e["size"] is not None else "",
                    t("gdrive.col.modified"): e["modified"][:16].replace("T", " "), t("gdrive.col.owner"): e["owner"]}
                   for e in entries], hide_index=True, width="stretch")
@@ -125,7 +132,8 @@ def browser(engine: Engine, actor: Actor) -> list[dict]:
 def import_form(engine: Engine, actor: Actor, entries: list[dict]) -> None:
     choices = {e["id"]: e for e in entries if e["importable"] and not e.get("shared_drive")}
     chosen = st.multiselect(t("gdrive.select"), list(choices), key="gdrive_selection",
-                            format_func=lambda i: ("📁 " if choices[i]["folder"] else "") + choices[i]["name"])
+                            format_func=lambda i: ("📁 " if choices[i]["folder"] else "") + choices[i]["name"],
+                            placeholder=t("common.choose_many"))
     kbs = [kb for kb in engine.list_kbs(actor) if actor.is_admin or kb.owner_id == actor.user_id]
     if not kbs:
         st.info(t("gdrive.no_kb"))
@@ -141,14 +149,21 @@ def import_form(engine: Engine, actor: Actor, entries: list[dict]) -> None:
         st.rerun()
 
 
-def _report(result) -> None:
+def words(prefix: str, value: str) -> str:
+    """A stored value (an action, a state, a trigger) in words; the value itself when unnamed."""
+    text = t(f"{prefix}.{value}")
+    return value if text == f"{prefix}.{value}" else text
+
+
+def show_report(result) -> None:
     counts = result.as_dict()
     text = t("gdrive.import_done", status=counts["status"], added=counts["added"], updated=counts["updated"],
              removed=counts["removed"], failed=counts["failed"])
     (st.success if counts["status"] == "done" and not counts["failed"] else st.warning)(
         text + (f" — {result.error}" if result.error else ""))
     if result.results:
-        st.dataframe([{t("gdrive.col.name"): r.name, t("gdrive.col.action"): r.action, t("gdrive.col.detail"): r.error}
+        st.dataframe([{t("gdrive.col.name"): r.name, t("gdrive.col.action"): words("gdrive.action", r.action),
+                       t("gdrive.col.detail"): r.error}
                       for r in result.results], hide_index=True, width="stretch")
 
 
@@ -161,7 +176,7 @@ def work_panel(engine: Engine, actor: Actor, key: str) -> None:
     if future.done():
         st.session_state.pop(key)
         try:
-            _report(future.result())
+            show_report(future.result())
         except Exception as exc:
             show_error(exc)
         return
@@ -178,63 +193,12 @@ def _live(engine: Engine, actor: Actor, key: str, kb_id: str, future: Future) ->
             continue
         total = max(job.progress_total, 1)
         cols = st.columns([5, 1], vertical_alignment="bottom")
-        cols[0].progress(min(job.progress_done / total, 1.0), text=f"{job.message} ({job.progress_done}/{job.progress_total})")
+        message = said(job.message, job.message_key, job.message_params)
+        cols[0].progress(min(job.progress_done / total, 1.0), text=f"{message} ({job.progress_done}/{job.progress_total})")
         if job.cancel_requested:
             cols[1].caption(t("jobs.cancelling"))
         elif cols[1].button(t("jobs.cancel"), key=f"gd_cancel_{job.id}", icon=":material/cancel:"):
             engine.cancel_job(actor, job.id)
-
-
-# ------------------------------------------------------------------ sources & log
-def sources_panel(engine: Engine, actor: Actor, status: dict) -> None:
-    minutes = status["sync_interval_minutes"]
-    st.caption(t("gdrive.schedule", n=minutes) if minutes else t("gdrive.schedule_off"))
-    work_panel(engine, actor, SYNC_KEY)
-    mine = [s for s in engine.sources(actor) if s.owner_id == actor.user_id]
-    kb_names = {kb.id: kb.name for kb in engine.list_kbs(actor)}
-    if not mine:
-        st.info(t("gdrive.sources_none"))
-    for src in mine:
-        with st.container(border=True, horizontal=True, vertical_alignment="center"):
-            when = src.last_sync_at.strftime("%Y-%m-%d %H:%M") if src.last_sync_at else t("gdrive.never")
-            st.markdown(t("gdrive.source", title=src.title, kb=kb_names.get(src.kb_id, src.kb_id), state=src.state, when=when))
-            watch = st.toggle(t("gdrive.watch"), value=src.watch, key=f"watch_{src.id}")
-            if watch != src.watch:
-                engine.set_source_watch(actor, src.id, watch)
-            if st.button(t("gdrive.sync_now"), key=f"sync_{src.id}", icon=":material/sync:",
-                         disabled=SYNC_KEY in st.session_state):
-                st.session_state[SYNC_KEY] = (src.kb_id, engine.submit_sync_source(actor, src.id))
-                st.toast(t("gdrive.sync_started"))
-                st.rerun()
-    web_pages_form(engine, actor)
-    sync_log(engine, actor, {s.id: s.title for s in mine})
-
-
-def web_pages_form(engine: Engine, actor: Actor) -> None:
-    """Web pages as a second kind of synced source: re-fetched on the same schedule."""
-    kbs = [kb for kb in engine.list_kbs(actor) if actor.is_admin or kb.owner_id == actor.user_id]
-    if not kbs:
-        return
-    with st.expander(t("gdrive.web_title"), icon=":material/language:"):
-        urls = st.text_area(t("gdrive.web_urls"), key="web_urls", help=t("gdrive.web_help"))
-        by_id = {kb.id: kb for kb in kbs}
-        kb_id = st.selectbox(t("gdrive.import_into"), list(by_id), format_func=lambda i: by_id[i].name, key="web_kb")
-        if st.button(t("gdrive.web_add"), icon=":material/add_link:", disabled=not urls.strip()):
-            _report(engine.watch_web_pages(actor, kb_id, urls.split()))
-
-
-def sync_log(engine: Engine, actor: Actor, titles: dict[str, str]) -> None:
-    st.subheader(t("gdrive.log"))
-    logs = [entry for entry in engine.sync_logs(actor, limit=30) if entry.source_id in titles]
-    if not logs:
-        st.caption(t("gdrive.log_none"))
-        return
-    st.dataframe([{t("gdrive.col.when"): entry.started_at.strftime("%Y-%m-%d %H:%M:%S"),
-                   t("gdrive.col.source"): titles[entry.source_id], t("gdrive.col.trigger"): entry.trigger,
-                   t("col.status"): entry.status, t("gdrive.col.added"): entry.added,
-                   t("gdrive.col.updated"): entry.updated, t("gdrive.col.removed"): entry.removed,
-                   t("gdrive.col.failed"): entry.failed, t("col.error"): entry.error} for entry in logs],
-                 hide_index=True, width="stretch")
 
 
 # ------------------------------------------------------------------ chat: attach from Drive
@@ -249,9 +213,10 @@ def chat_attach(engine: Engine, actor: Actor, temporary: bool) -> None:
         if not query.strip():
             return
         files = {e["id"]: e for e in engine.gdrive_list(actor, None, query) if not e["folder"] and e["importable"]}
-        chosen = st.multiselect(t("gdrive.chat_pick"), list(files), format_func=lambda i: files[i]["name"], key="chat_drive_files")
+        chosen = st.multiselect(t("gdrive.chat_pick"), list(files), format_func=lambda i: files[i]["name"], key="chat_drive_files",
+                                placeholder=t("common.choose_many"))
         if st.button(t("gdrive.chat_attach_button"), icon=":material/attach_file:", disabled=not chosen):
             chat_id = st.session_state.get("chat_id") or engine.create_chat(actor, title=files[chosen[0]]["name"][:60]).id
             st.session_state["chat_id"] = chat_id
             for r in engine.gdrive_attach_to_chat(actor, chat_id, list(chosen)):
-                (st.caption if r.ok else st.error)(t("chat.attached", name=r.name, status=r.status, error=r.error))
+                (st.caption if r.ok else st.error)(t("chat.attached", name=r.name, status=words("status", r.status), error=r.error))

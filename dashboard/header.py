@@ -17,10 +17,12 @@ def mode_badge(mode: str) -> None:
         st.badge(t("mode.normal"), icon=":material/lock_open:", color="green")
 
 
-# Shared page styles: passages keep their line breaks and wrap on a phone; marks are readable.
+# Shared page styles: passages keep their line breaks and wrap on a phone; marks are readable;
+# tab labels wrap onto a second row on a phone instead of scrolling out of sight ("用户与角…").
 STYLE = """<style>
 .ragdesk-passage{white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.6}
 .ragdesk-passage mark{background:#fff3a3;color:inherit;padding:0 .1em;border-radius:.2em}
+[data-testid=stTabs] [role=tablist]{flex-wrap:wrap;row-gap:.25rem}
 </style>"""
 
 

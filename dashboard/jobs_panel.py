@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from datetime import timezone
 
 import streamlit as st
 
@@ -18,6 +19,7 @@ from core import Engine
 from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
+from dashboard.messages import said
 
 KEY = "background_work"
 
@@ -45,22 +47,45 @@ def _bar_text(what: str, message: str, done: int, total: int) -> str:
     return f"{text} ({done}/{total})" if total else text  # no "(0/0)" before the work is counted
 
 
-def _progress_rows(engine: Engine, actor: Actor, kb_id: str, kind: str, waiting: list[str]) -> None:
+ACTIVE = ("queued", "running")
+CANCELLING = "cancel_requested_jobs"  # job ids this session asked to stop: "cancelling…" at once
+
+
+def _since(job) -> float:
+    created = job.created_at
+    return (created if created.tzinfo else created.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def _progress_rows(engine: Engine, actor: Actor, kb_id: str, kind: str, waiting: list[str],
+                   since: float | None = None) -> None:
+    """A row per file (or the reindex): running ones with progress and Cancel; with ``since``,
+    the ones of this batch that already ended keep their row with their final state (never
+    back to "waiting to start"); submitted files without a job yet are waiting."""
     names = {f.id: f.name for f in engine.list_files(actor, kb_id)} if kind == "ingest" else {}
     shown: set[str] = set()
-    for job in engine.jobs(actor, active_only=True):
-        if job.kb_id != kb_id or job.kind != kind:
+    asked = st.session_state.setdefault(CANCELLING, set())
+    for job in engine.jobs(actor):  # newest first: a file's newest job is its row
+        ours = job.state in ACTIVE or (since is not None and _since(job) >= since)
+        if job.kb_id != kb_id or job.kind != kind or not ours:
             continue
         what = names.get(job.file_id or "", t("jobs.reindex") if kind == "reindex" else t("jobs.file"))
+        if what in shown:
+            continue
         shown.add(what)
         cols = st.columns([5, 1], vertical_alignment="bottom")
         fraction = min(job.progress_done / job.progress_total, 1.0) if job.progress_total else 0.0
-        cols[0].progress(fraction, text=_bar_text(what, job.message, job.progress_done, job.progress_total))
-        if job.cancel_requested:
-            cols[1].caption(t("jobs.cancelling"))
-        elif cols[1].button(t("jobs.cancel"), key=f"cancel_{job.id}", icon=":material/cancel:"):
+        if job.state not in ACTIVE:
+            cols[0].progress(1.0 if job.state == "done" else fraction, text=f"{what} — {t(f'jobs.state.{job.state}')}")
+            continue
+        message = said(job.message, job.message_key, job.message_params)
+        cols[0].progress(fraction, text=_bar_text(what, message, job.progress_done, job.progress_total))
+        slot = cols[1].empty()
+        if job.cancel_requested or job.id in asked:
+            slot.caption(t("jobs.cancelling"))
+        elif slot.button(t("jobs.cancel"), key=f"cancel_{job.id}", icon=":material/cancel:"):
             engine.cancel_job(actor, job.id)
-            st.toast(t("jobs.cancel_sent"))
+            asked.add(job.id)
+            slot.caption(t("jobs.cancelling"))  # in place of the button, before the engine gets to it
     for name in waiting:
         if name not in shown:
             st.progress(0.0, text=f"{name} — {t('jobs.waiting')}")
@@ -76,20 +101,26 @@ def _live(engine: Engine, actor: Actor, kb_id: str, kind: str) -> None:
         st.caption(t("jobs.running", files=len(names)))
     else:
         names = [t("jobs.reindex")]
-    _progress_rows(engine, actor, kb_id, kind, names)
+    _progress_rows(engine, actor, kb_id, kind, names, since=min(w.started for w in pending) - 1.0)
 
 
-def _show_ingest(work: Work, result: list) -> None:
+def _show_ingest(work: Work, result: list, listed_below: bool) -> None:
+    """One summary; each file that was not indexed said once: below, in the file list with its
+    reason (and Retry), when the page shows that knowledge base — here otherwise."""
     ok = sum(1 for r in result if r.ok)
     where = work.kb_name or work.kb_id
     if ok == len(result):
         st.success(t("jobs.ingest_done", ok=ok, n=len(result), kb=where), icon=":material/check_circle:")
     else:
-        st.warning(t("jobs.ingest_done", ok=ok, n=len(result), kb=where), icon=":material/warning:")
-    for r in result:  # in full: the file table's error column is narrow
-        if not r.ok:
-            (st.info if r.status == "cancelled" else st.error)(f"**{r.name}** — {t('status.' + r.status)}: {r.error}")
-        elif r.warnings:
+        missed = ", ".join(r.name for r in result if not r.ok)
+        st.warning(t("jobs.ingest_done", ok=ok, n=len(result), kb=where) + " "
+                   + t("jobs.not_indexed_below" if listed_below else "jobs.not_indexed", names=missed),
+                   icon=":material/warning:")
+    for r in result:
+        if not r.ok and not listed_below:
+            reason = said(r.error, r.error_key, r.error_params)
+            (st.info if r.status == "cancelled" else st.error)(f"**{r.name}** — {t('status.' + r.status)}: {reason}")
+        elif r.ok and r.warnings:
             st.caption(f"{r.name}: " + "; ".join(r.warnings))
 
 
@@ -113,7 +144,7 @@ def render_work(engine: Engine, actor: Actor, kb_id: str, kind: str) -> None:
         except Exception as exc:  # the engine's error for the whole batch (e.g. reindex needed)
             show_error(exc)
             continue
-        _show_ingest(work, result) if kind == "ingest" else _show_reindex(result)
+        _show_ingest(work, result, work.kb_id == kb_id) if kind == "ingest" else _show_reindex(result)
     if any(not w.future.done() for w in _work(kind, kb_id)):
         _live(engine, actor, kb_id, kind)
     else:

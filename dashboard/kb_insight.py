@@ -11,6 +11,7 @@ from dashboard import jobs_panel
 from dashboard.highlight import highlight_html
 from dashboard.i18n import t
 from dashboard.page import fmt_score
+from dashboard.settings_form import option_label
 
 SEARCH_MODES = ("hybrid", "dense", "bm25", "hybrid+rerank")
 CHART_FILE_CAP = 50  # chunk-length chart reads at most this many files (it scrolls their chunks)
@@ -32,7 +33,8 @@ def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
         query = st.text_input(t("rtest.query"), key="rtest_query")
         c1, c2, c3 = st.columns(3)
         mode = c1.selectbox(t("rtest.mode"), SEARCH_MODES, index=SEARCH_MODES.index(search_mode)
-                            if search_mode in SEARCH_MODES else 0, key="rtest_mode")
+                            if search_mode in SEARCH_MODES else 0, key="rtest_mode",
+                            format_func=lambda m: option_label("retrieval", "mode", m))
         # keyed by the defaults: a saved settings change shows here at once (a widget keeps its first value)
         top_k = c2.number_input(t("rtest.top_k"), 1, 50, int(top_k_default), key=f"rtest_top_k_{top_k_default}")
         min_score = c3.number_input(t("rtest.min_score"), 0.0, 1.0, float(min_default), step=0.05,
@@ -44,7 +46,9 @@ def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
     for notice in result.notices:
         st.info(notice)
     timing = ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
-    st.caption(t("rtest.summary", n=len(result.hits), below=len(result.below_threshold), timing=timing))
+    shown, below = len(result.hits) + len(result.below_threshold), len(result.below_threshold)
+    st.caption(t("rtest.shown", shown=shown, n=len(result.hits), below=below, min=f"{min_score:.2f}", timing=timing)
+               if below else t("rtest.shown_all_pass", shown=shown, min=f"{min_score:.2f}", timing=timing))
     if not result.hits:
         st.warning(t("rtest.no_hits"))
     hits = result.hits + result.below_threshold

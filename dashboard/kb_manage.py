@@ -84,7 +84,7 @@ def _share_form(engine: Engine, actor: Actor, kb) -> None:
     current = [n for n in engine.shared_with(actor, kb.id) if n in others]
     with st.form(f"share_{kb.id}"):
         chosen = st.multiselect(t("kbs.share_with"), others, default=current, help=t("kbs.share_help"),
-                                key=f"share_{kb.id}_users")
+                                key=f"share_{kb.id}_users", placeholder=t("common.choose_many"))
         if st.form_submit_button(t("kbs.share"), icon=":material/group_add:"):
             engine.share_kb(actor, kb.id, chosen)
             st.toast(t("common.saved"))

@@ -22,6 +22,14 @@ _CLOSE_SIDEBAR_ON_PHONE = """<script>
 </script><!-- %s -->"""
 
 
+CLOSE_SIDEBAR = "close_sidebar_next_run"
+
+
+def close_sidebar_on_phone() -> None:
+    """Put the sidebar away on the next run (phones only), e.g. after a chat was chosen in it."""
+    st.session_state[CLOSE_SIDEBAR] = st.session_state.get(CLOSE_SIDEBAR, 0) + 1
+
+
 def _close_sidebar_after_navigation() -> None:
     from streamlit.runtime.scriptrunner import get_script_run_ctx  # which page this run draws
 
@@ -30,9 +38,11 @@ def _close_sidebar_after_navigation() -> None:
     previous = st.session_state.get("_last_page")
     st.session_state["_last_page"] = current
     navigated = previous is not None and previous != current
+    asked = st.session_state.pop(CLOSE_SIDEBAR, 0)
     # drawn on every run, so the elements below keep their place (a moved st.tabs resets to its first tab);
-    # not an HTML comment: comment-only HTML goes to another container
-    st.html(_CLOSE_SIDEBAR_ON_PHONE % current if navigated else "<span hidden></span>",
+    # not an HTML comment: comment-only HTML goes to another container. The comment makes each
+    # request's script new to the browser (an unchanged element would not run it again).
+    st.html(_CLOSE_SIDEBAR_ON_PHONE % f"{current}.{asked}" if navigated or asked else "<span hidden></span>",
             unsafe_allow_javascript=True, width="content")
 
 
@@ -76,24 +86,32 @@ def choose_kb(engine: Engine, actor: Actor, key: str = "kb_id", label: str = "")
     return by_id[chosen]
 
 
-# Content types as people name them; anything else shows its sub-type in capitals.
+# Content types as people name them: a proper name stays as it is, a word ("type.…") is translated;
+# anything else shows its sub-type in capitals.
 FILE_TYPES = {
-    "application/pdf": "PDF", "text/markdown": "Markdown", "text/plain": "Text", "text/html": "Web page",
-    "text/csv": "CSV", "application/json": "JSON", "application/zip": "ZIP", "message/rfc822": "E-mail",
+    "application/pdf": "PDF", "text/markdown": "Markdown", "text/plain": "type.text", "text/html": "type.web_page",
+    "text/csv": "CSV", "application/json": "JSON", "application/zip": "ZIP", "message/rfc822": "type.email",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word",
     "application/msword": "Word", "application/vnd.ms-powerpoint": "PowerPoint",
     "application/vnd.openxmlformats-officedocument.presentationml.presentation": "PowerPoint",
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Excel",
     "application/vnd.ms-excel": "Excel", "video/youtube": "YouTube",
+    "application/vnd.google-apps.folder": "type.folder", "application/vnd.google-apps.shortcut": "type.shortcut",
+    "application/vnd.google-apps.document": "type.gdoc", "application/vnd.google-apps.spreadsheet": "type.gsheet",
+    "application/vnd.google-apps.presentation": "type.gslides", "application/vnd.google-apps.drawing": "type.gdrawing",
+    "application/vnd.google-apps.form": "type.gform",
 }
 
 
 def fmt_type(mime: str) -> str:
     mime = (mime or "").split(";")[0].strip().lower()
     if mime in FILE_TYPES:
-        return FILE_TYPES[mime]
+        name = FILE_TYPES[mime]
+        return t(name) if name.startswith("type.") else name
     if mime.startswith("image/"):
         return t("type.image", kind=mime.split("/")[1].upper())
+    if mime.startswith("application/vnd.google-apps."):
+        return t("type.gnative")
     return mime.split("/")[-1].upper() if mime else "—"
 
 

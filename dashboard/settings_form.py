@@ -40,6 +40,13 @@ def field_text(path: str, name: str, description: str = "") -> tuple[str, str]:
     return label or name.replace("_", " ").capitalize(), help_text or description
 
 
+def option_label(path: str, name: str, value: str) -> str:
+    """A select box's value in words (``opt.<section>.<field>.<value>``); the value itself when unnamed."""
+    key = f"opt.{path}.{name}.{value}"
+    text = t(key)
+    return value if text == key else text
+
+
 def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> Any:
     ann = info.annotation
     label, help_text = field_text(path, name, info.description or "")
@@ -53,7 +60,8 @@ def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> A
         return st.toggle(label, value=bool(value), help=help_text, disabled=locked, key=key)
     if get_origin(ann) is Literal:
         options = list(get_args(ann))
-        return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked, key=key)
+        return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked, key=key,
+                            format_func=lambda v: option_label(path, name, v))
     if ann is int:
         return int(st.number_input(label, value=int(value), step=1, help=help_text, disabled=locked, key=key))
     if ann is float:
@@ -68,34 +76,44 @@ def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> A
     return st.text_input(label, value=str(value), help=help_text, disabled=locked, key=key)
 
 
-def section_form(engine: Engine, actor: Actor, path: str, model: type[BaseModel]) -> dict:
-    """Draw one section; on save, send only the changed fields. Returns the widget values."""
+def section_form(engine: Engine, actor: Actor, path: str, model: type[BaseModel], hidden: frozenset[str] = frozenset()) -> dict:
+    """Draw one section as a form; on Save, send only the changed fields. Returns the widget values.
+
+    A form, so Save takes every value typed so far: a field commits only on blur or Enter
+    otherwise, and a password field's own "show" button keeps the focus inside it (Tab, Save
+    left the secret behind while the page said "Saved")."""
     current = _node(engine.settings_masked(), path)
     locked = _node(engine.settings_overridden(), path)
     # Keys carry a digest of the saved values, so widgets refresh after any save (here or elsewhere).
     digest = hashlib.sha1(json.dumps(current, sort_keys=True, default=str).encode()).hexdigest()[:8]
     values = {}
-    for name, info in model.model_fields.items():
-        if isinstance(current.get(name), dict):
-            continue  # a nested section has its own form
-        values[name] = _widget(path, name, info, current.get(name), name in locked, f"set.{path}.{name}.{digest}")
-    changed = {k: v for k, v in values.items() if v != current.get(k) and k not in locked}
-    if st.button(t("common.save"), key=f"save.{path}", icon=":material/save:", type="primary", disabled=not changed):
-        patch: dict = changed
-        for part in reversed(path.split(".")):
-            patch = {part: patch}
-        try:
-            engine.save_settings(actor, patch)
-        except InvalidSettings as exc:
-            st.error(exc.message)
-        else:
-            if path.split(".")[0] in REINDEX_SECTIONS:
-                st.session_state["reindex_offer"] = True
-            st.session_state["settings_saved"] = path
-            st.rerun()
-    if changed:
-        st.caption(t("settings.unsaved", fields=", ".join(field_text(path, k)[0] for k in changed)))
+    with st.form(f"settings_form.{path}", border=False, enter_to_submit=False):
+        for name, info in model.model_fields.items():
+            if isinstance(current.get(name), dict) or name in hidden:
+                continue  # a nested section has its own form
+            values[name] = _widget(path, name, info, current.get(name), name in locked, f"set.{path}.{name}.{digest}")
+        submitted = st.form_submit_button(t("common.save"), key=f"save.{path}", icon=":material/save:", type="primary")
+    if submitted:
+        _save(engine, actor, path, {k: v for k, v in values.items() if v != current.get(k) and k not in locked})
     return values
+
+
+def _save(engine: Engine, actor: Actor, path: str, changed: dict) -> None:
+    if not changed:
+        st.info(t("settings.nothing_changed"))
+        return
+    patch: dict = changed
+    for part in reversed(path.split(".")):
+        patch = {part: patch}
+    try:
+        engine.save_settings(actor, patch)
+    except InvalidSettings as exc:
+        st.error(exc.message)
+        return
+    if path.split(".")[0] in REINDEX_SECTIONS:
+        st.session_state["reindex_offer"] = True
+    st.session_state["settings_saved"] = (path, [field_text(path, k)[0] for k in changed])
+    st.rerun()
 
 
 def template_preview(template: str) -> None:

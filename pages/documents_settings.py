@@ -17,11 +17,15 @@ engine, actor = page_context()
 st.title(t("nav.settings"))
 require_admin(actor)
 
+# Messages in one keyed container drawn on every run: the tabs below keep their place in the
+# page, so the browser keeps the tab the admin was on (a shifted st.tabs opens its first tab).
+notices = st.container(key="settings_notices")
 saved = st.session_state.pop("settings_saved", None)
 if saved:
-    st.success(t("settings.saved", section=t(f"settings.section.{saved}")))
+    section, fields = saved
+    notices.success(t("settings.saved_fields", section=t(f"settings.section.{section}"), fields=", ".join(fields)))
 if st.session_state.get("reindex_offer"):
-    with guard(), st.container(border=True):
+    with guard(), notices.container(border=True):
         st.warning(t("settings.reindex_needed"))
         kbs = [kb for kb in engine.list_kbs(actor) if kb.collection]
         c1, c2 = st.columns(2)
@@ -45,7 +49,8 @@ GROUPS = {"strict": "answers", "llm": "answers", "answering": "answers", "retrie
           "web_search": "search"}
 group_names = list(dict.fromkeys([GROUPS.get(path, "more") for path, _ in SECTIONS]))
 tabs = st.tabs([t(f"settings.group.{g}") for g in group_names] + [t("settings.section.gdrive"), t("settings.section.users"),
-                                                                   t("settings.group.feedback")])
+                                                                   t("settings.group.feedback")],
+               key="settings_tab", on_change="rerun")  # tracked: a save's rerun comes back to the same tab
 with tabs[-3], guard():
     gdrive_tab(engine, actor)  # issue 12: Google Drive set-up (dashboard/gdrive_settings.py)
 with tabs[-2], guard():

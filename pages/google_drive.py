@@ -3,6 +3,7 @@ knowledge base with progress, keep it in sync, sync log, disconnect."""
 
 import streamlit as st
 
+from dashboard import gdrive_sources as gs
 from dashboard import gdrive_widgets as gw
 from dashboard.errors import guard
 from dashboard.i18n import t
@@ -19,6 +20,7 @@ with guard():
     gw.finish_redirect(engine, actor)
     status = engine.gdrive_status(actor)
     if not gw.connection_bar(engine, actor, status):
+        gs.sources_panel(engine, actor, status, connected=False)  # watched sources stay listed: reconnect
         st.stop()
     st.caption(t("gdrive.strict_note"))
     browse_tab, sync_tab = st.tabs([t("gdrive.tab_browse"), t("gdrive.tab_sync")])
@@ -28,4 +30,4 @@ with browse_tab, guard():
     entries = gw.browser(engine, actor)
     gw.import_form(engine, actor, entries)
 with sync_tab, guard():
-    gw.sources_panel(engine, actor, status)
+    gs.sources_panel(engine, actor, status)

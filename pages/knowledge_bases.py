@@ -16,10 +16,14 @@ engine, actor = page_context()
 st.title(t("nav.kbs"))
 
 with guard():
-    demo_loaded_message()
-    created = st.session_state.pop("kb_created", None)
-    if created:
-        st.success(t("kbs.created", name=created), icon=":material/check_circle:")
+    # one-run messages in a container drawn on every run: the forms below keep their place in the
+    # page whether or not a message shows (a moved form is a new one to the browser, and a file
+    # picked in it, or a click on it, would be lost)
+    with st.container(key="kb_notices"):
+        demo_loaded_message()
+        created = st.session_state.pop("kb_created", None)
+        if created:
+            st.success(t("kbs.created", name=created), icon=":material/check_circle:")
     empty = not engine.list_kbs(actor)
     with st.expander(t("kbs.new"), icon=":material/add:", expanded=empty):
         create_form(engine, actor)

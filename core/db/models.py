@@ -90,6 +90,9 @@ class FileRecord(SQLModel, table=True):
     # pending -> processing -> indexed | failed | cancelled. Only "indexed" files are searchable.
     status: str = Field(default="pending", index=True)
     error: str = Field(default="", sa_column=Column(Text))
+    # The error as a message key and its values (core/messages.py); None on rows older than them.
+    error_key: str | None = None
+    error_params: dict | None = Field(default=None, sa_column=Column(JSON))
     collection: str = ""  # where its vectors live while status is processing/indexed
     chunk_count: int = 0
     char_count: int = 0
@@ -109,6 +112,9 @@ class Job(SQLModel, table=True):
     progress_done: int = 0
     progress_total: int = 0
     message: str = ""
+    # The progress message as a message key and its values (core/messages.py); None when only English.
+    message_key: str | None = None
+    message_params: dict | None = Field(default=None, sa_column=Column(JSON))
     error: str = Field(default="", sa_column=Column(Text))
     cancel_requested: bool = False
     pid: int = 0  # process running it, so a restart can tell an abandoned job

@@ -23,7 +23,7 @@ from sqlmodel import select
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.diskspace import no_room_for_upload
 from core.error_report import shown_error
-from core.errors import Cancelled, CoreError, InvalidInput
+from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
 from core.ingest.blobs import sha256_hex
 from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.jobs import JobTracker, cancelled_many
@@ -42,6 +42,7 @@ from core.ingest.service import (
     failed_before_start,
     fetch_url_doc,
 )
+from core.messages import Said, say
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
 from core.types import Actor, ParsedDoc
@@ -64,16 +65,18 @@ class _Prepared:
     sha: str = ""
     failed: IngestResult | None = None
 
-    def report(self, done: int, total: int, message: str) -> None:
-        self.tracker.progress(done, total, message)
+    def report(self, done: int, total: int, message: str, said: Said | None = None) -> None:
+        self.tracker.progress(done, total, message, said=said)
         if self.progress:
             self.progress(done, total, message)
 
-    def fail(self, parts: EngineParts, state: str, message: str) -> None:
-        abandon_file(parts, self.record_id, self.job.target.collection, state, message, sha=self.sha)
+    def fail(self, parts: EngineParts, state: str, message: str, key: str = "", params: dict | None = None) -> None:
+        if state == "cancelled" and not key:
+            key, params = "ingest.cancelled", {}
+        abandon_file(parts, self.record_id, self.job.target.collection, state, message, key, params, sha=self.sha)
         self.tracker.finish(state, error=message)
         self.failed = IngestResult(self.upload.name, state, file_id=self.record_id, error=message,
-                                   job_id=self.tracker.job_id)
+                                   job_id=self.tracker.job_id, error_key=key, error_params=dict(params or {}))
 
 
 def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[Upload], *, collection: str,
@@ -119,11 +122,12 @@ def _stop_cancelled(parts: EngineParts, group: list[tuple[int, _Prepared]], resu
 def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[int, _Prepared]], results: list) -> None:
     prepared = [p for _, p in group]
     by_job = {id(p.job): p for p in prepared}
+    embedding = say("job.embedding")
     for p in prepared:
-        p.report(0, len(p.job.chunks), "embedding")
+        p.report(0, len(p.job.chunks), embedding.text, embedding)
     embed_files([p.job for p in prepared], snap.embedder, parts.store, batch_size=snap.settings.embedding.batch_size,
                 should_cancel=lambda j: by_job[id(j)].tracker.should_cancel(),
-                progress=lambda j: by_job[id(j)].report(j.embedded, len(j.chunks), "embedding"),
+                progress=lambda j: by_job[id(j)].report(j.embedded, len(j.chunks), embedding.text, embedding),
                 # a plain user sees a sentence and an error id; the provider's own words go to the log
                 describe=lambda exc: shown_error(exc, actor, "embedding"))
     for _, p in group:
@@ -141,16 +145,18 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
     runs at each step of its parse (a page): the cancel checks of the files waiting before it."""
     settings = snap.settings
     checked = _check_upload(upload, settings.parsing)
-    if isinstance(checked, str):
+    if isinstance(checked, CoreError):
         shown = upload if upload.url else Upload(file_display_name(upload.name))
-        return failed_before_start(parts, actor, shown, checked, kb_id=kb_id, chat_id=chat_id)
+        return failed_before_start(parts, actor, shown, checked.message, kb_id=kb_id, chat_id=chat_id,
+                                   key=checked.key, params=checked.params)
     upload = checked
     fetched = parsed
     if upload.url:
         try:
             fetched = fetch_url_doc(upload.url, settings)
         except CoreError as exc:
-            return failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id)
+            return failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id,
+                                       key=exc.key, params=exc.params)
         # what is kept of a URL is its extracted text: reindex and full-document mode read that
         upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
     no_room = no_room_for_upload(parts.blobs.files_dir, upload.name, len(upload.data), settings.parsing.min_free_disk_mb,
@@ -171,7 +177,7 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
                             kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
         s.add(record)
         tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
-                                      message=f"parsing {upload.name}")
+                                      said=say("job.parsing", name=upload.name))
     target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
     prepared = _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=None, progress=progress, sha=sha)
 
@@ -179,7 +185,7 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
         prepared.report(done, total, message)
         between_steps()
         if tracker.should_cancel():
-            raise Cancelled("cancelled by request")
+            raise Cancelled.of(say("ingest.cancelled"))
 
     try:
         parts.blobs.put(upload.data)  # a disk that refuses it fails this file alone, row and job closed
@@ -189,28 +195,27 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
         prepared.job.chunks = make_chunks(prepared.doc, settings.chunking, snap.embedder)
         cap = settings.parsing.max_chunks_per_file
         if len(prepared.job.chunks) > cap:
-            raise InvalidInput(f"'{upload.name}' makes {len(prepared.job.chunks)} chunks, more than the limit of {cap} per file "
-                               "(setting parsing.max_chunks_per_file): split the file, use larger chunks, or raise the limit")
+            raise InvalidInput.of(say("ingest.too_many_chunks", name=upload.name, n=len(prepared.job.chunks), cap=cap))
         parts.blobs.put_parsed(record.id, prepared.doc)
     except CoreError as exc:
-        prepared.fail(parts, "cancelled" if isinstance(exc, Cancelled) else "failed", exc.message)
+        prepared.fail(parts, "cancelled" if isinstance(exc, Cancelled) else "failed", exc.message, exc.key, exc.params)
     except Exception as exc:  # a parser or library bug: this file fails alone; the log has the details
         prepared.fail(parts, "failed", shown_error(exc, actor, f"processing '{upload.name}'"))
     return prepared.failed or prepared
 
 
-def _check_upload(upload: Upload, parsing) -> Upload | str:
+def _check_upload(upload: Upload, parsing) -> Upload | CoreError:
     """The upload with its name normalised, or why it is refused before anything is stored."""
     if upload.url:
         return upload
     try:
         name = clean_name(upload.name, "file", max_chars=255)
     except InvalidInput as exc:
-        return exc.message
+        return exc
     limit = parsing.max_upload_mb * _MB
     if len(upload.data) > limit:
-        return (f"'{name}' is {len(upload.data) / _MB:.1f} MB, more than the upload limit of {parsing.max_upload_mb} MB "
-                "(setting parsing.max_upload_mb)")
+        return FileTooLarge.of(say("ingest.too_large", name=name, size_mb=f"{len(upload.data) / _MB:.1f}",
+                                   limit_mb=parsing.max_upload_mb))
     return Upload(name, upload.data, upload.url)
 
 
@@ -250,7 +255,7 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
             rec.meta = dict(meta, embedder_id=snap.embedder.id)
             rec.updated_at = utcnow()
             s.add(rec)
-            p.tracker.finish_in(s, "done", message=f"{len(chunks)} chunks", total=len(chunks))
+            p.tracker.finish_in(s, "done", said=say("job.chunks", n=len(chunks)), total=len(chunks))
     out: dict[int, IngestResult] = {}
     for p in group:
         if id(p) in problems:

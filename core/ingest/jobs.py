@@ -13,6 +13,7 @@ from sqlmodel import select
 from core.db.database import Database
 from core.db.models import Job, utcnow
 from core.errors import NotFound
+from core.messages import Said
 from core.types import Actor
 
 HOST = socket.gethostname()
@@ -47,20 +48,23 @@ class JobTracker:
         self._cancelled = False
 
     @classmethod
-    def start(cls, db: Database, *, kind: str, actor: Actor, kb_id: str | None, file_id: str | None, message: str) -> "JobTracker":
+    def start(cls, db: Database, *, kind: str, actor: Actor, kb_id: str | None, file_id: str | None, message: str = "",
+              said: Said | None = None) -> "JobTracker":
         with db.write() as s:
-            return cls.start_in(db, s, kind=kind, actor=actor, kb_id=kb_id, file_id=file_id, message=message)
+            return cls.start_in(db, s, kind=kind, actor=actor, kb_id=kb_id, file_id=file_id, message=message, said=said)
 
     @classmethod
     def start_in(cls, db: Database, session, *, kind: str, actor: Actor, kb_id: str | None, file_id: str | None,
-                 message: str) -> "JobTracker":
-        """The job row in the caller's transaction (one commit for a file row and its job)."""
+                 message: str = "", said: Said | None = None) -> "JobTracker":
+        """The job row in the caller's transaction (one commit for a file row and its job).
+        ``said``: the message as a key and values (its English text is the message)."""
         job = Job(kind=kind, owner_id=actor.user_id, kb_id=kb_id, file_id=file_id, state="running",
-                  message=message, pid=os.getpid(), host=HOST)
+                  message=said.text if said else message, pid=os.getpid(), host=HOST)
+        _set_said(job, said)
         session.add(job)
         return cls(db, job.id)
 
-    def progress(self, done: int, total: int, message: str) -> None:
+    def progress(self, done: int, total: int, message: str, said: Said | None = None) -> None:
         now = time.monotonic()
         if now - self._last_write < _PROGRESS_INTERVAL:
             return
@@ -69,6 +73,7 @@ class JobTracker:
             job = s.get(Job, self.job_id)
             if job is not None:
                 job.progress_done, job.progress_total, job.message = done, total, message
+                _set_said(job, said)
                 job.updated_at = utcnow()
                 s.add(job)
 
@@ -87,24 +92,34 @@ class JobTracker:
                 self._cancelled = bool(job and job.cancel_requested)
         return self._cancelled
 
-    def finish(self, state: str, message: str = "", error: str = "", *, total: int | None = None) -> None:
+    def finish(self, state: str, message: str = "", error: str = "", *, total: int | None = None,
+               said: Said | None = None) -> None:
         with self.db.write() as s:
-            self.finish_in(s, state, message, error, total=total)
+            self.finish_in(s, state, message, error, total=total, said=said)
 
-    def finish_in(self, session, state: str, message: str = "", error: str = "", *, total: int | None = None) -> None:
+    def finish_in(self, session, state: str, message: str = "", error: str = "", *, total: int | None = None,
+                  said: Said | None = None) -> None:
         """Close the job in the caller's transaction."""
         _LOCAL_CANCEL_EVENTS.pop(self.job_id, None)
         job = session.get(Job, self.job_id)
         if job is not None:
             job.state, job.error = state, error
+            if said:
+                message = said.text
             if message:
                 job.message = message
+                _set_said(job, said)
             if total is not None:
                 job.progress_total = total
             if state == "done":
                 job.progress_done = job.progress_total
             job.updated_at = utcnow()
             session.add(job)
+
+
+def _set_said(job: Job, said: Said | None) -> None:
+    """The job's message key and values beside its English message (cleared for a plain message)."""
+    job.message_key, job.message_params = (said.key, dict(said.params)) if said else (None, None)
 
 
 def progress_many(db: Database, updates: list[tuple[JobTracker, int, int, str]]) -> None:
@@ -120,6 +135,7 @@ def progress_many(db: Database, updates: list[tuple[JobTracker, int, int, str]])
             job = s.get(Job, tracker.job_id)
             if job is not None:
                 job.progress_done, job.progress_total, job.message = done, total, message
+                _set_said(job, None)  # a plain message: no key left over from an earlier one
                 job.updated_at = utcnow()
                 s.add(job)
 

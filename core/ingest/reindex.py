@@ -29,6 +29,7 @@ from core.ingest.pipeline import (
     make_chunks,
 )
 from core.ingest.service import kb_collection_name
+from core.messages import Said, say
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.types import Actor
@@ -57,22 +58,27 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
     version = kb.collection_version + 1
     new = kb_collection_name(kb.id, version)
     tracker = JobTracker.start(parts.db, kind="reindex", actor=actor, kb_id=kb.id, file_id=None,
-                               message=f"reindexing {kb.name}")
+                               said=say("job.reindexing", name=kb.name))
     result = ReindexResult(kb=kb.name, status="running", collection=new, job_id=tracker.job_id)
     parts.store.drop_collection(new)  # leftover of an earlier interrupted attempt
     parts.store.create_collection(new, embedder.dimension)
     done: dict[str, int] = {}
+    chunks = _ChunkCount()
 
-    def report(n: int, total: int, message: str) -> None:
-        tracker.progress(n, total, message)
+    def report(said: Said) -> None:
+        # in chunks (each file's old count until its new one is known), so the bar moves while
+        # a group is embedded — one group often holds every file of a knowledge base
+        n, total = chunks.progress()
+        tracker.progress(n, total, said.text, said=said)
         if progress:
-            progress(n, total, message)
+            progress(n, total, said.text)
 
     try:
         for _ in range(_CATCH_UP_ROUNDS):
             with parts.db.read() as s:
                 files = s.exec(select(FileRecord).where(FileRecord.kb_id == kb.id)).all()
             todo = [f for f in files if f.status == "indexed" and f.id not in done]
+            chunks.expect(todo)
             busy = [f for f in files if f.status == "processing"]
             if not todo and not busy:
                 if result.file_errors:
@@ -86,16 +92,20 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
             for i, rec in enumerate(todo):
                 if tracker.should_cancel():
                     raise Cancelled("reindex cancelled; the old index keeps serving")
-                report(len(done), len(done) + len(todo) - i, f"re-embedding {rec.name}")
+                report(say("job.reembedding", name=rec.name))
                 try:
                     group.append((rec, _prepare_file(parts, rec, new, settings, embedder, tracker)))
+                    chunks.prepared(rec.id, len(group[-1][1].chunks))
                 except Cancelled:
                     raise
                 except CoreError as exc:
                     result.file_errors[rec.name] = exc.message
                     done[rec.id] = -1
+                    chunks.prepared(rec.id, 0)
                 if full_group(group, lambda g: len(g[1].chunks)) or i == len(todo) - 1:
-                    _embed_group(parts, group, embedder, settings.embedding.batch_size, tracker, result, done)
+                    _embed_group(parts, group, embedder, settings.embedding.batch_size, tracker, result, done,
+                                 on_batch=lambda rec, job: (chunks.embedded(rec.id, job.embedded),
+                                                            report(say("job.reembedding", name=rec.name))))
                     group = []
             if busy and not todo:
                 time.sleep(0.5)  # an upload into the old index is finishing; catch it up next round
@@ -137,10 +147,33 @@ def _prepare_file(parts: EngineParts, rec: FileRecord, collection: str, settings
     return EmbedJob(FileTarget(file_id=rec.id, collection=collection, kb_id=rec.kb_id), chunks)
 
 
+class _ChunkCount:
+    """Reindex progress in chunks: embedded so far out of the expected total."""
+
+    def __init__(self) -> None:
+        self._expected: dict[str, int] = {}
+        self._embedded: dict[str, int] = {}
+
+    def expect(self, files: list[FileRecord]) -> None:
+        for rec in files:
+            self._expected.setdefault(rec.id, max(rec.chunk_count, 1))
+
+    def prepared(self, file_id: str, n: int) -> None:
+        self._expected[file_id] = n
+
+    def embedded(self, file_id: str, n: int) -> None:
+        self._embedded[file_id] = n
+
+    def progress(self) -> tuple[int, int]:
+        return sum(self._embedded.values()), sum(self._expected.values())
+
+
 def _embed_group(parts: EngineParts, group: list[tuple[FileRecord, EmbedJob]], embedder, batch_size: int,
-                 tracker: JobTracker, result: ReindexResult, done: dict[str, int]) -> None:
+                 tracker: JobTracker, result: ReindexResult, done: dict[str, int],
+                 on_batch: Callable[[FileRecord, EmbedJob], object] = lambda rec, job: None) -> None:
+    by_job = {id(job): rec for rec, job in group}
     embed_files([job for _, job in group], embedder, parts.store, batch_size=batch_size,
-                should_cancel=lambda _job: tracker.should_cancel(), progress=lambda _job: None)
+                should_cancel=lambda _job: tracker.should_cancel(), progress=lambda job: on_batch(by_job[id(job)], job))
     for rec, job in group:
         if job.state == "cancelled":
             raise Cancelled("reindex cancelled; the old index keeps serving")

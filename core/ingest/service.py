@@ -53,6 +53,8 @@ class IngestResult:
     error: str = ""
     job_id: str | None = None
     warnings: list[str] = field(default_factory=list)
+    error_key: str = ""  # the error as a message key and its values (core/messages.py)
+    error_params: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -139,13 +141,15 @@ def fetch_url_doc(url: str, settings):
 
 
 def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error: str, *,
-                         kb_id: str | None, chat_id: str | None) -> IngestResult:
-    """A URL that could not be fetched: listed as failed with its reason, nothing stored."""
+                         kb_id: str | None, chat_id: str | None, key: str = "", params: dict | None = None) -> IngestResult:
+    """A URL that could not be fetched, a file refused before it was read: listed as failed with
+    its reason, nothing stored."""
     with parts.db.write() as s:
         record = FileRecord(sha256="", name=upload.name, owner_id=actor.user_id, kb_id=kb_id, chat_id=chat_id,
-                            status="failed", error=error, meta={"url": upload.url or ""})
+                            status="failed", error=error, error_key=key or None, error_params=params or None,
+                            meta={"url": upload.url or ""})
         s.add(record)
-    return IngestResult(upload.name, "failed", file_id=record.id, error=error)
+    return IngestResult(upload.name, "failed", file_id=record.id, error=error, error_key=key, error_params=dict(params or {}))
 
 
 # A failed or cancelled knowledge-base file keeps its original, so Retry can send it again; the
@@ -153,7 +157,8 @@ def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error:
 RETRY_STATES = ("failed", "cancelled")
 
 
-def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str, sha: str = "") -> None:
+def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str,
+                 key: str = "", params: dict | None = None, sha: str = "") -> None:
     """Mark a file failed or cancelled: its points and parsed text go; a knowledge-base file's
     original stays for Retry (a chat attachment's goes: the chat attaches it again). A file
     deleted while it was processing has no row left: what its ingest wrote goes all the same
@@ -165,6 +170,7 @@ def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, 
         rec = s.get(FileRecord, file_id)
         if rec is not None:
             rec.status, rec.error, rec.chunk_count, rec.updated_at = state, error, 0, utcnow()
+            rec.error_key, rec.error_params = key or None, params or None
             sha = rec.sha256
             s.add(rec)
     drop_unused_original(parts, sha)

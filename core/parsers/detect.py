@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from core.errors import ParseError, UnsupportedFormat
+from core.messages import say
 
 KINDS = ("pdf", "docx", "pptx", "xlsx", "csv", "image", "html", "markdown", "text")
 
@@ -167,15 +168,12 @@ def sniff(data: bytes, source_name: str) -> Detection:
     ext = extension_of(source_name)
     head = data[:4096]
     if not data:
-        raise ParseError(f"{source_name} is empty (0 bytes)")
+        raise ParseError.of(say("parse.empty_file", name=source_name))
 
     if ext in ("docx", "pptx", "xlsx") and not head.startswith(b"PK"):
         label = {"docx": "Word", "pptx": "PowerPoint", "xlsx": "Excel"}[ext]
         if head.startswith(b"\xd0\xcf\x11\xe0"):
-            raise ParseError(
-                f"not a valid {label} file (not a zip archive): it is an old binary Office file "
-                f"(.doc/.ppt/.xls) or a password-protected one; save it as .{ext} without a password"
-            )
+            raise ParseError.of(say("parse.old_office_as", label=label, ext=ext))
         raise ParseError(f"not a valid {label} file (not a zip archive)")
 
     kind: str | None = None
@@ -189,10 +187,7 @@ def sniff(data: bytes, source_name: str) -> Detection:
                 f"supported: {SUPPORTED_DESCRIPTION}"
             )
     elif head.startswith(b"\xd0\xcf\x11\xe0"):
-        raise UnsupportedFormat(
-            f"{source_name} is an old binary Office file (.doc/.ppt/.xls) or a password-protected "
-            f"Office file; save it as .docx/.pptx/.xlsx without a password. Supported: {SUPPORTED_DESCRIPTION}"
-        )
+        raise UnsupportedFormat.of(say("parse.old_office", name=source_name, supported=SUPPORTED_DESCRIPTION))
     elif _image_signature(head):
         kind = "image"
     elif _looks_like_text(data):
@@ -210,10 +205,7 @@ def sniff(data: bytes, source_name: str) -> Detection:
     if kind is None:
         if ext == "pdf":
             raise ParseError(f"not a valid PDF file (no PDF header): {source_name}")
-        raise UnsupportedFormat(
-            f"unsupported file type for {source_name} (unrecognised binary content); "
-            f"supported: {SUPPORTED_DESCRIPTION}"
-        )
+        raise UnsupportedFormat.of(say("parse.unsupported", name=source_name, supported=SUPPORTED_DESCRIPTION))
     return Detection(kind=kind, warning=_mismatch(ext, kind))
 
 

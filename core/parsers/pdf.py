@@ -15,6 +15,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from core.errors import ParseError
+from core.messages import say
 from core.parsers.base import ParseContext
 from core.parsers.layout import Box, reading_text
 from core.parsers.pdf_images import ocr_pictures, picture_regions
@@ -37,14 +38,10 @@ def _open(data: bytes, source_name: str) -> pdfium.PdfDocument:
     except pdfium.PdfiumError as exc:
         code = getattr(exc, "err_code", None)
         if code == pdfium_c.FPDF_ERR_PASSWORD:
-            raise ParseError(
-                f"{source_name} is password-protected; remove the password (or print it to a new PDF) and upload it again"
-            ) from exc
+            raise ParseError.of(say("parse.pdf_password", name=source_name)) from exc
         if code == pdfium_c.FPDF_ERR_SECURITY:
             raise ParseError(f"{source_name} uses an unsupported PDF security handler") from exc
-        raise ParseError(
-            f"{source_name} is not a readable PDF (corrupt or truncated file)", detail=str(exc)
-        ) from exc
+        raise ParseError.of(say("parse.pdf_unreadable", name=source_name), detail=str(exc)) from exc
 
 
 def _image_share_and_paths(page: pdfium.PdfPage, area: float) -> tuple[float, int]:

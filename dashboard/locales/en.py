@@ -1,6 +1,8 @@
 """English UI text."""
 
-STRINGS: dict[str, str] = {
+from dashboard.locales.page_words import EN as PAGE_WORDS
+
+STRINGS: dict[str, str] = {**PAGE_WORDS,
     # navigation, common
     "nav.chat": "Chat", "nav.kbs": "Knowledge Bases", "nav.files": "File Manager",
     "nav.settings": "Documents Settings", "nav.ab": "Strict A/B compare",
@@ -60,7 +62,6 @@ STRINGS: dict[str, str] = {
     # retrieval test
     "rtest.query": "Query", "rtest.mode": "Mode", "rtest.top_k": "Results", "rtest.min_score": "Minimum score",
     "rtest.run": "Search", "rtest.no_hits": "Nothing above the minimum score.",
-    "rtest.summary": "{n} hit(s), {below} below the threshold · {timing}",
     # charts
     "charts.chunk_lengths": "Chunk length distribution (characters)", "charts.length": "Length",
     "charts.chunks": "Chunks", "charts.vectors_per_kb": "Vectors per knowledge base",
@@ -80,11 +81,8 @@ STRINGS: dict[str, str] = {
     "audit.missing_vectors": "Files missing vectors", "audit.interrupted_files": "Interrupted files",
     "audit.orphan_blobs": "Unused stored files",
     "audit.missing_collections": "Missing collections (named by a knowledge base)", "audit.orphan_parsed": "Unused parsed texts",
-    "audit.expired_web_collections": "Expired web-search collections (removed)", "audit.retry_originals": "Originals kept for Retry",
     # settings
-    "settings.saved": "Saved {section}: applies from the next request, no restart.",
     "settings.locked_help": "Locked: set by the environment variable {var}.",
-    "settings.unsaved": "Unsaved changes: {fields}",
     "settings.reindex_needed": "Chunking or embedding settings changed: existing knowledge bases keep their old index until they are reindexed.",
     "settings.reindex_all": "Reindex all {n} knowledge base(s) now", "settings.reindex_later": "Later",
     "settings.reindex_started": "Reindex started: progress shows on the Knowledge Bases page.",
@@ -173,12 +171,11 @@ STRINGS: dict[str, str] = {
     "gdrive.strict_note": "Imported Drive files are knowledge-base content: strict mode answers from them like any other file.",
     "gdrive.setup_title": "Google Cloud set-up",
     "gdrive.setup_steps": ("1. In the Google Cloud console, create a project (or pick one).\n"
-                           "2. Enable the **Google Drive API** and the **Google Picker API** for it.\n"
+                           "2. Enable the **Google Drive API** for it.\n"
                            "3. Configure the **OAuth consent screen**; while the app is in *Testing*, add each user's Google address as a test user. The scope ragdesk asks for is `drive.readonly`.\n"
                            "4. Create an **OAuth client ID** of type *Web application*. Add this app's URL as an authorised JavaScript origin, and the Google Drive page's URL as the **authorised redirect URI**: `{redirect}`.\n"
                            "5. Copy the client ID and client secret into the fields below (the secret is never shown back).\n"
-                           "6. Optional, for the Google Picker: create an **API key**, restrict it to your site and to the Drive and Picker APIs, and paste it below.\n"
-                           "7. Turn on **enabled** and save. Environment variables `GOOGLE_DRIVE_CLIENT_ID`, `GOOGLE_DRIVE_API_KEY`, `GOOGLE_REDIRECT_URI` set the same fields."),
+                           "6. Turn on **Google Drive** and save. Environment variables `GOOGLE_DRIVE_CLIENT_ID`, `GOOGLE_DRIVE_CLIENT_SECRET`, `GOOGLE_REDIRECT_URI` set the same fields."),
     "gdrive.setup_ok": "Everything needed is set: users can connect on the Google Drive page.",
     "users.disabled": "disabled", "users.disable": "Disable", "users.enable": "Enable",
     "users.disabled_done": "{name} is disabled and signed out everywhere.", "users.enabled_done": "{name} can sign in again.",

@@ -1,6 +1,8 @@
 """中文界面文字。"""
 
-STRINGS: dict[str, str] = {
+from dashboard.locales.page_words import ZH as PAGE_WORDS
+
+STRINGS: dict[str, str] = {**PAGE_WORDS,
     "nav.chat": "对话", "nav.kbs": "知识库", "nav.files": "文件管理",
     "nav.settings": "文档设置", "nav.ab": "严格模式 A/B 对比",
     "common.language": "语言", "common.save": "保存", "common.saved": "已保存",
@@ -54,7 +56,6 @@ STRINGS: dict[str, str] = {
     "jobs.reindex_done": "重建索引{status}：{files} 个文件，{chunks} 个分块。",
     "rtest.query": "查询", "rtest.mode": "方式", "rtest.top_k": "结果数", "rtest.min_score": "最低得分",
     "rtest.run": "检索", "rtest.no_hits": "没有高于最低得分的结果。",
-    "rtest.summary": "命中 {n} 条，低于阈值 {below} 条 · {timing}",
     "charts.chunk_lengths": "分块长度分布（字符）", "charts.length": "长度",
     "charts.chunks": "分块数", "charts.vectors_per_kb": "各知识库向量数",
     "charts.kb": "知识库", "charts.vectors": "向量数",
@@ -72,10 +73,7 @@ STRINGS: dict[str, str] = {
     "audit.missing_vectors": "缺少向量的文件", "audit.interrupted_files": "中断的文件",
     "audit.orphan_blobs": "未使用的存储文件",
     "audit.missing_collections": "缺失的向量集合（知识库仍指向）", "audit.orphan_parsed": "未使用的解析文本",
-    "audit.expired_web_collections": "已过期的网页搜索集合（已删除）", "audit.retry_originals": "为重试保留的原文件",
-    "settings.saved": "已保存 {section}：下一次请求即生效，无需重启。",
     "settings.locked_help": "已锁定：由环境变量 {var} 设置。",
-    "settings.unsaved": "未保存的修改：{fields}",
     "settings.reindex_needed": "分块或向量模型设置已更改：现有知识库在重建索引前仍使用旧索引。",
     "settings.reindex_all": "立即重建全部 {n} 个知识库", "settings.reindex_later": "稍后",
     "settings.reindex_started": "已开始重建索引：进度见“知识库”页面。",
@@ -161,12 +159,11 @@ STRINGS: dict[str, str] = {
     "gdrive.strict_note": "导入的云端硬盘文件属于知识库内容：严格模式会像其他文件一样据此作答。",
     "gdrive.setup_title": "谷歌云平台配置步骤",
     "gdrive.setup_steps": ("1. 在谷歌云控制台中创建（或选择）一个项目。\n"
-                           "2. 为该项目启用 **Google Drive API** 和 **Google Picker API**。\n"
+                           "2. 为该项目启用 **Google Drive API**。\n"
                            "3. 配置 **OAuth 同意屏幕**；应用处于“测试”状态时，把每位用户的谷歌邮箱加入测试用户列表。ragdesk 申请的权限范围为 `drive.readonly`（只读）。\n"
                            "4. 创建类型为“Web 应用”的 **OAuth 客户端 ID**：将本应用的网址加入“已授权的 JavaScript 来源”，并将谷歌云端硬盘页面的网址设为 **已授权的重定向 URI**：`{redirect}`。\n"
                            "5. 将客户端 ID 和客户端密钥填入下方字段（密钥保存后不再显示）。\n"
-                           "6. 可选（用于 Google Picker）：创建一个 **API 密钥**，限制为您的网站以及 Drive 和 Picker 两个 API，并填入下方。\n"
-                           "7. 打开 **enabled** 并保存。环境变量 `GOOGLE_DRIVE_CLIENT_ID`、`GOOGLE_DRIVE_API_KEY`、`GOOGLE_REDIRECT_URI` 可设置相同字段。"),
+                           "6. 打开 **Google 云端硬盘** 开关并保存。环境变量 `GOOGLE_DRIVE_CLIENT_ID`、`GOOGLE_DRIVE_CLIENT_SECRET`、`GOOGLE_REDIRECT_URI` 可设置相同字段。"),
     "gdrive.setup_ok": "所需设置已齐全：用户可以在谷歌云端硬盘页面进行连接。",
     "users.disabled": "已停用", "users.disable": "停用", "users.enable": "启用",
     "users.disabled_done": "{name} 已停用，并已在所有设备上退出登录。", "users.enabled_done": "{name} 可以重新登录了。",

@@ -20,7 +20,6 @@ def test_strict_switch_saves_and_applies_without_restart(engine):
     at = _admin_on_settings()
     assert "Normal mode" in "\n".join(m.value for m in at.markdown)
     _widget(at.toggle, "Strict mode").set_value(True)
-    at.run()
     at.button(key="save.strict").click()
     at.run()
     assert engine.settings().strict.rag_strict_mode is True
@@ -32,7 +31,6 @@ def test_strict_switch_saves_and_applies_without_restart(engine):
 def test_invalid_values_show_the_engine_message_and_save_nothing(engine):
     at = _admin_on_settings()
     _widget(at.number_input, "Overlap").set_value(600)
-    at.run()
     at.button(key="save.chunking").click()
     at.run()
     assert "chunk_overlap (600) must be smaller than chunk_size (500)" in texts(at)
@@ -42,7 +40,6 @@ def test_invalid_values_show_the_engine_message_and_save_nothing(engine):
 def test_chunking_change_offers_reindex(engine):
     at = _admin_on_settings()
     _widget(at.number_input, "Chunk size").set_value(800)
-    at.run()
     at.button(key="save.chunking").click()
     at.run()
     assert engine.settings().chunking.chunk_size == 800
@@ -62,7 +59,6 @@ def test_secrets_masked_env_fields_locked(engine, monkeypatch):
     assert "sk-very-secret" not in repr(at._tree)
     # saving another field keeps the secret and does not store the env value
     _widget(at.number_input, "Temperature").set_value(0.7)
-    at.run()
     at.button(key="save.llm").click()
     at.run()
     s = engine._settings()  # the raw model (engine.settings() is masked for callers outside core)

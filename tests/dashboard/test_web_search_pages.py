@@ -69,7 +69,6 @@ def test_settings_page_has_a_web_search_section_with_masked_keys(engine):
     [w for w in at.text_input if w.label == "Only these sites"][0].input("example.com, docs.example.org")
     [w for w in at.text_input if w.label == "Tavily API key"][0].input("tvly-secret-9")
     [w for w in at.toggle if w.label == "Web search"][0].set_value(True)
-    at.run()
     at.button(key="save.web_search").click()
     at.run()
     assert engine.settings().web_search.tavily_api_key == "********"  # masked outside the engine

@@ -102,7 +102,7 @@ def test_first_run_demo_ab_and_every_page_in_both_languages_and_widths(fast_serv
     d.click("Retrieval test", role="tab")
     d.fill("Query", "annual leave carried over")
     d.click("Search")
-    d.see("hit(s)")
+    d.see("passage(s)")
     d.wait_for(page.locator(".ragdesk-passage mark").first)
     d.shot("kb-retrieval-test-1280")
     page.close()
@@ -155,16 +155,8 @@ def test_a_new_knowledge_base_is_selected_and_the_upload_lands_there(fast_server
             page.get_by_text("New knowledge base").first.click()
         d.fill("Name", name)
         d.idle()
-        d.click("Create")
-        try:
-            d.see(f"Created “{name}”", timeout=20_000)
-        except AssertionError:
-            # A rerun that landed with the click dropped it: the form (cleared on submit) still
-            # holds the name, so nothing was created; click again. Anything else fails here.
-            if page.get_by_label("Name", exact=True).filter(visible=True).first.input_value() != name:
-                raise
-            d.click("Create")
-            d.see(f"Created “{name}”")
+        d.click("Create")  # once, as a person does
+        d.see(f"Created “{name}”")
         d.idle()
     picker = page.get_by_role("combobox", name="Knowledge base", exact=True)
     d.expect(picker).to_have_value(re.compile(r"^second-kb"))  # the browser shows the new one, not the previous

@@ -142,3 +142,18 @@ def test_chunk_settings_change_applies_to_new_files_without_reindex(engine):
     engine.save_settings(A, {"chunking": {"chunk_size": 80, "chunk_overlap": 0}})
     [small] = engine.ingest(A, "kb", [md("p2.md", POLICY_MD + "\n\n第七条 附则。")])
     assert small.chunks > big.chunks
+
+
+def test_reindex_progress_moves_while_its_one_group_is_embedded(engine):
+    """Issue 18: the reindex bar stayed empty for the whole run (files counted only after their
+    group, and one group often holds every file). Progress is in chunks, embedded of expected."""
+    engine.save_settings(A, {"chunking": {"chunk_size": 120, "chunk_overlap": 0}, "embedding": {"batch_size": 4}})
+    engine.create_kb(A, "kb")
+    engine.ingest(A, "kb", [md(f"h{i}.md", HANDBOOK_MD + f"\n\nappendix {i}") for i in range(3)])
+    expected = sum(f.chunk_count for f in engine.list_files(A, "kb"))
+    seen: list[tuple[int, int]] = []
+    result = engine.reindex(A, "kb", progress=lambda done, total, message: seen.append((done, total)))
+    assert result.status == "done" and result.chunks == expected
+    moving = [(d, t) for d, t in seen if 0 < d < t]
+    assert moving, f"progress never moved between 0 and the total: {seen}"
+    assert all(d <= t for d, t in seen) and seen[-1] == (expected, expected)

@@ -37,7 +37,8 @@ def run_until(at, predicate, timeout: float = 60.0):
 def test_page_says_what_is_missing_before_set_up(engine):
     at = sign_up(new_app(), "admin")
     open_page(at)
-    assert "client_id" in texts(at) and "redirect_uri" in texts(at) and "enabled" in texts(at)
+    page = texts(at)  # the fields by the labels Documents Settings shows, not their keys
+    assert "OAuth client ID" in page and "Redirect address" in page and "client_id" not in page
 
 
 def test_connect_browse_import_sync_and_log(engine, drive):
@@ -78,11 +79,11 @@ def test_connect_browse_import_sync_and_log(engine, drive):
     button(at, "Sync now").click()
     run_until(at, lambda page: "1 added" in page)
     logs = [df.value for df in at.dataframe if "Trigger" in df.value.columns][0]
-    assert list(logs["Trigger"]) == ["manual", "import"] and list(logs["Added"]) == [1, 2]
+    assert list(logs["Trigger"]) == ["by hand", "import"] and list(logs["Added"]) == [1, 2]
     hits = engine.search(engine.actor_for(engine.list_users(SYSTEM_ACTOR)[0].id), "kestrel", ["team"]).hits
     assert hits and "kestrel" in hits[0].text
 
-    button(at, "Disconnect").click()
+    button(at, "Disconnect Google Drive").click()  # inside the "Disconnect" popover: asked first
     at.run()
     assert any(b.label == "Connect Google Drive" for b in at.button)
 
@@ -93,7 +94,8 @@ def test_settings_tab_explains_the_google_cloud_set_up_in_both_languages(engine,
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     page = texts(at)
-    assert "Google Picker API" in page and "authorised redirect URI" in page and "client_id" in page
+    assert "authorised redirect URI" in page and "OAuth client ID" in page
+    assert "Picker" not in page  # the Google Picker is not offered: no API key asked for
     engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings("https://rag.example.com/google_drive")})
     at.sidebar.selectbox(key="user_lang").select("zh")
     at.run()
