@@ -33,6 +33,9 @@ def test_the_ab_page_is_in_the_admins_menu_only(app_url, browser):
     tab.page.goto(app_url)
     tab.sign_up("bob")
     assert AB not in tab.nav_links() and "Chat" in tab.nav_links()
+    # the session cookie is written by the page's script after sign-up; a deep link before it lands
+    # opens a fresh, signed-out session (as it would for a person who pasted the URL that fast)
+    tab.page.wait_for_function("() => document.cookie.includes('ragdesk_session=')", timeout=30_000)
     tab.page.goto(app_url + "/ab_compare")
     tab.see("The Strict A/B compare shows normal-mode answers")
     tab.expect(tab.page.get_by_role("button", name="Compare")).to_have_count(0)

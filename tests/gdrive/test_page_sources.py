@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from core.types import SYSTEM_ACTOR
 from tests.dashboard.conftest import button, engine, new_app, sign_up, texts  # noqa: F401 (fixture)
-from tests.gdrive.conftest import connect
+from tests.gdrive.conftest import OPEN_FAKE_DRIVE, connect
 from tests.gdrive.test_page import open_page
 
 
 def _alice_with_a_watched_folder(engine, drive, *files):
-    engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings(), "parsing": {"max_upload_mb": 1}})
+    engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings(), "parsing": {"max_upload_mb": 1, **OPEN_FAKE_DRIVE}})
     team = drive.folder("Team")
     for name, content in files:
         drive.add(name, "text/plain", team, content=content)
