@@ -179,14 +179,15 @@ class PdfParser:
             if body.strip():
                 parts.append(DocPart(text=body, page=number))
         ctx.progress(total, total, f"{total} pages read")
+        metadata = {"pages": total, "ocr_pages": ocr_pages, "ocr_picture_pages": picture_pages, "tables": table_count}
+        if ocr_lines:  # a dict: it stays in the parsed text, out of the file's database row
+            metadata["ocr_lines"] = ocr_lines
         return ParsedDoc(
             source_name=source_name,
             mime="application/pdf",
             parts=parts,
             title=_title(document),
-            # ocr_lines is a dict, so it stays in the parsed text and out of the file's database row
-            metadata={"pages": total, "ocr_pages": ocr_pages, "ocr_picture_pages": picture_pages, "tables": table_count,
-                      "ocr_lines": ocr_lines},
+            metadata=metadata,
             warnings=warnings,
         )
 
