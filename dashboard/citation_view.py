@@ -51,8 +51,10 @@ def show_citation_view(c: dict) -> None:
         return
     if view.kind == "pdf_page":
         for page in view.pages:
-            st.image(page.png, caption=t("cite.page", page=page.page, count=view.page_count), width="stretch",
-                     output_format="PNG")  # sharp text: no JPEG re-encoding
+            caption = t("cite.page", page=page.page, count=view.page_count)
+            if page.excerpt_png:  # the passage at reading size first (a whole page is small on a phone)
+                st.image(page.excerpt_png, caption=t("cite.excerpt", page=page.page), output_format="PNG")
+            st.image(page.png, caption=caption, width="stretch", output_format="PNG")  # PNG: sharp text, no JPEG
             if page.note:
                 st.caption(t(f"cite.note.{page.note}"))
         st.text(c.get("text", ""))  # the passage as text, to copy

@@ -27,6 +27,7 @@ MAX_SIDE_PX = 1600  # posters and drawings are scaled down to this
 PAD_PX = 2.0
 FILL = (255, 214, 0, 96)  # translucent yellow, the text stays readable under it
 OUTLINE = (214, 120, 0, 255)
+EXCERPT_MARGIN_PX = 48
 
 
 @dataclass(frozen=True)
@@ -111,14 +112,30 @@ def render_page(page: pdfium.PdfPage) -> Image.Image:
         bitmap.close()
 
 
-def draw_png(image: Image.Image, rects: list[Rect]) -> bytes:
-    """The image with the rectangles drawn over it, as PNG bytes."""
-    if rects:
-        overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
-        pen = ImageDraw.Draw(overlay)
-        for r in rects:
-            pen.rectangle((r.x0, r.top, r.x1, r.bottom), fill=FILL, outline=OUTLINE, width=2)
-        image = Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB")
+def highlighted(image: Image.Image, rects: list[Rect]) -> Image.Image:
+    """The image with the rectangles drawn over it."""
+    if not rects:
+        return image
+    overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
+    pen = ImageDraw.Draw(overlay)
+    for r in rects:
+        pen.rectangle((r.x0, r.top, r.x1, r.bottom), fill=FILL, outline=OUTLINE, width=2)
+    return Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB")
+
+
+def excerpt(image: Image.Image, rects: list[Rect]) -> Image.Image | None:
+    """The highlighted stretch of the page with a margin around it: readable on a phone, where the
+    whole page is shown a third of its size."""
+    if not rects:
+        return None
+    left = max(0, int(min(r.x0 for r in rects) - EXCERPT_MARGIN_PX))
+    top = max(0, int(min(r.top for r in rects) - EXCERPT_MARGIN_PX))
+    right = min(image.width, int(max(r.x1 for r in rects) + EXCERPT_MARGIN_PX))
+    bottom = min(image.height, int(max(r.bottom for r in rects) + EXCERPT_MARGIN_PX))
+    return image.crop((left, top, right, bottom))
+
+
+def png(image: Image.Image) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=False, compress_level=6)
     return out.getvalue()

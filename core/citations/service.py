@@ -16,7 +16,8 @@ import pypdfium2 as pdfium
 
 from core.access import check_file
 from core.citations import passages
-from core.citations.pdf_page import draw_png, ocr_glyphs, passage_rects, render_page, render_scale, text_layer_glyphs
+from core.citations.pdf_page import (excerpt, highlighted, ocr_glyphs, passage_rects, png, render_page, render_scale,
+                                     text_layer_glyphs)
 from core.citations.match import ANCHOR_CHARS, locate
 from core.citations.types import CitationView, PageView, PassageView, PdfPage
 from core.db.models import FileRecord
@@ -121,4 +122,7 @@ def _render_one(document: pdfium.PdfDocument, number: int, metadata: dict, passa
         page.close()
     if not rects:
         positions, note = "none", note or "not_found_on_page"
-    return PdfPage(number, draw_png(image, rects), image.width, image.height, rects, positions, note)
+    marked = highlighted(image, rects)
+    close_up = excerpt(marked, rects)
+    return PdfPage(number, png(marked), image.width, image.height, rects, positions, note,
+                   excerpt_png=png(close_up) if close_up is not None else b"")

@@ -45,6 +45,7 @@ class PdfPage:
     rects: list[Rect] = field(default_factory=list)
     positions: Literal["text_layer", "ocr", "none"] = "none"  # where the rectangles came from
     note: str = ""
+    excerpt_png: bytes = b""  # the highlighted stretch with a margin (empty without a highlight)
 
 
 @dataclass

@@ -284,6 +284,7 @@ STRINGS: dict[str, str] = {**PAGE_WORDS,
     "kbs.chunk_min": "Merge small chunks up to",
     "kbs.chunking_saved": "Saved: reindex to apply it to the files already here.",
     # a citation shown where it stands (issue 21)
+    "cite.excerpt": "The passage on page {page}",
     "cite.page": "Page {page} of {count}",
     "cite.note.ocr_positions_missing": "This page was read by OCR before text positions were kept, so it is shown without a highlight. Reindex the knowledge base to get one.",
     "cite.note.not_found_on_page": "The passage could not be placed on this page; the page is shown without a highlight.",

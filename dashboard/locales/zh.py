@@ -272,6 +272,7 @@ STRINGS: dict[str, str] = {**PAGE_WORDS,
     "kbs.chunk_min": "小分块合并至",
     "kbs.chunking_saved": "已保存：重建索引后对已有文件生效。",
     # 引用定位（issue 21）
+    "cite.excerpt": "第 {page} 页上的段落",
     "cite.page": "第 {page} 页，共 {count} 页",
     "cite.note.ocr_positions_missing": "此页在保存文字位置之前经 OCR 识别，因此不显示高亮。重建知识库索引后即可高亮。",
     "cite.note.not_found_on_page": "无法在此页上定位该段落，页面不带高亮显示。",

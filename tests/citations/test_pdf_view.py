@@ -88,6 +88,10 @@ def test_text_layer_highlight_covers_the_cited_words_and_nothing_else(engine):
     r, g, b = _pixel(view, hotel[0] + 1, hotel[1] - 1)
     assert r > 200 and g > 180 and b < 200
     assert _pixel(view, view.width - 5, view.height - 5) == (255, 255, 255)
+    # the close-up: the highlighted stretch with a margin, far smaller than the page
+    close_up = Image.open(io.BytesIO(view.excerpt_png))
+    assert close_up.width < view.width and close_up.height < view.height / 4
+    assert close_up.height >= max(r.bottom for r in view.rects) - min(r.top for r in view.rects)
 
 
 def test_a_passage_on_the_second_page_is_shown_there(engine):
@@ -145,3 +149,4 @@ def test_scanned_page_is_highlighted_from_the_ocr_lines_and_older_kbs_show_the_p
     stored.write_text(json.dumps(old), encoding="utf-8")
     plain = engine.citation_view(ADMIN, res.file_id, chunk["text"] + " ", page=1).pages[0]  # not the cached view
     assert plain.png and plain.rects == [] and plain.positions == "none" and plain.note == "ocr_positions_missing"
+    assert plain.excerpt_png == b""

@@ -47,16 +47,16 @@ def test_opening_a_pdf_citation_shows_the_highlighted_page_and_closed_ones_rende
     assert c["source_name"] == "travel.pdf" and c["page"] == 1
     assert at.get("image") == []  # every citation closed: no page was rendered
     _open(at, message, c)
-    [image] = at.get("image")
-    assert image.captions == ["Page 1 of 2"] and "/media/" in image.value[0]  # served by the app itself
+    close_up, whole = at.get("image")
+    assert close_up.captions == ["The passage on page 1"] and whole.captions == ["Page 1 of 2"]
+    assert all("/media/" in image.value[0] for image in (close_up, whole))  # served by the app itself
     assert c["text"] in [t.value for t in at.text]  # the passage, to copy
 
 
 def test_the_page_caption_is_chinese_for_a_chinese_reader(engine):
     at, message, c = _asked(engine, Upload("travel.pdf", _text_pdf()), "How much may a hotel cost per night?", "zh")
     _open(at, message, c)
-    [image] = at.get("image")
-    assert image.captions == ["第 1 页，共 2 页"]
+    assert [image.captions for image in at.get("image")] == [["第 1 页上的段落"], ["第 1 页，共 2 页"]]
 
 
 def test_opening_a_text_citation_marks_the_passage_in_its_paragraphs(engine):
