@@ -16,7 +16,7 @@ from typing import Literal
 
 NOTES = {
     "ocr_positions_missing": ("this page was read by OCR before text positions were kept; the page is shown "
-                              "without a highlight (reindex the knowledge base to get one)"),
+                              "without a highlight (upload the file again to get one)"),
     "not_found_on_page": "the passage could not be placed on this page; the page is shown without a highlight",
     "not_found": "the passage could not be found in the stored text; it is shown on its own",
     "original_missing": "the original file is not stored; the passage is shown in the stored text",

@@ -286,7 +286,7 @@ STRINGS: dict[str, str] = {**PAGE_WORDS,
     # a citation shown where it stands (issue 21)
     "cite.excerpt": "The passage on page {page}",
     "cite.page": "Page {page} of {count}",
-    "cite.note.ocr_positions_missing": "This page was read by OCR before text positions were kept, so it is shown without a highlight. Reindex the knowledge base to get one.",
+    "cite.note.ocr_positions_missing": "This page was read by OCR before text positions were kept, so it is shown without a highlight. Upload the file again to get one.",
     "cite.note.not_found_on_page": "The passage could not be placed on this page; the page is shown without a highlight.",
     "cite.note.not_found": "The passage could not be found in the stored text; it is shown on its own.",
     "cite.note.original_missing": "The original file is not stored; the passage is shown in the stored text.",
