@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 import pypdfium2 as pdfium
 
-from core.access import check_file
+from core.accounts.access import check_file
 from core.citations import passages
 from core.citations.pdf_page import (excerpt, highlighted, ocr_glyphs, passage_rects, png, render_page, render_scale,
                                      text_layer_glyphs)

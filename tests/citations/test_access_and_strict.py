@@ -9,7 +9,7 @@ from core.citations.types import PageView
 from core.errors import NotFound
 from core.ingest.service import Upload
 from core.types import SYSTEM_ACTOR
-from core.users import actor_of
+from core.accounts.users import actor_of
 from tests.citations.test_pdf_view import _text_pdf
 from tests.engine.conftest import HANDBOOK_MD, md
 
