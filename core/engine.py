@@ -268,6 +268,15 @@ class Engine(AccountMethods, DriveMethods):
 
         return original(self._parts, actor, file_id)
 
+    def citation_view(self, actor: Actor, file_id: str, passage: str, *, page: int | None = None,
+                      slide: int | None = None, heading_path: tuple[str, ...] | list[str] = ()):
+        """Where a cited passage stands in its file (the PDF page rendered with it highlighted, the
+        slide, the sheet rows, the surrounding text), for an actor who may read the file."""
+        from core.citations.service import citation_view  # lazy: rendering pulls in Pillow
+
+        return citation_view(self._parts, actor, file_id, passage, page=page, slide=slide,
+                             heading_path=tuple(heading_path or ()))
+
     def submit_retry(self, actor: Actor, file_id: str) -> tuple[str, Future]:
         """Send a failed or cancelled file through ingest again: (knowledge base id, Future)."""
         from core.ingest.originals import retry_upload

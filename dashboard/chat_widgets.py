@@ -13,6 +13,7 @@ from core import Engine
 from core.answering.confidence import says_weak
 from core.answering.provenance import answer_sources
 from core.types import Actor
+from dashboard.citation_view import show_citation_view, viewable
 from dashboard.header import mode_badge
 from dashboard.i18n import t
 
@@ -58,16 +59,24 @@ def citation_label(c: dict, deleted: bool = False) -> str:
     return " · ".join(x for x in (f"[{c.get('n', '?')}] {name}", where, heading) if x)
 
 
-def render_citations(citations: list, existing_files: set[str] | None = None) -> None:
-    """``existing_files``: the ids still present; a citation of any other file is marked deleted."""
+def render_citations(citations: list, existing_files: set[str] | None = None, key: str | None = None) -> None:
+    """``existing_files``: the ids still present; a citation of any other file is marked deleted.
+    With ``key`` (unique per message), opening a citation of a kept file shows it where it stands
+    (dashboard/citation_view.py); the expander is lazy, so nothing is rendered while it is closed."""
     for c in map(_plain, citations):
         deleted = existing_files is not None and bool(c.get("file_id")) and c["file_id"] not in existing_files
-        with st.expander(citation_label(c, deleted), icon=":material/format_quote:"):
+        see = key is not None and not deleted and viewable(c)
+        lazy = {"key": f"cite_{key}_{c.get('n')}_{c.get('chunk_id', '')}", "on_change": "rerun"} if see else {}
+        box = st.expander(citation_label(c, deleted), icon=":material/format_quote:", **lazy)
+        with box:
             if c.get("score") is not None:
                 st.caption(f"{t('col.final')}: {float(c['score']):.3f}")
             if c.get("url"):
                 st.link_button(t("chat.open_source"), c["url"], icon=":material/open_in_new:")
-            st.text(c.get("text", ""))
+            if not see:
+                st.text(c.get("text", ""))
+            elif box.open:
+                show_citation_view(c)
 
 
 def source_badges(answer: Any) -> None:
@@ -125,17 +134,18 @@ def render_stored_message(msg, engine: Engine | None = None, actor: Actor | None
         if msg.role == "assistant":
             render_notices(getattr(msg, "notices", None) or [])
             render_meta(msg, msg.mode, msg.llm_called, msg.timings)
-            render_citations(msg.citations or [], existing_files)
+            render_citations(msg.citations or [], existing_files, key=msg.id)
             if engine is not None and actor is not None:
                 _feedback(engine, actor, msg.id, rating)
 
 
-def render_answer(answer) -> None:
-    """A finished Answer (temporary chats keep these in the session)."""
+def render_answer(answer, key: str | None = None) -> None:
+    """A finished Answer (temporary chats keep these in the session); ``key`` names it among the
+    page's answers (its citations' expanders), the stored message's id by default."""
     st.markdown(keep_line_breaks(answer.text or answer.error))
     render_notices(answer.notices)
     render_meta(answer, answer.mode, answer.llm_called, answer.timings_ms)
-    render_citations(answer.citations)
+    render_citations(answer.citations, key=key or getattr(answer, "message_id", None) or "live")
 
 
 _WEB_STATUS = {

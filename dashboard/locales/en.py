@@ -283,4 +283,12 @@ STRINGS: dict[str, str] = {**PAGE_WORDS,
     "kbs.chunk_overlap": "Overlap",
     "kbs.chunk_min": "Merge small chunks up to",
     "kbs.chunking_saved": "Saved: reindex to apply it to the files already here.",
+    # a citation shown where it stands (issue 21)
+    "cite.excerpt": "The passage on page {page}",
+    "cite.page": "Page {page} of {count}",
+    "cite.note.ocr_positions_missing": "This page was read by OCR before text positions were kept, so it is shown without a highlight. Upload the file again to get one.",
+    "cite.note.not_found_on_page": "The passage could not be placed on this page; the page is shown without a highlight.",
+    "cite.note.not_found": "The passage could not be found in the stored text; it is shown on its own.",
+    "cite.note.original_missing": "The original file is not stored; the passage is shown in the stored text.",
+    "cite.note.text_missing": "The file's text is not stored; the passage is shown on its own.",
 }

@@ -271,4 +271,12 @@ STRINGS: dict[str, str] = {**PAGE_WORDS,
     "kbs.chunk_overlap": "重叠长度",
     "kbs.chunk_min": "小分块合并至",
     "kbs.chunking_saved": "已保存：重建索引后对已有文件生效。",
+    # 引用定位（issue 21）
+    "cite.excerpt": "第 {page} 页上的段落",
+    "cite.page": "第 {page} 页，共 {count} 页",
+    "cite.note.ocr_positions_missing": "此页在保存文字位置之前经 OCR 识别，因此不显示高亮。重新上传该文件即可高亮。",
+    "cite.note.not_found_on_page": "无法在此页上定位该段落，页面不带高亮显示。",
+    "cite.note.not_found": "在保存的文本中找不到该段落，仅单独显示段落。",
+    "cite.note.original_missing": "未保存原始文件，段落显示在保存的文本中。",
+    "cite.note.text_missing": "未保存该文件的文本，仅单独显示段落。",
 }
