@@ -33,7 +33,7 @@ def url(request, tmp_path):
 
 
 def _load_fixture(url: str) -> None:
-    """The database the release before Alembic made (``/tmp/fx/make_fixture.py`` in that release:
+    """The database the release before Alembic made (``fixtures/make_pre_alembic.py`` in that release:
     two users, a knowledge base with one indexed file, a chat, settings, a web source and its log)."""
     if url.startswith("sqlite"):
         conn = sqlite3.connect(url[len("sqlite:///"):])
