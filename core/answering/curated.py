@@ -25,7 +25,7 @@ def try_curated(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, query:
         return False
     entry = hit.entry
     run.answer.text = entry.answer
-    run.answer.hit, run.answer.from_kb, run.answer.llm_called = True, True, False
+    run.answer.hit, run.answer.llm_called = True, False
     run.answer.curated = {"id": entry.id, "kb_id": entry.kb_id, "kb_name": hit.kb_name, "question": entry.question,
                           "approved_by": entry.approved_by, "approved_at": entry.approved_at,
                           "similarity": hit.similarity}
@@ -33,6 +33,7 @@ def try_curated(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, query:
     run.set_citations([Citation(n=1, chunk_id=entry.id, file_id="", source_name=hit.kb_name, location="",
                                 heading_path=[], text=entry.question, score=hit.similarity, kb_id=entry.kb_id,
                                 origin="curated", approved_by=entry.approved_by, approved_at=entry.approved_at)])
+    run.answer.from_kb = True  # knowledge-base content, though no passage of a file is cited
     run.emit("text", entry.answer)
     run.mark("first_token_ms")
     return True

@@ -108,6 +108,9 @@ def import_csv(db: Database, embedder: Embedder, actor: Actor, kb_ref: str, data
     seen: dict[str, int] = {}
     for line, cells in rows[1:] if header else rows:
         try:
+            if any(c.strip() for c in cells[len(cols) if header else len(COLUMNS):]):
+                raise InvalidInput(f"more cells than the {len(cols) if header else len(COLUMNS)} columns"
+                                   + (" the header names" if header else f" ({', '.join(COLUMNS)})"))
             question, answer = store.check_texts(_cell(cells, cols, "question"), _cell(cells, cols, "answer"))
             key = normalized(question)
             if key in seen:
