@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from sqlmodel import select
 
-from core.access import resolve_kb
+from core.accounts.access import resolve_kb
 from core.curated import store
 from core.curated.match import normalized
 from core.db.database import Database

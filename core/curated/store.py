@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 from sqlmodel import select
 
-from core.access import resolve_kb
+from core.accounts.access import resolve_kb
 from core.curated.match import judge, normalized, similarities
 from core.db.database import Database
 from core.db.models import CuratedAnswer, KnowledgeBase, utcnow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.users import actor_of
+from core.accounts.users import actor_of
 from tests.answering.conftest import engine, server  # noqa: F401  (the indexed "policy" knowledge base)
 
 
