@@ -21,6 +21,7 @@ from core import doctor as doctor_mod
 from core import knowledge
 from core.accounts.access import check_file, require_admin, resolve_kb
 from core.config import RuntimeConfig
+from core.curated.methods import CuratedMethods
 from core.storage.data_folder import PrivateDataFolder, sqlite_path
 from core.db.database import Database
 from core.db.models import FileRecord, Job, KnowledgeBase
@@ -56,7 +57,7 @@ def _parse(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
     return parse_bytes(data, name, ctx)
 
 
-class Engine(AccountMethods, DriveMethods):
+class Engine(AccountMethods, DriveMethods, CuratedMethods):
     def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0, serve_handoff: bool = False):
         self.config = config
         # ours alone (checked, tightened; umask 077 while open), see core/storage/data_folder.py

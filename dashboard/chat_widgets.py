@@ -19,7 +19,7 @@ from dashboard.i18n import t
 
 MENTION = re.compile(r"(?<![\w#])#([^\s#]+)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-SOURCE_STYLE = {"knowledge_base": ("blue", ":material/library_books:"), "attachment": ("violet", ":material/attach_file:"),
+SOURCE_STYLE = {"curated": ("violet", ":material/verified:"), "knowledge_base": ("blue", ":material/library_books:"), "attachment": ("violet", ":material/attach_file:"),
                 "web": ("green", ":material/language:"), "general": ("orange", ":material/psychology:"),
                 "none": ("gray", ":material/block:")}
 
@@ -52,7 +52,14 @@ def _plain(obj: Any) -> dict:
     return asdict(obj) if is_dataclass(obj) else dict(obj)
 
 
+def curated_label(c: dict) -> str:
+    """"Curated answer · approved by X on DATE" (the date as stored: ISO, UTC)."""
+    return t("chat.curated_by", by=c.get("approved_by") or "?", date=str(c.get("approved_at") or "")[:10])
+
+
 def citation_label(c: dict, deleted: bool = False) -> str:
+    if c.get("origin") == "curated":
+        return f"[{c.get('n', '?')}] {curated_label(c)}"
     where = c.get("location") or ""
     heading = (c.get("heading_path") or [""])[-1]  # the nearest heading; the path's top is usually the title
     name = c.get("source_name", "") + (f" ({t('chat.file_deleted')})" if deleted else "")
@@ -85,7 +92,10 @@ def source_badges(answer: Any) -> None:
     weak = getattr(answer, "weak_match", False) or says_weak(getattr(answer, "notices", None) or [])
     for source in answer_sources(answer):
         color, icon = SOURCE_STYLE[source]
-        if weak and source == "knowledge_base":
+        if source == "curated":
+            cited = next((c for c in map(_plain, getattr(answer, "citations", None) or []) if c.get("origin") == "curated"), {})
+            st.badge(curated_label(cited), color=color, icon=icon)
+        elif weak and source == "knowledge_base":
             st.badge(t("source.knowledge_base_weak"), color="orange", icon=":material/help:")
         else:
             st.badge(t(f"source.{source}"), color=color, icon=icon)
