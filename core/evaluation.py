@@ -13,9 +13,10 @@ import json
 import math
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from core.errors import InvalidInput
 from core.ingest.service import Upload
@@ -108,14 +109,26 @@ def _normalise(text: str) -> str:
     return "".join(text.lower().split())
 
 
-def evaluate(folder: Path, *, embedder: str = "multilingual-e5-small", modes: list[str] | None = None,
-             chunking: dict | None = None, retrieval: dict | None = None, max_queries: int | None = None,
-             progress: Callable[[str], None] | None = None) -> EvalReport:
+@dataclass
+class EvalKB:
+    """A BEIR corpus ingested into a temporary knowledge base, ready to be searched many times
+    (a benchmark tries several retrieval settings on one ingest)."""
+
+    engine: object
+    data: Dataset
+    doc_of_file: dict[str, str]
+    chunks: int
+    ingest_seconds: float
+    skipped: int
+
+
+@contextmanager
+def ingested(folder: Path, *, embedder: str = "multilingual-e5-small", chunking: dict | None = None,
+             retrieval: dict | None = None, progress: Callable[[str], None] | None = None) -> Iterator[EvalKB]:
     from core.config import RuntimeConfig
     from core.engine import Engine
 
     data = load_dataset(folder)
-    modes = modes or ["hybrid"]
     say = progress or (lambda _m: None)
     with tempfile.TemporaryDirectory(prefix="ragdesk-eval-") as tmp:
         config = RuntimeConfig(data_dir=Path(tmp), database_url=f"sqlite:///{Path(tmp) / 'eval.db'}")
@@ -138,21 +151,34 @@ def evaluate(folder: Path, *, embedder: str = "multilingual-e5-small", modes: li
                 raise InvalidInput(f"no corpus document could be ingested, e.g. {failed[0].name}: {failed[0].error}")
             for r in failed[:3]:
                 say(f"skipped {r.name}: {r.error}")  # e.g. an empty abstract: it can't be retrieved anyway
-            doc_of_file = {r.file_id: r.name[:-3] for r in results if r.ok}
-            chunks = sum(r.chunks for r in results if r.ok)
-            settings = engine.settings()
-            scores = [
-                _score_mode(engine, data, doc_of_file, mode, settings, max_queries, say) for mode in modes
-            ]
-            return EvalReport(dataset=Path(folder).name, embedder=engine.embedder().id, documents=len(data.corpus),
-                              chunks=chunks, ingest_seconds=ingest_seconds, scores=scores,
-                              chunking=settings.chunking.model_dump(), skipped=len(failed))
+            yield EvalKB(engine=engine, data=data, doc_of_file={r.file_id: r.name[:-3] for r in results if r.ok},
+                         chunks=sum(r.chunks for r in results if r.ok), ingest_seconds=ingest_seconds,
+                         skipped=len(failed))
 
 
-def _score_mode(engine, data: Dataset, doc_of_file: dict[str, str], mode: str, settings, max_queries, say) -> ModeScores:
+def evaluate(folder: Path, *, embedder: str = "multilingual-e5-small", modes: list[str] | None = None,
+             chunking: dict | None = None, retrieval: dict | None = None, max_queries: int | None = None,
+             progress: Callable[[str], None] | None = None) -> EvalReport:
+    modes = modes or ["hybrid"]
+    say = progress or (lambda _m: None)
+    with ingested(folder, embedder=embedder, chunking=chunking, retrieval=retrieval, progress=progress) as kb:
+        query_ids = list(kb.data.queries)[: max_queries or None]
+        scores = [score_mode(kb, mode, query_ids, say) for mode in modes]
+        settings = kb.engine.settings()
+        return EvalReport(dataset=Path(folder).name, embedder=kb.engine.embedder().id, documents=len(kb.data.corpus),
+                          chunks=kb.chunks, ingest_seconds=kb.ingest_seconds, scores=scores,
+                          chunking=settings.chunking.model_dump(), skipped=kb.skipped)
+
+
+def score_mode(kb: EvalKB, mode: str, query_ids: list[str] | None = None,
+               say: Callable[[str], None] | None = None, ranked_out: dict[str, list[str]] | None = None) -> ModeScores:
+    """Search each query (all of the set's by default) with the engine's current settings;
+    ``ranked_out`` receives each query's ranked document ids (for error analysis)."""
+    engine, data, doc_of_file = kb.engine, kb.data, kb.doc_of_file
+    settings = engine.settings()
     ndcg, r5, r10, mrr, hits, latencies = [], [], [], [], [], []
-    items = list(data.queries.items())[: max_queries or None]
-    say(f"{mode}: {len(items)} queries")
+    items = [(q, data.queries[q]) for q in (data.queries if query_ids is None else query_ids)]
+    (say or (lambda _m: None))(f"{mode}: {len(items)} queries")
     inject_k, inject_chars = settings.retrieval.rag_max_results, settings.retrieval.rag_max_content_chars
     for qid, question in items:
         t0 = time.perf_counter()
@@ -163,6 +189,8 @@ def _score_mode(engine, data: Dataset, doc_of_file: dict[str, str], mode: str, s
             doc = doc_of_file.get(hit.file_id)
             if doc and doc not in ranked:
                 ranked.append(doc)
+        if ranked_out is not None:
+            ranked_out[qid] = ranked
         rel = data.qrels[qid]
         ndcg.append(ndcg_at(ranked, rel))
         r5.append(recall_at(ranked, rel, 5))

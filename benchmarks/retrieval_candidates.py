@@ -1,0 +1,96 @@
+"""Retrieval candidates for issue 21, measured on a TUNE split and reported on a held-out REPORT split.
+
+Each set's questions are split once, deterministically, into two halves that share no group:
+XQuAD questions by article (all questions about one Wikipedia article are on one side, so a
+setting cannot learn an article), Cranfield questions by a hash of their id. The corpus is the
+whole set on both sides. A candidate is kept only if it wins on tune; its report figure is the
+honest one.
+
+Embeddings are cached on disk (benchmarks/embedding_cache.py), so a candidate that does not
+change the embedded text costs seconds; each distinct chunk text is embedded once.
+
+    .venv/bin/python benchmarks/retrieval_candidates.py --sets xquad-zh-chunks,xquad-en-chunks,cranfield-en
+    .venv/bin/python benchmarks/retrieval_candidates.py --sets xquad-zh-chunks --candidates baseline,bm25-w0.5
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from embedding_cache import install_cache  # noqa: E402
+
+from core.evaluation import EvalKB, Dataset, ingested, score_mode  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "retrieval"
+SETS = ["xquad-zh-chunks", "xquad-en-chunks", "cranfield-en", "xquad-zh", "xquad-en"]
+_ARTICLE = re.compile(r"^(xquad-a\d+)-")
+
+# name -> (ingest settings: chunking patch, retrieval settings patch). Candidates sharing an
+# ingest patch share one ingest.
+CANDIDATES: dict[str, tuple[dict, dict]] = {
+    "baseline": ({}, {}),
+}
+
+
+def split_of(data: Dataset, qid: str) -> str:
+    """'tune' or 'report', fixed for a question whatever is being measured."""
+    doc = next(iter(data.qrels[qid]))
+    m = _ARTICLE.match(doc)
+    group = m.group(1) if m else qid
+    return "tune" if hashlib.blake2b(group.encode(), digest_size=2).digest()[0] % 2 == 0 else "report"
+
+
+def splits(data: Dataset) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {"tune": [], "report": []}
+    for qid in data.queries:
+        out[split_of(data, qid)].append(qid)
+    return out
+
+
+def measure(kb: EvalKB, retrieval: dict, halves: dict[str, list[str]]) -> dict[str, object]:
+    kb.engine.save_settings(__import__("core.types", fromlist=["SYSTEM_ACTOR"]).SYSTEM_ACTOR,
+                            {"retrieval": retrieval} if retrieval else {})
+    return {name: score_mode(kb, "hybrid", qids) for name, qids in halves.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sets", default=",".join(SETS[:3]))
+    ap.add_argument("--candidates", default=",".join(CANDIDATES))
+    ap.add_argument("--embedder", default="multilingual-e5-small")
+    args = ap.parse_args()
+    cache = install_cache(args.embedder)
+    names = args.candidates.split(",")
+    print("| set | candidate | chunks | tune nDCG@10 | tune MRR@10 | report nDCG@10 | report R@5 | report MRR@10 | report answer hit |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for dataset in args.sets.split(","):
+        by_ingest: dict[str, list[str]] = {}
+        for n in names:
+            by_ingest.setdefault(repr(sorted(CANDIDATES[n][0].items())), []).append(n)
+        for group in by_ingest.values():
+            chunking = CANDIDATES[group[0]][0]
+            t0 = time.perf_counter()
+            with ingested(DATA / dataset, embedder=args.embedder, chunking=chunking or None,
+                          progress=lambda m: print(f"  {dataset}: {m}", file=sys.stderr, flush=True)) as kb:
+                print(f"  {dataset}: ingest {time.perf_counter() - t0:.0f} s, cache hits {cache.hits} misses {cache.misses}",
+                      file=sys.stderr, flush=True)
+                halves = splits(kb.data)
+                for n in group:
+                    s = measure(kb, CANDIDATES[n][1], halves)
+                    t, r = s["tune"], s["report"]
+                    hit = "" if r.answer_hit is None else f"{r.answer_hit:.3f}"
+                    print(f"| {dataset} | {n} | {kb.chunks} | {t.ndcg10:.3f} | {t.mrr10:.3f} | {r.ndcg10:.3f} | "
+                          f"{r.recall5:.3f} | {r.mrr10:.3f} | {hit} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
