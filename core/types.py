@@ -94,6 +94,14 @@ class Chunk:
     start_seconds: float | None = None
     merged_count: int = 1  # how many split pieces the min-size merge joined into this chunk
     header_chars: int = 0  # length of the repeated table header that opens ``text`` (0 = none)
+    # Title / heading breadcrumb embedded and keyword-indexed before ``text`` but never stored in
+    # it (core/chunking/context.py); "" = the text is indexed as it is.
+    context: str = ""
+
+    @property
+    def indexed_text(self) -> str:
+        """What the embedder and BM25 see: the context line, then the chunk's own text."""
+        return f"{self.context}\n{self.text}" if self.context else self.text
 
 
 # ---------------------------------------------------------------- vectors

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from core.chunking import chunk_document
+from core.chunking.context import context_line
 from core.embeddings.base import Embedder
 from core.errors import CoreError, EmbeddingError
 from core.retrieval import bm25
@@ -41,7 +42,11 @@ def point_id(file_id: str, chunk_index: int) -> str:
 
 def make_chunks(doc: ParsedDoc, cfg: ChunkingSettings, embedder: Embedder) -> list[Chunk]:
     count = embedder.count_tokens if cfg.size_unit == "tokens" else len
-    return chunk_document(doc, cfg, count)
+    chunks = chunk_document(doc, cfg, count)
+    if cfg.contextual_text:
+        for c in chunks:
+            c.context = context_line(c, doc.title)
+    return chunks
 
 
 def chunk_payload(chunk: Chunk, target: FileTarget) -> dict:
@@ -137,7 +142,7 @@ def _embed_queue(pool: ThreadPoolExecutor, jobs: list[EmbedJob], embedder: Embed
             return
         batch_jobs = list({id(j): j for j, _ in batch}.values())
         try:
-            vectors = _embed_or_cancel(pool, embedder, [c.text for _, c in batch], batch_jobs, should_cancel)
+            vectors = _embed_or_cancel(pool, embedder, [c.indexed_text for _, c in batch], batch_jobs, should_cancel)
             if vectors is None:
                 continue  # every file of this batch was cancelled meanwhile
             if len(vectors) != len(batch):
@@ -148,7 +153,7 @@ def _embed_queue(pool: ThreadPoolExecutor, jobs: list[EmbedJob], embedder: Embed
                     continue  # cancelled while the batch was embedded: nothing more of it is stored
                 by_collection.setdefault(j.target.collection, []).append(VectorPoint(
                     id=point_id(j.target.file_id, c.index), dense=[float(x) for x in vec],
-                    sparse=bm25.encode_document(c.text), payload=chunk_payload(c, j.target)))
+                    sparse=bm25.encode_document(c.indexed_text), payload=chunk_payload(c, j.target)))
             for name, points in by_collection.items():
                 store.upsert(name, points)
         except Exception as exc:  # the whole batch is lost: every unfinished file fails

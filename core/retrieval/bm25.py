@@ -164,6 +164,12 @@ def query_word_count(text: str) -> int:
     return len(query_words(text))
 
 
+QUERY_BIGRAM_WEIGHT = 1.0
+
+
 def encode_query(text: str) -> SparseVector:
     """Sparse vector of a query: each distinct term with weight 1.0 (IDF comes from the engine)."""
-    return _to_sparse({tid: 1.0 for tid in _term_counts(tokenize(text))})
+    if QUERY_BIGRAM_WEIGHT == 1.0:
+        return _to_sparse({tid: 1.0 for tid in _term_counts(tokenize(text))})
+    words = {term_id(t) for t in _tokenize(text, "search")}
+    return _to_sparse({tid: (1.0 if tid in words else QUERY_BIGRAM_WEIGHT) for tid in _term_counts(tokenize(text))})
