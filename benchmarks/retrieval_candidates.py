@@ -10,7 +10,7 @@ Embeddings are cached on disk (benchmarks/embedding_cache.py), so a candidate th
 change the embedded text costs seconds; each distinct chunk text is embedded once.
 
     .venv/bin/python benchmarks/retrieval_candidates.py --sets xquad-zh-chunks,xquad-en-chunks,cranfield-en
-    .venv/bin/python benchmarks/retrieval_candidates.py --sets xquad-zh-chunks --candidates baseline,bm25-w0.5
+    .venv/bin/python benchmarks/retrieval_candidates.py --sets xquad-zh-chunks --candidates "baseline (bigrams in queries)|1000/100"
 """
 
 from __future__ import annotations
@@ -28,17 +28,32 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from embedding_cache import install_cache  # noqa: E402
 
-from core.evaluation import EvalKB, Dataset, ingested, score_mode  # noqa: E402
+from core.evaluation import Dataset, EvalKB, ingested, score_mode  # noqa: E402
+from core.retrieval import bm25  # noqa: E402
+from core.settings.model import RetrievalSettings  # noqa: E402
+from core.types import SYSTEM_ACTOR  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "retrieval"
 SETS = ["xquad-zh-chunks", "xquad-en-chunks", "cranfield-en", "xquad-zh", "xquad-en"]
+SPLIT_RULE = "XQuAD by article, others by query id (blake2b first byte even = tune)"
 _ARTICLE = re.compile(r"^(xquad-a\d+)-")
 
-# name -> (ingest settings: chunking patch, retrieval settings patch). Candidates sharing an
-# ingest patch share one ingest.
-CANDIDATES: dict[str, tuple[dict, dict]] = {
-    "baseline": ({}, {}),
+# name -> (chunking settings patch: needs its own ingest, retrieval settings patch, query-side
+# weight of Chinese character bigrams in BM25: None = the product's). Candidates sharing a
+# chunking patch share one ingest.
+CANDIDATES: dict[str, tuple[dict, dict, float | None]] = {
+    "baseline (bigrams in queries)": ({}, {}, 1.0),
+    "zh query: words only": ({}, {}, 0.0),
+    "zh query: bigrams 0.25": ({}, {}, 0.25),
+    "weights 0.5/0.5": ({}, {"dense_weight": 0.5, "bm25_weight": 0.5}, 1.0),
+    "weights 0.7/0.3": ({}, {"dense_weight": 0.7, "bm25_weight": 0.3}, 1.0),
+    "candidates 100": ({}, {"candidates": 100}, 1.0),
+    "contextual text": ({"contextual_text": True}, {}, 1.0),
+    "1000/100": ({"chunk_size": 1000, "chunk_overlap": 100}, {}, 1.0),
+    "1000/100 + contextual": ({"chunk_size": 1000, "chunk_overlap": 100, "contextual_text": True}, {}, 1.0),
 }
+DEFAULT_CANDIDATES = ["baseline (bigrams in queries)", "zh query: words only", "zh query: bigrams 0.25",
+                      "weights 0.5/0.5", "weights 0.7/0.3", "candidates 100", "contextual text"]
 
 
 def split_of(data: Dataset, qid: str) -> str:
@@ -56,22 +71,30 @@ def splits(data: Dataset) -> dict[str, list[str]]:
     return out
 
 
-def measure(kb: EvalKB, retrieval: dict, halves: dict[str, list[str]]) -> dict[str, object]:
-    kb.engine.save_settings(__import__("core.types", fromlist=["SYSTEM_ACTOR"]).SYSTEM_ACTOR,
-                            {"retrieval": retrieval} if retrieval else {})
-    return {name: score_mode(kb, "hybrid", qids) for name, qids in halves.items()}
+def measure(kb: EvalKB, retrieval: dict, bigram_weight: float | None,
+            halves: dict[str, list[str]]) -> dict[str, object]:
+    defaults = RetrievalSettings().model_dump(include={"dense_weight", "bm25_weight", "candidates"})
+    kb.engine.save_settings(SYSTEM_ACTOR, {"retrieval": defaults | retrieval})
+    product_weight = bm25.QUERY_BIGRAM_WEIGHT
+    # the one query-side knob that is a module constant, not a setting: set for this candidate only
+    bm25.QUERY_BIGRAM_WEIGHT = product_weight if bigram_weight is None else bigram_weight
+    try:
+        return {name: score_mode(kb, "hybrid", qids) for name, qids in halves.items()}
+    finally:
+        bm25.QUERY_BIGRAM_WEIGHT = product_weight
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default=",".join(SETS[:3]))
-    ap.add_argument("--candidates", default=",".join(CANDIDATES))
+    ap.add_argument("--candidates", default="|".join(DEFAULT_CANDIDATES), help="names separated by |")
     ap.add_argument("--embedder", default="multilingual-e5-small")
     args = ap.parse_args()
     cache = install_cache(args.embedder)
-    names = args.candidates.split(",")
-    print("| set | candidate | chunks | tune nDCG@10 | tune MRR@10 | report nDCG@10 | report R@5 | report MRR@10 | report answer hit |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    names = args.candidates.split("|")
+    print(f"tune/report split: {SPLIT_RULE}", file=sys.stderr)
+    print("| set | candidate | chunks | questions tune/report | tune nDCG@10 | tune MRR@10 | report nDCG@10 | report R@5 | report MRR@10 | report answer hit |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for dataset in args.sets.split(","):
         by_ingest: dict[str, list[str]] = {}
         for n in names:
@@ -85,10 +108,10 @@ def main() -> None:
                       file=sys.stderr, flush=True)
                 halves = splits(kb.data)
                 for n in group:
-                    s = measure(kb, CANDIDATES[n][1], halves)
+                    s = measure(kb, CANDIDATES[n][1], CANDIDATES[n][2], halves)
                     t, r = s["tune"], s["report"]
                     hit = "" if r.answer_hit is None else f"{r.answer_hit:.3f}"
-                    print(f"| {dataset} | {n} | {kb.chunks} | {t.ndcg10:.3f} | {t.mrr10:.3f} | {r.ndcg10:.3f} | "
+                    print(f"| {dataset} | {n} | {kb.chunks} | {t.queries}/{r.queries} | {t.ndcg10:.3f} | {t.mrr10:.3f} | {r.ndcg10:.3f} | "
                           f"{r.recall5:.3f} | {r.mrr10:.3f} | {hit} |", flush=True)
 
 
