@@ -10,7 +10,7 @@ Embeddings are cached on disk (benchmarks/embedding_cache.py), so a candidate th
 change the embedded text costs seconds; each distinct chunk text is embedded once.
 
     .venv/bin/python benchmarks/retrieval_candidates.py --sets xquad-zh-chunks,xquad-en-chunks,cranfield-en
-    .venv/bin/python benchmarks/retrieval_candidates.py --sets xquad-zh-chunks --candidates "before (bigrams in queries)|1000/100"
+    .venv/bin/python benchmarks/retrieval_candidates.py --sets xquad-zh-chunks --candidates "after: defaults|1000/100"
 """
 
 from __future__ import annotations
@@ -42,20 +42,22 @@ _ARTICLE = re.compile(r"^(xquad-a\d+)-")
 # weight of Chinese character bigrams in BM25: None = the product's). Candidates sharing a
 # chunking patch share one ingest.
 CANDIDATES: dict[str, tuple[dict, dict, float | None]] = {
-    "before (bigrams in queries)": ({}, {}, 1.0),
-    "zh query: words only (default)": ({}, {}, 0.0),
+    "before: issue-9 defaults": ({"contextual_text": False}, {}, 1.0),
+    "after: defaults": ({}, {}, None),
+    "words-only queries alone": ({"contextual_text": False}, {}, None),
+    "contextual text alone": ({}, {}, 1.0),
     "zh query: bigrams 0.25": ({}, {}, 0.25),
-    "weights 0.5/0.5": ({}, {"dense_weight": 0.5, "bm25_weight": 0.5}, 1.0),
-    "weights 0.7/0.3": ({}, {"dense_weight": 0.7, "bm25_weight": 0.3}, 1.0),
-    "candidates 100": ({}, {"candidates": 100}, 1.0),
-    "weights 0.4/0.6": ({}, {"dense_weight": 0.4, "bm25_weight": 0.6}, 1.0),
-    "contextual text": ({"contextual_text": True}, {}, 1.0),
-    "1000/100": ({"chunk_size": 1000, "chunk_overlap": 100}, {}, 1.0),
-    "1000/100 + contextual": ({"chunk_size": 1000, "chunk_overlap": 100, "contextual_text": True}, {}, 1.0),
-    "1000/100 + weights 0.4/0.6": ({"chunk_size": 1000, "chunk_overlap": 100}, {"dense_weight": 0.4, "bm25_weight": 0.6}, 1.0),
+    "weights 0.5/0.5": ({}, {"dense_weight": 0.5, "bm25_weight": 0.5}, None),
+    "weights 0.4/0.6": ({}, {"dense_weight": 0.4, "bm25_weight": 0.6}, None),
+    "weights 0.7/0.3": ({}, {"dense_weight": 0.7, "bm25_weight": 0.3}, None),
+    "candidates 100": ({}, {"candidates": 100}, None),
+    "1000/100": ({"chunk_size": 1000, "chunk_overlap": 100}, {}, None),
+    "1000/100 + weights 0.4/0.6": ({"chunk_size": 1000, "chunk_overlap": 100}, {"dense_weight": 0.4, "bm25_weight": 0.6}, None),
+    "1000/100, before": ({"chunk_size": 1000, "chunk_overlap": 100, "contextual_text": False}, {}, 1.0),
 }
-DEFAULT_CANDIDATES = ["before (bigrams in queries)", "zh query: words only (default)", "zh query: bigrams 0.25",
-                      "weights 0.5/0.5", "weights 0.7/0.3", "candidates 100", "contextual text"]
+# "before" = the defaults of issue 9 (bigrams in the query, chunks indexed as they are);
+# "after" = today's defaults; each "alone" row is one change over "before".
+DEFAULT_CANDIDATES = [n for n in CANDIDATES if not n.startswith("1000/100")]
 
 
 def split_of(data: Dataset, qid: str) -> str:
