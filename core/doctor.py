@@ -240,6 +240,7 @@ def _finish_rebuild(parts: EngineParts, snap: Snapshot, group: list[tuple[FileRe
             row = s.get(FileRecord, rec.id)
             row.chunk_count, row.updated_at = len(job.chunks), utcnow()
             s.add(row)
+        parts.store.mark_ready(rec.collection, [rec.id])  # its new points answer from now on
         tracker.finish("done")
         report.notes.append(f"{rec.name}: re-embedded {len(job.chunks)} chunks")
 
