@@ -66,10 +66,10 @@ def _server_filter(flt: SearchFilter | None = None, file_id: str | None = None) 
     return models.Filter(must=must or None, must_not=must_not or None)
 
 
-def _channel_request(q: ChannelQuery) -> models.QueryRequest:
+def _channel_request(q: ChannelQuery, params: models.SearchParams | None) -> models.QueryRequest:
     if q.dense is not None:
         return models.QueryRequest(query=q.dense, using=DENSE, filter=_server_filter(q.flt), limit=q.limit,
-                                   with_payload=True, params=_DENSE_PARAMS)
+                                   with_payload=True, params=params)
     assert q.sparse is not None
     sparse = models.SparseVector(indices=q.sparse.indices, values=q.sparse.values)
     return models.QueryRequest(query=sparse, using=SPARSE, filter=_server_filter(q.flt), limit=q.limit,
@@ -99,6 +99,8 @@ class QdrantServerStore:
         self._dimensions: dict[str, int] = {}  # the existence cache: collections known to exist
         self._lock = threading.Lock()  # only guards the caches; the client is thread-safe
         self._pool: ThreadPoolExecutor | None = None  # made on the first query of several collections
+        # local mode searches exactly and warns that search parameters do nothing there
+        self._dense_params = None if self._local else _DENSE_PARAMS
 
     def __repr__(self) -> str:
         return f"QdrantServerStore({self._where})"
@@ -294,7 +296,7 @@ class QdrantServerStore:
     def _batch(self, name: str, queries: list[ChannelQuery]) -> list[list[ScoredPoint]]:
         """One request for every channel query of one collection."""
         try:
-            responses = self._client.query_batch_points(name, requests=[_channel_request(q) for q in queries])
+            responses = self._client.query_batch_points(name, requests=[_channel_request(q, self._dense_params) for q in queries])
         except Exception as exc:
             self._forget(name)  # dropped by another process since it was cached?
             with self._engine("search", name):
@@ -309,7 +311,7 @@ class QdrantServerStore:
         with self._engine("search", name):
             response = self._client.query_points(
                 name, query=vector, using=DENSE, query_filter=_server_filter(flt), limit=limit, with_payload=True,
-                search_params=_DENSE_PARAMS,
+                search_params=self._dense_params,
             )
         return _scored(response.points)
 
