@@ -20,7 +20,13 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
-from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
+from core.types import (
+    ChannelQuery,
+    ScoredPoint,
+    SearchFilter,
+    SparseVector,
+    VectorPoint,
+)
 
 DENSE = "dense"
 SPARSE = "bm25"

@@ -10,7 +10,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from core.db.models import FileRecord
 from core.errors import CoreError, ReindexNeeded
 from core.retrieval import bm25
 from core.retrieval.calibration import calibrate_bm25, calibrate_dense, margin_for
