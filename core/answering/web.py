@@ -88,6 +88,10 @@ class WebSession:
         elapsed = (time.perf_counter() - started) * 1000
         timings = self.run.answer.timings_ms
         timings["web_search_ms"] = round(timings.get("web_search_ms", 0.0) + elapsed, 2)  # tool calls add up
+        for name, wall in ctx.stages.wall_ms.items():  # web_<stage>_ms and web_<stage>_cpu_ms (websearch/stages.py)
+            timings[f"web_{name}_ms"] = round(timings.get(f"web_{name}_ms", 0.0) + wall, 2)
+            cpu_key = f"web_{name}_cpu_ms"
+            timings[cpu_key] = round(timings.get(cpu_key, 0.0) + ctx.stages.cpu_ms.get(name, 0.0), 2)
         self.contexts.append(ctx)
         return items_of(ctx)
 
