@@ -148,6 +148,7 @@ class PdfParser:
                         check=lambda: ctx.progress(0, total, "reading scanned pages")) as ahead:
             doc = _PageWalk(document, source_name, ctx, texts, ahead).run()
         doc.metadata["ocr_workers"] = workers
+        doc.metadata["ocr_worker_peak_rss_mb"] = round(ahead.peak_rss_mb)
         return doc
 
 

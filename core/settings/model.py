@@ -169,7 +169,7 @@ class ParsingSettings(_Section):
     ocr_dpi: int = Field(300, ge=72, le=600)
     ocr_page_timeout_seconds: float = Field(60.0, gt=0, le=3600)
     ocr_workers: int = Field(2, ge=1, le=16, description=(
-        "Processes that read the scanned pages of a PDF at once, each with its own OCR model (~0.5 GB): "
+        "Processes that read the scanned pages of a PDF at once, each with its own OCR model (~0.8 GB at 300 DPI): "
         "min(this, CPU cores, scanned pages); 1 reads them in this process, one at a time."))
     ocr_pdf_pictures: bool = Field(True, description="OCR pictures large enough to hold text on PDF pages that have a text layer.")
     ocr_docx_images: bool = False
