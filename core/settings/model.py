@@ -135,6 +135,9 @@ class StrictModeSettings(_Section):
     # 0.351 and up, off-topic ones 0.330 at most (a greeting 0, a near-miss HR question 0.2-0.33).
     rag_strict_min_similarity: float = Field(0.34, ge=0, le=1)
     rag_strict_max_results: int = Field(5, ge=1, le=50)
+    rag_strict_term_check: bool = Field(True, description=(
+        "Refuse a question with a key term (content word or number) that none of the passages found "
+        "contains: a near miss in the knowledge base's own vocabulary. Off: the score threshold alone decides."))
     # Empty: the built-in text in the question's language (core/answering/replies.py; the Chinese
     # ones are the seed's). A text set here is used for every language.
     rag_strict_no_hit_reply: str = Field("", description=(
