@@ -16,8 +16,9 @@ Matching is deliberately forgiving where languages vary their form, and nowhere 
 * English words are compared by Snowball stem ("approves" ~ "approved"), so inflection is
   no miss; a synonym is ("staff" for "employee"): strict mode would rather refuse than guess.
 * Chinese is cut by jieba into words; single characters (mostly particles and measure words)
-  are no key terms. A word counts as present when it is in the text, or when its characters
-  occur in order within a short span (``每年`` in ``每个自然年``, ``检察院`` in ``人民检察院``).
+  are no key terms, nor is the word after 哪个 / 什么 (the kind of answer asked for). A word counts as present when it is in the text, or when its characters
+  occur in order within a short span (``每年`` in ``每个自然年``, ``检察院`` in ``人民检察院``), or when
+  each of its own words is (``坐飞机``: ``飞机``; ``刑事诉讼`` stays missing without ``刑事``).
 * Chinese numerals and digits are one form (``15天`` ~ ``十五天``).
 
 It is a general rule over words, not tuned to any question set: measured on
@@ -38,7 +39,8 @@ _EN_QUESTION_WORDS = frozenset(
     "can could should would may might must shall will many much long often there any all some "
     "get gets got give given need needs me my mine we our us i if so than then not no yes "
     "also just only please tell know kind way there's what's who's how's whats hows "
-    "exactly actually".split()
+    "exactly actually use used uses using apply applies applied happen happens mean means "
+    "regarding concerning".split()
 )
 # Chinese question words and generic predicates: no key terms.
 _ZH_QUESTION_WORDS = frozenset((
@@ -46,7 +48,7 @@ _ZH_QUESTION_WORDS = frozenset((
     "什么", "多少", "多久", "多长", "多大", "多高", "怎么", "怎样", "如何", "哪个", "哪些", "哪里", "哪儿",
     "哪家", "哪位", "哪一", "是否", "能否", "可否", "请问", "一下", "可以", "需要", "应该", "应当", "必须",
     "规定", "要求", "的话", "时候", "以后", "之后", "以前", "之前", "开始", "进行", "有关", "相关", "关于",
-    "具体", "情况", "问题", "一般", "通常",
+    "具体", "情况", "问题", "一般", "通常", "经过", "事项",
 ))
 _ZH_QUESTION_CHARS = "谁几吗呢吧么哪"
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -116,22 +118,25 @@ def _en_term(word: str) -> str | None:
     return word
 
 
+# The word after these names the kind of answer asked for (哪个部门 "which department", 什么文书
+# "what document"), not something the passage must contain in those words.
+_ZH_ANSWER_TYPE_BEFORE = frozenset(("哪个", "哪些", "什么", "哪种", "哪类", "何种", "哪一个", "哪一"))
+
+
 def _tokens(question: str) -> list[str]:
     """jieba's cut of the question (English words and digits stay whole), numerals as digits,
-    and runs of single Han characters joined back (jieba cuts 年假 into 年 / 假)."""
+    without the word that follows a "which / what kind of" question word."""
     out: list[str] = []
-    run = ""
-    for token in _jieba_tokenizer().cut(_normalise(question), HMM=True):
+    after_question_word = False
+    for token in _jieba_tokenizer().cut(_normalise(question), HMM=False):  # HMM guesses words ("假有")
         token = _digits_for_numerals(token.strip())
-        if len(token) == 1 and _HAN_RUN.fullmatch(token) and token not in _ZH_STOP and token not in _ZH_QUESTION_CHARS:
-            run += token
+        if not token:
             continue
-        if len(run) > 1:
-            out.append(run)
-        run = ""
+        if after_question_word and _HAN_RUN.fullmatch(token):
+            after_question_word = False
+            continue
+        after_question_word = token in _ZH_ANSWER_TYPE_BEFORE
         out.append(token)
-    if len(run) > 1:
-        out.append(run)
     return out
 
 
@@ -176,8 +181,14 @@ class _Passages:
 
     def has(self, term: str) -> bool:
         if _HAN_RUN.fullmatch(term):
-            return term in self.text or _in_order_within(term, self.text, 2 * len(term) + 1)
+            return term in self.text or _in_order_within(term, self.text, 2 * len(term) + 1) or self._has_parts(term)
         return term in self.stems or _stem(term) in self.stems
+
+    def _has_parts(self, word: str) -> bool:
+        """A compound is present when each of its words is (坐飞机: 飞机); one missing part keeps
+        it missing (刑事诉讼: 诉讼 is there, 刑事 is not)."""
+        parts = [w for w in _jieba_tokenizer().cut_for_search(word, HMM=False) if len(w) >= 2 and w != word]
+        return bool(parts) and all(p in self.text for p in parts)
 
 
 def coverage(question: str, texts: list[str]) -> Coverage:

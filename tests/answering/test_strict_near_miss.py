@@ -1,0 +1,98 @@
+"""Strict mode refuses near misses: a question in the knowledge base's own vocabulary that names
+something the knowledge base never mentions gets the fixed reply, with no model call, even when
+its best passage passes the score threshold; a covered question in the same words is answered."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answering.coverage import coverage, key_terms
+from core.answering.replies import no_hit_reply
+from core.settings.model import StrictModeSettings
+from core.types import SYSTEM_ACTOR as ADMIN
+from tests.answering.conftest import configure, use_openai
+from tests.engine.conftest import make_engine, md
+from tests.fakes import fake_llm_server, text
+
+LEAVE_ZH = """# 假期制度
+
+## 年假
+
+第一条 员工每个自然年享有十五天带薪年假，由组长审批。
+
+## 病假
+
+第二条 连续病假三天以内无需证明，超过三天须提交医院证明。
+"""
+
+LEAVE_EN = """# Leave policy
+
+## Annual leave
+
+Every employee receives 15 days of paid annual leave per calendar year, approved by the team lead.
+
+## Sick leave
+
+Sick leave of up to 3 consecutive days needs no certificate.
+"""
+
+NEAR_ZH, COVERED_ZH = "实习生每年有几天带薪年假？", "员工每年有几天带薪年假？"
+NEAR_EN, COVERED_EN = "How many days of paid annual leave do interns receive?", "How many days of paid annual leave does an employee receive?"
+
+
+def test_key_terms_leave_out_question_words_and_keep_numbers():
+    assert key_terms("员工每年有几天带薪年假？") == ["员工", "每年", "带薪"]
+    assert "15" in key_terms("年假是十五天吗？") and "15" in key_terms("年假是15天吗？")
+    assert key_terms("Who approves overtime?") == ["approves", "overtime"]
+    assert "部门" not in key_terms("由哪个部门负责审查？")  # the kind of answer asked for
+
+
+def test_coverage_forgives_form_not_a_missing_word():
+    assert coverage("Who approved the overtime?", ["Overtime must be approved by the team lead."]).covered
+    assert coverage("员工每年有几天年假？", ["员工每个自然年享有十五天带薪年假"]).covered  # 每年 ~ 每个自然年
+    assert coverage("年假有15天吗？", ["员工享有十五天年假"]).covered  # 15 ~ 十五
+    assert coverage("坐飞机要谁批准？", ["乘坐飞机须经部门负责人批准"]).covered  # 坐飞机: 飞机
+    miss = coverage("刑事诉讼监督案件由谁审查？", ["行政诉讼监督案件由行政检察部门审查"])
+    assert miss.missing == ("刑事诉讼",)
+    assert coverage(NEAR_EN, [LEAVE_EN]).missing == ("interns",)
+
+
+@pytest.fixture
+def leave_engine(data_dir, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    e = make_engine(data_dir)
+    e.create_kb(ADMIN, "leave")
+    assert all(r.status == "indexed" for r in e.ingest(ADMIN, "leave", [md("假期.md", LEAVE_ZH), md("leave.md", LEAVE_EN)]))
+    yield e
+    e.close()
+
+
+@pytest.mark.parametrize("near, covered, missing", [(NEAR_ZH, COVERED_ZH, "实习生"), (NEAR_EN, COVERED_EN, "interns")])
+def test_a_near_miss_is_refused_without_a_model_call_and_the_covered_question_answered(leave_engine, near, covered, missing):
+    threshold = StrictModeSettings().rag_strict_min_similarity
+    with fake_llm_server() as server:
+        use_openai(leave_engine, server)
+        configure(leave_engine, strict={"rag_strict_mode": True}, answering={"builtin_tools": False})
+        refused = leave_engine.ask(ADMIN, near, temporary=True)
+        # The threshold alone would let it in: its best passage passes.
+        assert max(r["score"] for r in refused.retrieved) >= threshold
+        assert refused.text == no_hit_reply(StrictModeSettings(), near)
+        assert not refused.hit and not refused.llm_called and not refused.citations
+        assert server.request_count == 0
+        assert any(missing in n for n in refused.notices)
+
+        server.add(text("Answered from the passage [1]"))
+        answered = leave_engine.ask(ADMIN, covered, temporary=True)
+        assert answered.hit and answered.llm_called and answered.citations and server.chat_count == 1
+        assert not any("mention" in n or "未提及" in n for n in answered.notices)
+
+
+def test_with_the_check_off_the_threshold_alone_decides(leave_engine):
+    with fake_llm_server() as server:
+        use_openai(leave_engine, server)
+        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_check": False},
+                  answering={"builtin_tools": False})
+        server.add(text("实习生的年假…… [1]"))
+        answer = leave_engine.ask(ADMIN, NEAR_ZH, temporary=True)
+        assert answer.hit and answer.llm_called and server.chat_count == 1
