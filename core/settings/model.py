@@ -115,6 +115,9 @@ class AnsweringSettings(_Section):
     file_context: bool = Field(True, description="Inject retrieved file content into the conversation.")
     builtin_tools: bool = Field(False, description="Offer query_knowledge_bases / view_knowledge_file / search_chats as native tools.")
     max_tool_rounds: int = Field(3, ge=0, le=10)
+    follow_up_search: bool = Field(True, description=(
+        "Normal mode: a follow-up (\"and for managers?\", \"那第二条呢？\") is searched with the conversation's context: "
+        "the chat model writes the search query, or without one the previous question is joined to it. Strict mode never uses history."))
     low_similarity_action: Literal["general_knowledge", "flag_for_human"] = Field(
         "general_knowledge", description="Normal mode, nothing above the threshold: answer from general knowledge with a marker, or flag for a human."
     )
