@@ -3,7 +3,8 @@ context, not with the bare follow-up ("and for managers?", "那第二条呢？" 
 
 Only a message that *looks like* a follow-up is rewritten (``looks_like_follow_up``: it opens
 like one — "and …", "what about …", "那…", "还有…" — ends in 呢, or is short and leans on a
-pronoun or names almost nothing); a standalone question is searched as written, so a change
+pronoun or names almost nothing; in Chinese, which drops a shared subject, two content words
+or fewer); a standalone question is searched as written, so a change
 of topic is not dragged back to the last one. Then:
 
 * with a chat model configured, the model writes the search query from the last turns (the
@@ -65,7 +66,9 @@ def looks_like_follow_up(message: str) -> bool:
         body = text.rstrip("?？!！。. ")
         if body.startswith(_ZH_OPENERS) or body.endswith("呢"):
             return True
-        return len(terms) <= 1 or (len(terms) <= 2 and any(p in body for p in _ZH_PRONOUNS))
+        # Chinese drops the subject it shares with the last question: two content words or fewer
+        # ("需要延长的话由谁批准？") lean on the conversation.
+        return len(terms) <= 2 or (len(terms) <= 3 and any(p in body for p in _ZH_PRONOUNS))
     if _EN_OPENERS.match(text):
         return True
     words = set(re.findall(r"[a-z']+", text))
