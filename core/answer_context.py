@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 
 from sqlmodel import Session, select
 
-from core.access import check_file, readable_kbs
+from core.accounts.access import check_file, readable_kbs
 from core.answering import attach
 from core.answering.chats import ChatStore, chat_collection, chat_files, get_chat
 from core.answering.context import (

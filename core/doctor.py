@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from sqlmodel import select
 
-from core.access import require_admin
+from core.accounts.access import require_admin
 from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
 from core.ingest.jobs import JobTracker, abandoned, process_alive
 from core.ingest.kb_chunking import settings_for_kb

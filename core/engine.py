@@ -19,9 +19,9 @@ from sqlmodel import select
 
 from core import doctor as doctor_mod
 from core import knowledge
-from core.access import check_file, require_admin, resolve_kb
+from core.accounts.access import check_file, require_admin, resolve_kb
 from core.config import RuntimeConfig
-from core.data_folder import PrivateDataFolder, sqlite_path
+from core.storage.data_folder import PrivateDataFolder, sqlite_path
 from core.db.database import Database
 from core.db.models import FileRecord, Job, KnowledgeBase
 from core.embeddings.base import Embedder
@@ -41,7 +41,7 @@ from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
 from core.searcher import Searcher
-from core.secrets import SecretBox
+from core.secrets.box import SecretBox
 from core.settings.model import Settings
 from core.settings.store import SettingsStore, mask_secret_fields, masked
 from core.types import Actor, ParsedDoc
@@ -59,7 +59,7 @@ def _parse(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
 class Engine(AccountMethods, DriveMethods):
     def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0, serve_handoff: bool = False):
         self.config = config
-        # ours alone (checked, tightened; umask 077 while open), see core/data_folder.py
+        # ours alone (checked, tightened; umask 077 while open), see core/storage/data_folder.py
         self._data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url))
         weakref.finalize(self, self._data_folder.close)  # also when this constructor fails below
         # Other core modules keep their secrets with this box too (handed to them by the engine).
@@ -88,7 +88,7 @@ class Engine(AccountMethods, DriveMethods):
             log.warning("cleaned up %d file(s) left half-indexed by a stopped process", len(cleaned))
         self._handoff = None
         if serve_handoff and not config.qdrant_url:
-            from core.handoff import HandoffServer
+            from core.handoff.channel import HandoffServer
 
             try:
                 self._handoff = HandoffServer(self, config.data_dir)

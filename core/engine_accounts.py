@@ -3,16 +3,16 @@ readable. ``Engine`` inherits them."""
 
 from __future__ import annotations
 
-from core import sessions, users
+from core.accounts import sessions, users
 from core.types import Actor
-from core.users import UserView
+from core.accounts.users import UserView
 
 
 class AccountMethods:
     """Mixed into ``core.engine.Engine`` (uses its db)."""
 
     # ==================================================================== users and sessions
-    # (auth branch: core/users.py, core/sessions.py, core/signin_guard.py). Users leave the engine
+    # (auth branch: core/accounts/users.py, core/accounts/sessions.py, core/accounts/signin_guard.py). Users leave the engine
     # as UserView (no password hash); a browser holds a session token, the database its hash.
     def sign_up(self, name: str, password: str, **kw) -> UserView:
         return users.sign_up(self._db, name, password, **kw)

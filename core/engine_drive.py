@@ -8,7 +8,7 @@ import logging
 from concurrent.futures import Future
 from typing import Callable
 
-from core import users
+from core.accounts import users
 from core.ingest import jobs as jobs_mod
 from core.ingest.service import IngestResult
 from core.parsers.url_guard import AllowList

@@ -22,7 +22,7 @@ from core.errors import (
     PermissionDenied,
     ReindexNeeded,
 )
-from core.secrets import known_secrets, scrub
+from core.secrets.box import known_secrets, scrub
 from core.types import Actor
 
 log = logging.getLogger(__name__)

@@ -98,7 +98,7 @@ class StoreBusy(StoreError):
 
 
 class DiskFull(StoreError):
-    """Too little free space on the data folder's disk to write safely (core/diskspace.py)."""
+    """Too little free space on the data folder's disk to write safely (core/storage/diskspace.py)."""
 
 
 class LLMError(CoreError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import delete, func, select
 
-from core.access import readable_kbs, resolve_kb
+from core.accounts.access import readable_kbs, resolve_kb
 from core.db.database import Database
 from core.db.models import FileRecord, KBShare, KnowledgeBase, User, utcnow
 from core.errors import AlreadyExists, InvalidInput, NotFound

@@ -9,7 +9,7 @@ space, a Cyrillic "а" for a Latin "a", a full-width "ａ" — lets an impostor 
 - user names are compared by ``user_name_key``: NFKC, case-folded, with Cyrillic and Greek
   letters that look Latin mapped to their Latin twin, so "Аlice" (Cyrillic А) and "ＡＬＩＣＥ"
   are the same name as "alice"; a user name mixing Latin with Cyrillic or Greek is refused.
-  ``core/users.py`` uses these for sign-up, single sign-on and every look-up by name.
+  ``core/accounts/users.py`` uses these for sign-up, single sign-on and every look-up by name.
 ``printable`` escapes what a terminal would interpret (escape sequences, bidi controls).
 """
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from core import Engine
 from core.errors import CoreError
-from core.sessions import SESSION_MAX_AGE
+from core.accounts.sessions import SESSION_MAX_AGE
 from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import LANGUAGE_NAMES, set_lang, t

@@ -23,7 +23,7 @@ def _close(engine: Engine) -> None:
 
 @st.cache_resource(show_spinner=False, on_release=_close)
 def _open_engine(data_dir: str) -> Engine:
-    # serve_handoff: CLI commands run here while the dashboard holds the store (see core/handoff.py)
+    # serve_handoff: CLI commands run here while the dashboard holds the store (see core/handoff/channel.py)
     engine = Engine.open(data_dir or None, store_wait_seconds=STORE_WAIT_SECONDS, serve_handoff=True)
     engine.start_sync_scheduler()  # watched sources sync on gdrive.sync_interval_minutes, off the page threads
     return engine

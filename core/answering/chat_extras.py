@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlmodel import select
 
-from core.access import require_admin
+from core.accounts.access import require_admin
 from core.answering.chats import TITLE_CHARS, chat_messages, get_chat
 from core.db.models import Chat, Message, MessageFeedback, User, utcnow
 from core.errors import InvalidInput, NotFound

@@ -13,7 +13,7 @@ from typing import Iterator
 from core.cli.main import emit
 from core.errors import InvalidInput, StoreBusy
 from core.types import SYSTEM_ACTOR
-from core.users import user_name_key
+from core.accounts.users import user_name_key
 
 
 @contextmanager
@@ -21,7 +21,7 @@ def local_engine(args: argparse.Namespace) -> Iterator["Engine"]:  # noqa: F821
     """The engine in this process. These commands are not part of the dashboard hand-off, so
     while the dashboard holds the store they stop with a clear message (not an AttributeError)."""
     from core.cli.commands import engine_for
-    from core.handoff import RemoteEngine
+    from core.handoff.channel import RemoteEngine
 
     with engine_for(args) as engine:
         if isinstance(engine, RemoteEngine):

@@ -14,7 +14,7 @@ from core.cli.account_commands import local_engine
 from core.cli.main import emit
 from core.errors import InvalidInput, NotFound
 from core.types import SYSTEM_ACTOR
-from core.users import user_name_key
+from core.accounts.users import user_name_key
 
 
 def _owners(engine, user: str | None) -> list:

@@ -22,7 +22,7 @@ def engine_for(args: argparse.Namespace) -> Iterator["Engine"]:  # noqa: F821
     hand-off that runs the command inside the dashboard's process."""
     from core.config import RuntimeConfig
     from core.engine import Engine
-    from core.handoff import RemoteEngine, find_socket
+    from core.handoff.channel import RemoteEngine, find_socket
 
     config = RuntimeConfig.from_env(args.data_dir)
     try:
@@ -189,7 +189,7 @@ def cmd_settings(args: argparse.Namespace) -> int:
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
-    from core.data_folder import check_data_folder, sqlite_path
+    from core.storage.data_folder import check_data_folder, sqlite_path
     from core.db.database import Database
     from core.config import RuntimeConfig
     from core.parsers.base import ParseContext

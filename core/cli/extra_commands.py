@@ -41,7 +41,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_secrets(args: argparse.Namespace) -> int:
     from core.config import RuntimeConfig
-    from core.secret_rotation import rotate
+    from core.secrets.rotation import rotate
 
     report = rotate(RuntimeConfig.from_env(args.data_dir))
     emit(args, asdict(report), lambda r: (

@@ -1,4 +1,4 @@
-"""Per-user Drive connections (tokens encrypted with core.secrets) and pending consent requests."""
+"""Per-user Drive connections (tokens encrypted with core.secrets.box) and pending consent requests."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def ensure_tables(db: Database) -> None:
 
 def _register_for_rotation() -> None:
     """``python -m core secrets rotate`` re-encrypts these columns with the new key."""
-    from core.secret_rotation import register_encrypted_column
+    from core.secrets.rotation import register_encrypted_column
 
     for column in ("refresh_token", "access_token"):
         register_encrypted_column(DriveConnection, column)

@@ -34,7 +34,7 @@ from core.gdrive.errors import DriveError, DriveSetupIncomplete, NotConnected, R
 from core.gdrive.models import DriveAuthRequest, DriveConnection, ensure_tables
 from core.gdrive.transport import guard_oauth_session, guarded_requests
 from core.parsers.url_guard import AllowList
-from core.secrets import SecretBox
+from core.secrets.box import SecretBox
 from core.settings.model import GoogleDriveSettings
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from core.gdrive.source import DriveSource
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
 from core.parsers.url_guard import AllowList
-from core.secrets import SecretBox
+from core.secrets.box import SecretBox
 from core.sources import service as sources
 from core.sources.models import SyncedSource
 from core.sources.sync import SyncReport, run_sync

@@ -21,7 +21,7 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.diskspace import no_room_for_upload
+from core.storage.diskspace import no_room_for_upload
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
 from core.ingest.blobs import sha256_hex

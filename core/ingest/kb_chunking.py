@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from core.access import resolve_kb
+from core.accounts.access import resolve_kb
 from core.db.models import KnowledgeBase, utcnow
 from core.errors import InvalidInput
 from core.ingest.parts import EngineParts

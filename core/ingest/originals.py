@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.access import check_file
+from core.accounts.access import check_file
 from core.db.models import FileRecord
 from core.errors import InvalidInput, NotFound
 from core.ingest.parts import EngineParts

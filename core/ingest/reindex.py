@@ -15,7 +15,7 @@ from typing import Callable
 
 from sqlmodel import select
 
-from core.access import resolve_kb
+from core.accounts.access import resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest.jobs import JobTracker, mark_abandoned

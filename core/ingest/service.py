@@ -17,7 +17,7 @@ from typing import Callable
 
 from sqlmodel import select
 
-from core.access import check_file, resolve_kb
+from core.accounts.access import check_file, resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import AlreadyExists, CoreError, ReindexNeeded, StoreError
 from core.ingest.jobs import JobTracker, abandoned, cancel_file_jobs, mark_abandoned

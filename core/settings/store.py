@@ -23,7 +23,7 @@ from sqlmodel import select
 from core.db import models
 from core.db.database import Database
 from core.errors import InvalidSettings
-from core.secrets import SecretBox
+from core.secrets.box import SecretBox
 from core.settings.model import SECRET_FIELDS, Settings
 
 ENV_PREFIX = "RAGDESK_"

@@ -13,7 +13,7 @@ from core.errors import CoreError, InvalidInput
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
 from core.ingest.service import fetch_url_doc
-from core.secrets import SecretBox
+from core.secrets.box import SecretBox
 from core.sources import service as sources
 from core.sources.base import SyncBusy
 from core.sources.models import SyncedSource

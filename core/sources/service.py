@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 from sqlmodel import delete, select
 
-from core.access import resolve_kb
+from core.accounts.access import resolve_kb
 from core.errors import NotFound, PermissionDenied
 from core.ingest.parts import EngineParts
 from core.sources.lease import _aware

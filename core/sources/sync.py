@@ -22,7 +22,7 @@ from typing import Callable
 
 from sqlmodel import select
 
-from core.access import resolve_kb
+from core.accounts.access import resolve_kb
 from core.db.models import FileRecord, utcnow
 from core.error_report import shown_error
 from core.errors import CoreError

@@ -12,7 +12,7 @@ collection serialises access to its shard, so a long upsert into a new index nev
 searches of another collection.
 
 Opening, creating or changing a collection first checks the disk's free space
-(``core.diskspace.check_store_room``): the engine writes through memory-mapped files, and a
+(``core.storage.diskspace.check_store_room``): the engine writes through memory-mapped files, and a
 page the disk cannot back would kill the process with SIGBUS instead of raising.
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import qdrant_edge as qe
 
-from core.diskspace import STORE_MIN_FREE_MB, check_store_room
+from core.storage.diskspace import STORE_MIN_FREE_MB, check_store_room
 from core.errors import AlreadyExists, CoreError, InvalidInput, NotFound, StoreBusy, StoreError
 from core.types import ScoredPoint, SearchFilter, SparseVector, VectorPoint
 from core.vectorstore._common import RRF_K, check_name, check_points, check_query, in_chunk_order, is_empty, point_id
@@ -63,7 +63,7 @@ class _Shard:
 
 def _lock_root(root: Path, wait_seconds: float) -> int:
     """Take the exclusive lock on ``root/.lock`` (waiting up to ``wait_seconds``), write our pid."""
-    fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o600)  # the data folder is private (core/data_folder.py)
+    fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o600)  # the data folder is private (core/storage/data_folder.py)
     deadline = time.monotonic() + wait_seconds
     while True:
         try:
@@ -110,7 +110,7 @@ class EdgeStore:
 
     def __init__(self, root: Path, wait_seconds: float = 0.0, min_free_mb: int = STORE_MIN_FREE_MB):
         self.root = Path(root)
-        self._min_free_mb = min_free_mb  # below it, nothing is opened or written (core/diskspace.py)
+        self._min_free_mb = min_free_mb  # below it, nothing is opened or written (core/storage/diskspace.py)
         self.root.mkdir(parents=True, exist_ok=True)
         self._lock_fd: int | None = _lock_root(self.root, wait_seconds)
         self._dir = self.root / "collections"

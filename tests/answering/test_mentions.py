@@ -7,7 +7,7 @@ import pytest
 
 from core.errors import NotFound
 from core.ingest.service import Upload
-from core.users import actor_of
+from core.accounts.users import actor_of
 from tests.answering.conftest import configure, use_openai
 from tests.fakes import text, tool_call
 

@@ -133,7 +133,7 @@ def test_zh_policy_flow(data_dir):
 
 
 def test_a_data_folder_too_deep_for_a_unix_socket_still_gets_a_hand_off(tmp_path):
-    from core.handoff import socket_path
+    from core.handoff.channel import socket_path
 
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     deep.mkdir(parents=True)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from core.ingest.service import Upload
-from core.users import actor_of
+from core.accounts.users import actor_of
 from tests.cli.test_cli import REPO, as_json, run_cli
 from tests.engine.conftest import POLICY_MD, make_engine
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import create_engine, text
 
-from core import users
+from core.accounts import users
 from core.db.database import SCHEMA_VERSION, Database, sqlite_url
 
 

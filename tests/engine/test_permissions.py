@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.errors import NotFound, PermissionDenied
-from core.users import actor_of
+from core.accounts.users import actor_of
 from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, md
 
 

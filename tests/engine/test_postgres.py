@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.config import RuntimeConfig
 from core.engine import Engine
 from core.types import SYSTEM_ACTOR
-from core.users import actor_of
+from core.accounts.users import actor_of
 from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, md
 
 A = SYSTEM_ACTOR

@@ -8,10 +8,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import text
 
-from core import sessions, users
+from core.accounts import sessions, users
 from core.db.database import Database, sqlite_url
 from core.errors import InvalidInput, PermissionDenied
-from core.users import actor_of
+from core.accounts.users import actor_of
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 

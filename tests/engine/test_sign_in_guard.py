@@ -9,10 +9,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import text
 
-from core import users
+from core.accounts import users
 from core.db.database import Database, sqlite_url
 from core.errors import PermissionDenied
-from core.signin_guard import SignInLocked, SignInPolicy
+from core.accounts.signin_guard import SignInLocked, SignInPolicy
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 FAST = SignInPolicy(failure_delay_seconds=0)  # the delay itself is measured once, at the engine

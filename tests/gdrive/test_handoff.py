@@ -11,7 +11,7 @@ import pytest
 from core.cli.main import main
 from core.config import RuntimeConfig
 from core.engine import Engine
-from core.handoff import HandoffServer, RemoteEngine
+from core.handoff.channel import HandoffServer, RemoteEngine
 from core.sources.models import SyncedSource
 from core.sources.sync import SyncReport
 from core.types import SYSTEM_ACTOR

@@ -1,7 +1,7 @@
 """Threat: the data folder's disk fills up. The embedded vector store writes through memory-mapped
 files, and on a full disk ``ingest``, ``search`` and ``doctor`` died with SIGBUS and no message.
 Now writes are refused below a free-space floor, before anything of a file is stored, and reads
-work or fail with a message, never a signal (core/diskspace.py)."""
+work or fail with a message, never a signal (core/storage/diskspace.py)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_files_are_refused_before_anything_is_stored_when_the_floor_is_not_met(k
 
 def test_the_embedded_store_refuses_to_open_a_collection_it_could_not_write(tmp_path):
     """Reproduced on a filled tmpfs below; here the store is asked to keep more free than this disk has."""
-    from core.diskspace import free_bytes
+    from core.storage.diskspace import free_bytes
 
     store = EdgeStore(tmp_path / "vectors")
     store.create_collection("c", 4)

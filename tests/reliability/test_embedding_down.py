@@ -15,7 +15,7 @@ import pytest
 
 from core.answering.replies import NO_HIT_REPLY
 from core.types import SYSTEM_ACTOR as ADMIN
-from core.users import actor_of
+from core.accounts.users import actor_of
 from tests.answering.conftest import configure, use_openai
 from tests.engine.conftest import POLICY_MD, make_engine, md
 from tests.fakes import fake_llm_server, text

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from core.types import SYSTEM_ACTOR as ADMIN
-from core.users import actor_of
+from core.accounts.users import actor_of
 from tests.answering.conftest import configure, engine, server, use_openai  # noqa: F401 (fixtures)
 from tests.fakes import text
 

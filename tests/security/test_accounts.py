@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from core import users
+from core.accounts import users
 from core.db.database import Database, sqlite_url
 from core.errors import AlreadyExists, InvalidInput, PermissionDenied
 from core.names import user_name_key
-from core.signin_guard import SignInLocked, SignInPolicy
+from core.accounts.signin_guard import SignInLocked, SignInPolicy
 from core.types import Actor
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)

@@ -139,7 +139,7 @@ def test_an_existing_tree_left_readable_is_tightened_at_start(tmp_path):
 
 
 def test_commands_that_only_read_the_folder_and_key_rotation_refuse_it_too(tmp_path):
-    from core.secret_rotation import rotate
+    from core.secrets.rotation import rotate
 
     data = _squatted(tmp_path)
     key_before = (data / "secret.key").read_bytes()

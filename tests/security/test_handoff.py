@@ -17,7 +17,7 @@ import pytest
 from core.config import RuntimeConfig
 from core.engine import Engine
 from core.errors import InvalidInput, PermissionDenied, StoreError
-from core.handoff import (
+from core.handoff.channel import (
     HandoffServer,
     RemoteEngine,
     check_peer,

@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from core.handoff import HandoffServer, find_socket, receive
+from core.handoff.channel import HandoffServer, find_socket, receive
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -15,8 +15,8 @@ from sqlmodel import select
 from core.config import RuntimeConfig
 from core.db.database import Database
 from core.db.models import SettingsVersion
-from core.secret_rotation import rotate
-from core.secrets import SecretBox, SecretError, read_key_file
+from core.secrets.rotation import rotate
+from core.secrets.box import SecretBox, SecretError, read_key_file
 from core.settings.store import SECRET_MASK
 from core.types import SYSTEM_ACTOR, Actor
 from tests.cli.test_cli import run_cli

@@ -13,7 +13,7 @@ import pytest
 
 from core.errors import PermissionDenied
 from core.types import SYSTEM_ACTOR
-from core.users import actor_of
+from core.accounts.users import actor_of
 from tests.answering.conftest import configure, engine, server, use_openai  # noqa: F401 (fixtures)
 from tests.fakes import text
 
@@ -120,7 +120,7 @@ def test_the_hand_off_runs_as_the_local_admin_whatever_actor_the_client_names(tm
     a plain user named by the client does not make the compare refused or allowed."""
     from core.config import RuntimeConfig
     from core.engine import Engine
-    from core.handoff import RemoteEngine
+    from core.handoff.channel import RemoteEngine
     from core.types import Actor
 
     for var in ("DATABASE_URL", "QDRANT_URL"):

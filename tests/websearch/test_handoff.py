@@ -10,7 +10,7 @@ import pytest
 
 from core.cli.answer_commands import _answer_payload
 from core.cli.main import main
-from core.handoff import HandoffServer
+from core.handoff.channel import HandoffServer
 from core.types import SYSTEM_ACTOR
 from tests.websearch.test_acceptance import QUESTION, _setup
 

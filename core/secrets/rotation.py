@@ -19,9 +19,9 @@ from typing import Mapping
 from sqlmodel import select
 
 from core.config import RuntimeConfig
-from core.data_folder import check_data_folder, sqlite_path
+from core.storage.data_folder import check_data_folder, sqlite_path
 from core.db.database import Database
-from core.secrets import (
+from core.secrets.box import (
     ENV_KEY,
     KEY_FILE,
     SecretBox,

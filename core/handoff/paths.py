@@ -1,4 +1,4 @@
-"""Where the CLI hand-off socket lives, and which socket files may be used (see core/handoff.py).
+"""Where the CLI hand-off socket lives, and which socket files may be used (see core/handoff/channel.py).
 
 The socket goes in the data folder, or, when that path is too long for AF_UNIX, in a per-user
 0700 folder ($XDG_RUNTIME_DIR, else /tmp/ragdesk-<uid>) whose owner and mode are verified; a

@@ -16,9 +16,9 @@ from datetime import datetime, timezone
 import bcrypt
 from sqlmodel import Session, func, select
 
-from core import sessions
-from core import signin_guard as guard
-from core.access import require_admin
+from core.accounts import sessions
+from core.accounts import signin_guard as guard
+from core.accounts.access import require_admin
 from core.db.database import Database
 from core.db.models import User
 from core.errors import AlreadyExists, InvalidInput, NotFound, PermissionDenied

@@ -5,7 +5,7 @@ the process holding it listens on a Unix socket and a CLI command that finds the
 sends its command there instead of failing.
 
 It is an interface, not a pipe for objects:
-- messages are length-prefixed UTF-8 JSON with a fixed schema (``core.handoff_commands``):
+- messages are length-prefixed UTF-8 JSON with a fixed schema (``core.handoff.commands``):
   only the commands the CLI sends, each with typed arguments; anything else is refused
   unread, and nothing is ever unpickled in either direction;
 - the server asks the kernel who connected (``SO_PEERCRED``) and refuses any peer whose UID
@@ -13,7 +13,7 @@ It is an interface, not a pipe for objects:
 - the socket is created 0600 in the data folder (created 0700), or, when that path is too long
   for AF_UNIX, in a per-user 0700 folder ($XDG_RUNTIME_DIR, else /tmp/ragdesk-<uid>) whose
   owner and mode are verified; a folder or socket owned by someone else is never used
-  (``core.handoff_paths``);
+  (``core.handoff.paths``);
 - the client checks the socket's owner (lstat) before it connects;
 - a connection has ``IDLE_TIMEOUT_SECONDS`` for each read and write, at most ``MAX_CONNECTIONS``
   are served at once (more get a "too many" reply), JSON nested past the parser's depth is
@@ -37,14 +37,14 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import CoreError, InvalidInput, PermissionDenied, StoreError
-from core.handoff_commands import (
+from core.handoff.commands import (
     COMMANDS,
     DECODERS,
     error_from_payload,
     error_payload,
     validate_request,
 )
-from core.handoff_paths import (  # noqa: F401 (re-exported: the CLI and tests import them from here)
+from core.handoff.paths import (  # noqa: F401 (re-exported: the CLI and tests import them from here)
     SOCKET_NAME,
     claim_path,
     find_socket,
@@ -55,7 +55,7 @@ from core.handoff_paths import (  # noqa: F401 (re-exported: the CLI and tests i
     verify_private_dir,
 )
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("core.handoff")
 
 _HEADER = struct.Struct("!I")
 _MAX_REQUEST = 4 * 1024 * 1024  # a request is a command and a few names or paths

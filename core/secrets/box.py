@@ -25,7 +25,7 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-from core.data_folder import check_private
+from core.storage.data_folder import check_private
 from core.errors import CoreError
 
 PREFIX = "enc:v1:"

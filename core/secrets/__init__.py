@@ -1,0 +1,1 @@
+"""The one encryption box for stored secrets, and its key rotation."""

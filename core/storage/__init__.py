@@ -1,0 +1,1 @@
+"""The data folder on disk: ownership and permissions, free-space floor."""
