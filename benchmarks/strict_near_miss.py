@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.handbook_kb import KB, open_engine, split_of  # noqa: E402
-from core.answering.coverage import coverage  # noqa: E402
+from core.answering.coverage import coverage, unexcused  # noqa: E402
 from core.answering.replies import no_hit_reply  # noqa: E402
 from core.answering.scoring import contains_fact  # noqa: E402
 from core.settings.model import StrictModeSettings  # noqa: E402
@@ -53,7 +53,8 @@ def gate_passes(hits, threshold: float, top_k: int, term_check: bool, question: 
     passed = [h for h in hits if h.score >= threshold][:top_k]
     if not passed or not term_check:
         return bool(passed)
-    return coverage(question, [f"{h.source_name}\n{' / '.join(h.heading_path)}\n{h.text}" for h in passed]).covered
+    cover = coverage(question, [f"{h.source_name}\n{' / '.join(h.heading_path)}\n{h.text}" for h in passed])
+    return not unexcused(cover, passed[0].score, StrictModeSettings().rag_strict_term_excuse_score)
 
 
 def sweep(engine, rows: list[dict], top_k: int, term_check: bool) -> float:

@@ -196,3 +196,16 @@ def coverage(question: str, texts: list[str]) -> Coverage:
     terms = key_terms(question)
     passages = _Passages(texts)
     return Coverage(tuple(terms), tuple(t for t in terms if not passages.has(t)))
+
+
+def unexcused(cover: Coverage, best_score: float, excuse_score: float) -> tuple[str, ...]:
+    """The missing terms that still refuse the question.
+
+    A passage scoring far above the threshold (``excuse_score``) is about what was asked even when
+    the question is worded with words it lacks ("What does DPR *stand* for?", "…采取什么*措施*"):
+    its missing words are excused. A missing number never is: "a number the document does not
+    give" is the near miss no score can tell apart ("二审判决生效后*30*日内…").
+    """
+    if best_score < excuse_score:
+        return cover.missing
+    return tuple(t for t in cover.missing if t.isdigit())

@@ -4,7 +4,8 @@ context, not with the bare follow-up ("and for managers?", "那第二条呢？" 
 Only a message that *looks like* a follow-up is rewritten (``looks_like_follow_up``: it opens
 like one — "and …", "what about …", "那…", "还有…" — ends in 呢, or is short and leans on a
 pronoun or names almost nothing; in Chinese, which drops a shared subject, two content words
-or fewer); a standalone question is searched as written, so a change
+or fewer, in English two or fewer in a question of four words at most); a standalone question
+is searched as written, so a change
 of topic is not dragged back to the last one. Then:
 
 * with a chat model configured, the model writes the search query from the last turns (the
@@ -71,8 +72,11 @@ def looks_like_follow_up(message: str) -> bool:
         return len(terms) <= 2 or (len(terms) <= 3 and any(p in body for p in _ZH_PRONOUNS))
     if _EN_OPENERS.match(text):
         return True
-    words = set(re.findall(r"[a-z']+", text))
-    return len(terms) <= 1 or (len(terms) <= 3 and bool(words & _EN_PRONOUNS))
+    words = re.findall(r"[a-z0-9']+", text)
+    # As in Chinese, a question that short names too little to stand alone ("How far in advance?":
+    # four words, two content words); a real question of four words names three things or more.
+    return (len(terms) <= 1 or (len(terms) <= 3 and bool(set(words) & _EN_PRONOUNS))
+            or (len(terms) <= 2 and len(words) <= 4))
 
 
 def rule_query(message: str, earlier: list[ChatMessage]) -> str:

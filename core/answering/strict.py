@@ -9,13 +9,15 @@ same scope, and injects nothing else (no history, no other context, no fallback)
 A hit is not yet an answer: when ``strict.rag_strict_term_check`` is on (the default), every key
 term of the question must occur in the passages that passed (``coverage.py``). A near miss — a
 question in the knowledge base's vocabulary naming something it never mentions — gets the fixed
-reply too, with no model call, and a notice naming the missing terms.
+reply too, with no model call, and a notice naming the missing terms. A best passage scoring at
+least ``strict.rag_strict_term_excuse_score`` excuses missing words (the question is about it,
+worded otherwise), never a missing number.
 """
 
 from __future__ import annotations
 
 from core.answering.context import KnowledgeAccess
-from core.answering.coverage import coverage
+from core.answering.coverage import coverage, unexcused
 from core.answering.generate import generate
 from core.answering.prompts import number, strict_messages
 from core.answering.replies import language, no_hit_reply, uncovered_text
@@ -40,8 +42,9 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
     items = found.items
     if items and s.rag_strict_term_check:
         cover = coverage(query, [f"{i.source}\n{' / '.join(i.heading_path)}\n{i.text}" for i in items])
-        if not cover.covered:
-            run.notice(_NOT_MENTIONED[language(run.answer.question)].format(terms=", ".join(cover.missing)))
+        missing = unexcused(cover, max(i.score for i in items), s.rag_strict_term_excuse_score)
+        if missing:
+            run.notice(_NOT_MENTIONED[language(run.answer.question)].format(terms=", ".join(missing)))
             items = []
     report_found(run, items)
     if not items:

@@ -15,10 +15,11 @@ FOLLOW = "那其他城市呢？"
 
 
 def test_follow_ups_are_told_from_standalone_questions():
-    for q in ("And for managers?", "What about weekends?", "How is it paid?", "那第二条呢？", "其他城市呢？", "还有病假？"):
+    for q in ("And for managers?", "What about weekends?", "How is it paid?", "那第二条呢？", "其他城市呢？", "还有病假？",
+              "How far in advance?", "Which form?"):
         assert looks_like_follow_up(q), q
     for q in ("How many days of paid annual leave does an employee get?", "出差乘坐飞机要提前几天申请？",
-              "Who approves business class flights?"):
+              "Who approves business class flights?", "Hotel limit in Berlin?", "Where do I report a lost laptop?"):
         assert not looks_like_follow_up(q), q
 
 

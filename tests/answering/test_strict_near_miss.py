@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.answering.coverage import coverage, key_terms
+from core.answering.coverage import coverage, key_terms, unexcused
 from core.answering.replies import no_hit_reply
 from core.settings.model import StrictModeSettings
 from core.types import SYSTEM_ACTOR as ADMIN
@@ -96,3 +96,36 @@ def test_with_the_check_off_the_threshold_alone_decides(leave_engine):
         server.add(text("实习生的年假…… [1]"))
         answer = leave_engine.ask(ADMIN, NEAR_ZH, temporary=True)
         assert answer.hit and answer.llm_called and server.chat_count == 1
+
+
+def test_a_strong_passage_excuses_wording_never_a_number():
+    paper = ["Dense Passage Retriever (DPR) uses two BERT encoders; it retrieves the top 20 passages."]
+    cover = coverage("What does DPR stand for?", paper)
+    assert cover.missing == ("stand",)
+    assert unexcused(cover, best_score=0.80, excuse_score=0.76) == ()  # far above the threshold: worded otherwise
+    assert unexcused(cover, best_score=0.50, excuse_score=0.76) == ("stand",)  # a middling passage: still a near miss
+    numbers = coverage("Does DPR retrieve the top 100 passages?", paper)
+    assert "100" in numbers.missing
+    assert unexcused(numbers, best_score=0.99, excuse_score=0.76) == ("100",)  # a number the text does not give
+
+
+NUMBER_EN = "Do employees get 20 days of paid annual leave?"
+
+
+def test_the_excuse_score_lets_a_reworded_question_through_and_keeps_numbers_refused(leave_engine):
+    with fake_llm_server() as server:
+        use_openai(leave_engine, server)
+        # The excuse at 0: every passage that passes is "strong", so only numbers can refuse.
+        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_excuse_score": 0.0},
+                  answering={"builtin_tools": False})
+        server.add(text("Answered from the passage [1]"))
+        reworded = leave_engine.ask(ADMIN, NEAR_EN, temporary=True)  # "interns" is excused
+        assert reworded.hit and reworded.llm_called and server.chat_count == 1
+        number = leave_engine.ask(ADMIN, NUMBER_EN, temporary=True)
+        assert number.text == no_hit_reply(StrictModeSettings(), NUMBER_EN)
+        assert not number.hit and not number.llm_called and server.request_count == 1
+        assert any("20" in n for n in number.notices)
+        # 1.01: nothing is excused, the near miss is refused again.
+        configure(leave_engine, strict={"rag_strict_term_excuse_score": 1.01})
+        again = leave_engine.ask(ADMIN, NEAR_EN, temporary=True)
+        assert not again.hit and server.request_count == 1
