@@ -21,6 +21,7 @@ from core import doctor as doctor_mod
 from core import knowledge
 from core.accounts.access import check_file, require_admin, resolve_kb
 from core.config import RuntimeConfig
+from core.curated.methods import CuratedMethods
 from core.storage.data_folder import PrivateDataFolder, sqlite_path
 from core.db.database import Database
 from core.db.models import FileRecord, Job, KnowledgeBase
@@ -31,6 +32,7 @@ from core.embeddings.factory import make_embedder
 from core.errors import StoreError
 from core.ingest import jobs as jobs_mod
 from core.ingest import paths as paths_mod
+from core.ingest import ready as ready_mod
 from core.ingest import reindex as reindex_mod
 from core.ingest import service as ingest_mod
 from core.ingest.blobs import BlobStore
@@ -56,7 +58,7 @@ def _parse(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
     return parse_bytes(data, name, ctx)
 
 
-class Engine(AccountMethods, DriveMethods):
+class Engine(AccountMethods, DriveMethods, CuratedMethods):
     def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0, serve_handoff: bool = False):
         self.config = config
         # ours alone (checked, tightened; umask 077 while open), see core/storage/data_folder.py
@@ -80,12 +82,17 @@ class Engine(AccountMethods, DriveMethods):
         self._context_providers: list = []  # normal-mode extra context sources (web search)
         try:
             cleaned = ingest_mod.recover_interrupted(self._parts)
+            # indexed files whose points are not flagged searchable yet (core/ingest/ready.py)
+            flagged = ready_mod.reconcile(self._store, self._db)
         except BaseException:  # the store's lock and the database go back too: a retry can open them
             self._store.close()
             self._db.dispose()
             raise
         if cleaned:
             log.warning("cleaned up %d file(s) left half-indexed by a stopped process", len(cleaned))
+        if flagged:
+            log.warning("made %d indexed file(s) searchable that were not flagged yet",
+                        sum(len(v) for v in flagged.values()))
         self._handoff = None
         if serve_handoff and not config.qdrant_url:
             from core.handoff.channel import HandoffServer
@@ -267,6 +274,15 @@ class Engine(AccountMethods, DriveMethods):
         from core.ingest.originals import original
 
         return original(self._parts, actor, file_id)
+
+    def citation_view(self, actor: Actor, file_id: str, passage: str, *, page: int | None = None,
+                      slide: int | None = None, heading_path: tuple[str, ...] | list[str] = ()):
+        """Where a cited passage stands in its file (the PDF page rendered with it highlighted, the
+        slide, the sheet rows, the surrounding text), for an actor who may read the file."""
+        from core.citations.service import citation_view  # lazy: rendering pulls in Pillow
+
+        return citation_view(self._parts, actor, file_id, passage, page=page, slide=slide,
+                             heading_path=tuple(heading_path or ()))
 
     def submit_retry(self, actor: Actor, file_id: str) -> tuple[str, Future]:
         """Send a failed or cancelled file through ingest again: (knowledge base id, Future)."""
