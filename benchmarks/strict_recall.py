@@ -103,12 +103,14 @@ def sweep(engine, rows: list[dict], top_k: int) -> float:
     tune = [r for r in rows if r["split"] == "tune"]
     ranked = {r["id"]: engine.search(ADMIN, r["question"], [KB], top_k=top_k, min_score=0.0).hits for r in tune}
     check = engine.settings().strict.rag_strict_term_check
+    relation_words = engine.settings().strict.rag_strict_excuse_relation_words
     default = StrictModeSettings().rag_strict_min_similarity
     best, best_t = -1.0, GRID[0]
     print(f"sweep on the tune half ({len(tune)} questions; key-term check {'on' if check else 'off'}):")
     for t in GRID:
-        cov = [gate_passes(ranked[r["id"]], t, top_k, check, r["question"]) for r in tune if r["facts"]]
-        off = [not gate_passes(ranked[r["id"]], t, top_k, check, r["question"]) for r in tune if not r["facts"]]
+        cov = [gate_passes(ranked[r["id"]], t, top_k, check, r["question"], relation_words) for r in tune if r["facts"]]
+        off = [not gate_passes(ranked[r["id"]], t, top_k, check, r["question"], relation_words)
+               for r in tune if not r["facts"]]
         c, o = sum(cov) / len(cov), sum(off) / len(off)
         print(f"  threshold {t:.2f}: covered let through {c:6.1%}  off-topic refused {o:6.1%}")
         if min(c, o) > best or (min(c, o) == best and abs(t - default) < abs(best_t - default)):
@@ -122,6 +124,8 @@ def main() -> None:
     ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the KB)")
     ap.add_argument("--threshold", type=float, help="use this strict threshold instead of sweeping the tune half")
     ap.add_argument("--default-threshold", action="store_true", help="use the shipped default threshold, no sweep")
+    ap.add_argument("--every-term", action="store_true",
+                    help="missing verbs/adjectives/function words refuse too (rag_strict_excuse_relation_words off)")
     ap.add_argument("--verbose", action="store_true", help="print every answer")
     args = ap.parse_args()
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -137,7 +141,8 @@ def main() -> None:
         defaults = StrictModeSettings()
         engine.save_settings(ADMIN, {"strict": {"rag_strict_max_results": defaults.rag_strict_max_results,
                                                 "rag_strict_term_check": defaults.rag_strict_term_check,
-                                                "rag_strict_term_excuse_score": defaults.rag_strict_term_excuse_score}})
+                                                "rag_strict_term_excuse_score": defaults.rag_strict_term_excuse_score,
+                                                "rag_strict_excuse_relation_words": not args.every_term}})
         threshold = (args.threshold if args.threshold is not None else defaults.rag_strict_min_similarity
                      if args.default_threshold else sweep(engine, rows, defaults.rag_strict_max_results))
         engine.save_settings(ADMIN, {"strict": {"rag_strict_min_similarity": threshold,

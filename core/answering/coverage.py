@@ -31,6 +31,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from core.answering.word_class import names_something
 from core.retrieval.bm25 import _EN_STOP, _ZH_STOP, _jieba_tokenizer, _stem
 
 # Question words, auxiliaries and generic verbs: they shape a question, they name nothing the
@@ -62,6 +63,7 @@ _ZH_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千]+")
 class Coverage:
     terms: tuple[str, ...]  # the question's key terms, as written (normalised)
     missing: tuple[str, ...]  # those the passages do not contain
+    question: str = ""  # as asked: where the missing words' classes are read (word_class.py)
 
     @property
     def covered(self) -> bool:
@@ -195,17 +197,23 @@ def coverage(question: str, texts: list[str]) -> Coverage:
     """Which key terms of ``question`` the passages ``texts`` do not contain."""
     terms = key_terms(question)
     passages = _Passages(texts)
-    return Coverage(tuple(terms), tuple(t for t in terms if not passages.has(t)))
+    return Coverage(tuple(terms), tuple(t for t in terms if not passages.has(t)), question)
 
 
-def unexcused(cover: Coverage, best_score: float, excuse_score: float) -> tuple[str, ...]:
+def unexcused(cover: Coverage, best_score: float, excuse_score: float,
+              excuse_relation_words: bool = False) -> tuple[str, ...]:
     """The missing terms that still refuse the question.
 
-    A passage scoring far above the threshold (``excuse_score``) is about what was asked even when
+    With ``excuse_relation_words``, a missing word that only relates what the question names (an
+    English verb, adjective or adverb; a Chinese function word) is excused whatever the score:
+    only nouns, names and numbers refuse (``word_class.py``). Then a passage scoring far above the threshold (``excuse_score``) is about what was asked even when
     the question is worded with words it lacks ("What does DPR *stand* for?", "…采取什么*措施*"):
     its missing words are excused. A missing number never is: "a number the document does not
     give" is the near miss no score can tell apart ("二审判决生效后*30*日内…").
     """
+    missing = cover.missing
+    if excuse_relation_words:
+        missing = tuple(t for t in missing if names_something(cover.question, t))
     if best_score < excuse_score:
-        return cover.missing
-    return tuple(t for t in cover.missing if t.isdigit())
+        return missing
+    return tuple(t for t in missing if t.isdigit())

@@ -11,7 +11,9 @@ term of the question must occur in the passages that passed (``coverage.py``). A
 question in the knowledge base's vocabulary naming something it never mentions — gets the fixed
 reply too, with no model call, and a notice naming the missing terms. A best passage scoring at
 least ``strict.rag_strict_term_excuse_score`` excuses missing words (the question is about it,
-worded otherwise), never a missing number.
+worded otherwise), never a missing number; with ``strict.rag_strict_excuse_relation_words`` (on)
+a missing relation word (an English verb or adjective, a Chinese function word) is excused at any
+score, a missing noun, name or number is not (``word_class.py``).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
     items = found.items
     if items and s.rag_strict_term_check:
         cover = coverage(query, [f"{i.source}\n{' / '.join(i.heading_path)}\n{i.text}" for i in items])
-        missing = unexcused(cover, max(i.score for i in items), s.rag_strict_term_excuse_score)
+        missing = unexcused(cover, max(i.score for i in items), s.rag_strict_term_excuse_score,
+                            s.rag_strict_excuse_relation_words)
         if missing:
             run.notice(_NOT_MENTIONED[language(run.answer.question)].format(terms=", ".join(missing)))
             items = []

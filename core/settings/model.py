@@ -146,6 +146,12 @@ class StrictModeSettings(_Section):
     rag_strict_term_excuse_score: float = Field(0.76, ge=0, le=1.01, description=(
         "A best passage scoring at least this much answers the question whatever its wording: missing "
         "words are excused, missing numbers never. 1.01: no excuse."))
+    # Tune halves of both strict sets: excusing relation words kept near misses refused (24/25) and
+    # let the older set's reworded questions through (docs/answering.md, core/answering/word_class.py).
+    rag_strict_excuse_relation_words: bool = Field(True, description=(
+        "A missing word that only relates what the question names (an English verb, adjective or adverb: "
+        "'stand for', 'reach', 'longer'; a Chinese function word: 为了, 不能) does not refuse the question; "
+        "missing nouns, names and numbers still do. Off: every key term must be found."))
     # Empty: the built-in text in the question's language (core/answering/replies.py; the Chinese
     # ones are the seed's). A text set here is used for every language.
     rag_strict_no_hit_reply: str = Field("", description=(

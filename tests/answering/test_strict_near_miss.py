@@ -129,3 +129,51 @@ def test_the_excuse_score_lets_a_reworded_question_through_and_keeps_numbers_ref
         configure(leave_engine, strict={"rag_strict_term_excuse_score": 1.01})
         again = leave_engine.ask(ADMIN, NEAR_EN, temporary=True)
         assert not again.hit and server.request_count == 1
+
+
+def test_word_classes_nouns_names_numbers_refuse_relation_words_do_not():
+    from core.answering.word_class import names_something
+
+    # English: verbs, adjectives, adverbs relate; nouns, names (capitalised, not in the lexicon), numbers name.
+    assert not names_something("What does DPR stand for?", "stand")
+    assert not names_something("What top-5 accuracy does DPR reach compared with BM25?", "reach")
+    assert not names_something("What must a trustee do if they can no longer perform their duties?", "longer")
+    assert names_something("Which pretrained model does the approach build on?", "approach")  # after "the": a noun
+    assert not names_something("Which pretrained model does the approach build on?", "build")  # after the subject: the verb
+    assert names_something("What is the taxi limit per ride?", "ride")  # after "per": a noun
+    assert names_something("By how much does it beat the Lucene BM25 system?", "lucene")
+    assert names_something("How many days of leave do interns get?", "interns")
+    # Chinese: nouns and verbs name what is asked about (体检 over a handbook without health checks);
+    # prepositions, adverbs and modal verbs only frame the question.
+    assert names_something("实习生每年有几天带薪年假？", "实习生")
+    assert names_something("员工每年体检几次？", "体检")
+    assert not names_something("员工每年到底有几天带薪年假？", "到底")
+    assert not names_something("检察院能不能为了证明行政行为合法去调取证据？", "为了")
+    assert names_something("二审判决生效后30日内可以申请抗诉吗？", "30")
+
+
+# Each question lacks one word of the passage; the score excuse is off (1.01) so only the word's class decides.
+VERB_EN, VERB_ZH = "How many days of paid annual leave does an employee earn?", "员工每年到底有几天带薪年假？"
+
+
+@pytest.mark.parametrize("relation, noun, missing", [(VERB_EN, NEAR_EN, "interns"), (VERB_ZH, NEAR_ZH, "实习生")])
+def test_a_missing_relation_word_is_excused_a_missing_noun_refused(leave_engine, relation, noun, missing):
+    with fake_llm_server() as server:
+        use_openai(leave_engine, server)
+        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_excuse_score": 1.01},
+                  answering={"builtin_tools": False})
+        assert StrictModeSettings().rag_strict_excuse_relation_words  # the default
+        server.add(text("Answered from the passage [1]"))
+        answered = leave_engine.ask(ADMIN, relation, temporary=True)
+        assert answered.hit and answered.llm_called and answered.citations and server.chat_count == 1
+        assert not any("mention" in n or "未提及" in n for n in answered.notices)
+
+        refused = leave_engine.ask(ADMIN, noun, temporary=True)
+        assert refused.text == no_hit_reply(StrictModeSettings(), noun)
+        assert not refused.hit and not refused.llm_called and server.request_count == 1
+        assert any(missing in n for n in refused.notices)
+
+        # Off: every key term must be found, the relation word refuses too.
+        configure(leave_engine, strict={"rag_strict_excuse_relation_words": False})
+        strict_again = leave_engine.ask(ADMIN, relation, temporary=True)
+        assert not strict_again.hit and not strict_again.llm_called and server.request_count == 1
