@@ -114,7 +114,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the KB)")
     ap.add_argument("--threshold", type=float, help="use this strict threshold instead of sweeping the tune half")
-    ap.add_argument("--no-term-check", action="store_true", help="the gate without the key-term check")
+    ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (off by default)")
+    ap.add_argument("--no-term-check", action="store_true", help="the gate without the key-term check (the default)")
     ap.add_argument("--every-term", action="store_true",
                     help="missing verbs/adjectives/function words refuse too (rag_strict_excuse_relation_words off)")
     ap.add_argument("--verbose", action="store_true")
@@ -125,7 +126,7 @@ def main() -> None:
     engine = open_engine(data)
     try:
         defaults = StrictModeSettings()
-        term_check = not args.no_term_check
+        term_check = (defaults.rag_strict_term_check or args.term_check or args.every_term) and not args.no_term_check
         relation_words = not args.every_term
         engine.save_settings(ADMIN, {"strict": {"rag_strict_term_check": term_check,
                                                 "rag_strict_excuse_relation_words": relation_words,

@@ -124,6 +124,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the KB)")
     ap.add_argument("--threshold", type=float, help="use this strict threshold instead of sweeping the tune half")
     ap.add_argument("--default-threshold", action="store_true", help="use the shipped default threshold, no sweep")
+    ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (off by default)")
     ap.add_argument("--every-term", action="store_true",
                     help="missing verbs/adjectives/function words refuse too (rag_strict_excuse_relation_words off)")
     ap.add_argument("--verbose", action="store_true", help="print every answer")
@@ -140,7 +141,7 @@ def main() -> None:
         # The defaults, or a threshold swept on the tune half (a kept data folder remembers the last run's).
         defaults = StrictModeSettings()
         engine.save_settings(ADMIN, {"strict": {"rag_strict_max_results": defaults.rag_strict_max_results,
-                                                "rag_strict_term_check": defaults.rag_strict_term_check,
+                                                "rag_strict_term_check": defaults.rag_strict_term_check or args.term_check or args.every_term,
                                                 "rag_strict_term_excuse_score": defaults.rag_strict_term_excuse_score,
                                                 "rag_strict_excuse_relation_words": not args.every_term}})
         threshold = (args.threshold if args.threshold is not None else defaults.rag_strict_min_similarity
@@ -149,7 +150,10 @@ def main() -> None:
                                                 "rag_strict_max_results": defaults.rag_strict_max_results}})
         strict = engine.settings().strict
         no_hit = lambda question: no_hit_reply(strict, question)  # the built-in one is in the question's language
-        print(f"strict threshold {strict.rag_strict_min_similarity}, max results {strict.rag_strict_max_results}; "
+        check = ("off" if not strict.rag_strict_term_check else
+                 "on" + ("" if strict.rag_strict_excuse_relation_words else " (every term)"))
+        print(f"strict threshold {strict.rag_strict_min_similarity}, max results {strict.rag_strict_max_results}, "
+              f"key-term check {check}; "
               f"{len(covered)} covered and {len(off_topic)} off-topic questions")
 
         ok, cov_scores, misses = 0, [], []

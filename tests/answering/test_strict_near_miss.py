@@ -1,6 +1,7 @@
-"""Strict mode refuses near misses: a question in the knowledge base's own vocabulary that names
-something the knowledge base never mentions gets the fixed reply, with no model call, even when
-its best passage passes the score threshold; a covered question in the same words is answered."""
+"""Strict mode's key-term check (opt-in) refuses near misses: a question in the knowledge base's own
+vocabulary that names something the knowledge base never mentions gets the fixed reply, with no
+model call, even when its best passage passes the score threshold; a covered question in the same
+words is answered. Off (the default) the threshold alone decides."""
 
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ def test_a_near_miss_is_refused_without_a_model_call_and_the_covered_question_an
     threshold = StrictModeSettings().rag_strict_min_similarity
     with fake_llm_server() as server:
         use_openai(leave_engine, server)
-        configure(leave_engine, strict={"rag_strict_mode": True}, answering={"builtin_tools": False})
+        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_check": True},
+                  answering={"builtin_tools": False})
         refused = leave_engine.ask(ADMIN, near, temporary=True)
         # The threshold alone would let it in: its best passage passes.
         assert max(r["score"] for r in refused.retrieved) >= threshold
@@ -88,11 +90,11 @@ def test_a_near_miss_is_refused_without_a_model_call_and_the_covered_question_an
         assert not any("mention" in n or "未提及" in n for n in answered.notices)
 
 
-def test_with_the_check_off_the_threshold_alone_decides(leave_engine):
+def test_by_default_the_check_is_off_and_the_threshold_alone_decides(leave_engine):
+    assert not StrictModeSettings().rag_strict_term_check
     with fake_llm_server() as server:
         use_openai(leave_engine, server)
-        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_check": False},
-                  answering={"builtin_tools": False})
+        configure(leave_engine, strict={"rag_strict_mode": True}, answering={"builtin_tools": False})
         server.add(text("实习生的年假…… [1]"))
         answer = leave_engine.ask(ADMIN, NEAR_ZH, temporary=True)
         assert answer.hit and answer.llm_called and server.chat_count == 1
@@ -116,7 +118,8 @@ def test_the_excuse_score_lets_a_reworded_question_through_and_keeps_numbers_ref
     with fake_llm_server() as server:
         use_openai(leave_engine, server)
         # The excuse at 0: every passage that passes is "strong", so only numbers can refuse.
-        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_excuse_score": 0.0},
+        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_check": True,
+                                        "rag_strict_term_excuse_score": 0.0},
                   answering={"builtin_tools": False})
         server.add(text("Answered from the passage [1]"))
         reworded = leave_engine.ask(ADMIN, NEAR_EN, temporary=True)  # "interns" is excused
@@ -160,9 +163,9 @@ VERB_EN, VERB_ZH = "How many days of paid annual leave does an employee earn?", 
 def test_a_missing_relation_word_is_excused_a_missing_noun_refused(leave_engine, relation, noun, missing):
     with fake_llm_server() as server:
         use_openai(leave_engine, server)
-        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_excuse_score": 1.01},
-                  answering={"builtin_tools": False})
-        assert StrictModeSettings().rag_strict_excuse_relation_words  # the default
+        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_check": True,
+                                        "rag_strict_term_excuse_score": 1.01}, answering={"builtin_tools": False})
+        assert StrictModeSettings().rag_strict_excuse_relation_words  # the default when the check is on
         server.add(text("Answered from the passage [1]"))
         answered = leave_engine.ask(ADMIN, relation, temporary=True)
         assert answered.hit and answered.llm_called and answered.citations and server.chat_count == 1
