@@ -6,7 +6,7 @@ called; a hit sends exactly one system message (the passages and the "answer onl
 rules) immediately before the user message, offers no tool but a knowledge-base search of that
 same scope, and injects nothing else (no history, no other context, no fallback).
 
-A hit is not yet an answer: when ``strict.rag_strict_term_check`` is on (the default), every key
+A hit is not yet an answer: when ``strict.rag_strict_term_check`` is on (opt-in), every key
 term of the question must occur in the passages that passed (``coverage.py``). A near miss — a
 question in the knowledge base's vocabulary naming something it never mentions — gets the fixed
 reply too, with no model call, and a notice naming the missing terms. A best passage scoring at
