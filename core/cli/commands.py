@@ -282,3 +282,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     chat_commands.register_chats(sub)
     chat_commands.register_jobs(sub)
     demo_commands.register(sub)
+    from core.cli import api_commands  # issue 19: the HTTP API
+
+    api_commands.register(sub)
