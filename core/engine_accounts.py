@@ -3,7 +3,8 @@ readable. ``Engine`` inherits them."""
 
 from __future__ import annotations
 
-from core.accounts import sessions, users
+from core.accounts import api_tokens, sessions, users
+from core.accounts.api_tokens import CreatedToken, TokenView
 from core.types import Actor
 from core.accounts.users import UserView
 
@@ -71,4 +72,31 @@ class AccountMethods:
     def close_user_sessions(self, actor: Actor, user_name: str) -> int:
         """Sign a user out everywhere (themselves, or anyone for an admin); returns how many ended."""
         return users.close_user_sessions(self._db, actor, user_name)
+
+    # ---------------------------------------------------------------- API tokens (core/accounts/api_tokens.py)
+    def create_api_token(self, actor: Actor, label: str = "", expires_days: int | None = None) -> CreatedToken:
+        """A token for the actor themselves; ``.token`` is the secret, shown this once."""
+        return api_tokens.create(self._db, actor, label, expires_days)
+
+    def create_api_token_for(self, actor: Actor, user_name: str, label: str = "",
+                             expires_days: int | None = None) -> CreatedToken:
+        """Admins: a token for another account."""
+        return api_tokens.create_for(self._db, actor, user_name, label, expires_days)
+
+    def list_api_tokens(self, actor: Actor, user_name: str | None = None) -> list[TokenView]:
+        """Own tokens, or ``user_name``'s (admins); never the secret."""
+        return api_tokens.list_tokens(self._db, actor, user_name)
+
+    def list_all_api_tokens(self, actor: Actor) -> list[TokenView]:
+        """Admins: every account's tokens."""
+        return api_tokens.list_tokens(self._db, actor, everyone=True)
+
+    def revoke_api_token(self, actor: Actor, token_id: str) -> None:
+        """Own tokens; admins any. It stops working in every process at once."""
+        api_tokens.revoke(self._db, actor, token_id)
+
+    def actor_for_api_token(self, token: str, *, client: str = "") -> Actor:
+        """The API's door: who ``token`` acts for, or NotAuthenticated (missing, malformed, wrong,
+        expired, revoked, disabled account; a client with too many failures is refused at once)."""
+        return api_tokens.actor_for_token(self._db, token, client=client)
     # ==================================================================== end users and sessions

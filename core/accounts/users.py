@@ -88,6 +88,12 @@ def _named(session: Session, user_name: str) -> User:
     return user
 
 
+def user_named(db: Database, user_name: str) -> User:
+    """The account row for a name (folded like sign-in), or NotFound; for core modules only."""
+    with db.read() as s:
+        return _named(s, user_name)
+
+
 def user_count(db: Database) -> int:
     with db.read() as s:
         return int(s.exec(select(func.count()).select_from(User)).one())
