@@ -135,7 +135,9 @@ def _add_routes(app: FastAPI, backend: Backend) -> None:
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CoreError)
     async def core_error(request: Request, exc: CoreError):
-        headers = {"WWW-Authenticate": "Bearer"} if http_status(exc) == 401 else None
+        headers = {"WWW-Authenticate": "Bearer"} if http_status(exc) == 401 else {}
+        if getattr(exc, "retry_after_seconds", None):  # a client locked out for too many wrong tokens
+            headers["Retry-After"] = str(exc.retry_after_seconds)
         return JSONResponse(error_body(error_code(exc), exc.message), status_code=http_status(exc), headers=headers)
 
     @app.exception_handler(RequestValidationError)
