@@ -15,6 +15,7 @@ import uvicorn
 from core.api.app import create_app
 from core.api.backend import EngineBackend
 from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, make_engine, md
+from tests.security.conftest import connections  # noqa: F401 (a fixture: every connect() a test makes)
 
 FACT_EN = "three days per week"  # HANDBOOK_MD: remote work
 FACT_ZH = "六百元"  # POLICY_MD: 一线城市住宿费每人每晚不超过六百元

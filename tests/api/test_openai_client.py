@@ -77,3 +77,21 @@ def test_strict_mode_holds_through_the_api(world, api):
         admin = openai_client(api, world.admin_token).chat.completions.create(
             model="ragdesk", extra_body={"mode": "normal"}, messages=[{"role": "user", "content": "What is the capital of Peru?"}])
         assert admin.model_extra["ragdesk"]["mode"] == "normal"
+
+
+def test_web_search_follows_the_chats_rules(world, api, connections):
+    """``web: true`` is the chat's switch: turned off in the settings it says so and searches
+    nothing; in strict mode it is never searched (the strict notice), whatever the settings."""
+    from core.answering.web import DISABLED_NOTICE, STRICT_NOTICE
+
+    alice = openai_client(api, world.alice_token)
+    off = alice.chat.completions.create(model="ragdesk", extra_body={"web": True},
+                                        messages=[{"role": "user", "content": REMOTE}])
+    assert DISABLED_NOTICE in off.model_extra["ragdesk"]["notices"]
+    world.engine.save_settings(world.admin, {"strict": {"rag_strict_mode": True},
+                                             "web_search": {"enable_web_search": True}})
+    strict = alice.chat.completions.create(model="ragdesk", extra_body={"web": True},
+                                           messages=[{"role": "user", "content": REMOTE}])
+    assert STRICT_NOTICE in strict.model_extra["ragdesk"]["notices"]
+    assert strict.model_extra["ragdesk"]["mode"] == "strict" and FACT_EN in strict.choices[0].message.content
+    assert all(str(c[0]).startswith("127.") for c in connections if isinstance(c, tuple))  # no search engine reached
