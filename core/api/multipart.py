@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator
 
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header

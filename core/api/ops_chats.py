@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from core.api.models import AnswerOut, ChatAskIn, ChatCreate, ChatList, ChatOut, ChatRef, MessageOut
+from core.api.models import (
+    AnswerOut,
+    ChatAskIn,
+    ChatCreate,
+    ChatList,
+    ChatOut,
+    ChatRef,
+    MessageOut,
+)
 from core.api.registry import operation
 
 TAG = "chats"

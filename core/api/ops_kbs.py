@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from core.api.models import Deleted, Empty, KbCreate, KbDetail, KbOut, KbRef, KbShare, Shared
+from core.api.models import (
+    Deleted,
+    Empty,
+    KbCreate,
+    KbDetail,
+    KbOut,
+    KbRef,
+    KbShare,
+    Shared,
+)
 from core.api.registry import operation
 
 TAG = "knowledge bases"

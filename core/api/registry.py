@@ -19,8 +19,9 @@ checked where the engine is, so the socket never lets the API act as anyone but 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 

@@ -9,7 +9,7 @@ be the dashboard's process): clients that read a stream get one, in pieces.
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 from fastapi.responses import StreamingResponse
 
