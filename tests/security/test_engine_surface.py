@@ -74,8 +74,9 @@ def world(tmp_path_factory):
     engine.create_kb(mallory, "mallory-own")
     message = engine.chat_messages(victim, chat.id)[-1]
     token = engine.create_api_token(victim, "victim's laptop")
+    curated = engine.add_curated(victim, VICTIM_KB, f"What does {CANARY} mean?", f"The {CANARY} approved answer.")
     ids = {"kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id, "message": message.id,
-           "source": "src-of-the-victim", "token": token.id, "token_secret": token.token}
+           "source": "src-of-the-victim", "curated": curated.id, "token": token.id, "token_secret": token.token}
     yield engine, victim, mallory, ids
     engine.close()
 
@@ -86,7 +87,7 @@ def _victim_args(name: str, ids: dict) -> object:
         "kb": ids["kb"], "ref": ids["kb"], "kbs": [ids["kb"]], "file_id": ids["file"], "file_ids": [ids["file"]],
         "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "user_name": "victim",
         "user_names": ["mallory"], "message_id": ids["message"], "message_ids": [ids["message"]],
-        "source_id": ids["source"], "token_id": ids["token"],
+        "source_id": ids["source"], "entry_id": ids["curated"], "token_id": ids["token"],
     }.get(name)
 
 
@@ -104,6 +105,8 @@ PLAIN_ARGS = {
     "folder_id": None, "limit": 5, "kind": None, "trigger": "manual", "code": "x", "state": "x",
     "refresh_token": "a-token-of-mallory", "urls": ["http://127.0.0.1:9/never-fetched"],
     "label": "mallory's", "expires_days": None,
+    "answer": "mallory's answer", "approved_by": None, "approved_at": None,  # curated answers
+    "data": b"question,answer\nmallory?,mallory.\n",
 }
 
 
