@@ -103,7 +103,7 @@ PLAIN_ARGS = {
     "disabled": True, "rating": 1, "comment": "x", "override": {"chunk_size": 300}, "watch": False,
     "folder_id": None, "limit": 5, "kind": None, "trigger": "manual", "code": "x", "state": "x",
     "refresh_token": "a-token-of-mallory", "urls": ["http://127.0.0.1:9/never-fetched"],
-    "label": "mallory's", "expires_days": None,
+    "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",
 }
 
 
