@@ -8,8 +8,8 @@ from pathlib import Path
 
 from core.accounts import api_tokens, sessions, users
 from core.accounts.api_tokens import CreatedToken, TokenView
-from core.types import Actor
 from core.accounts.users import UserView
+from core.types import Actor
 
 
 class AccountMethods:
