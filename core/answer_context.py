@@ -55,7 +55,8 @@ def answer_context(parts: EngineParts, snap: Snapshot, searcher: Searcher, actor
                    providers: tuple[ContextProvider, ...] = ()) -> AnswerContext:
     with parts.db.read() as s:
         kbs = kb_infos(s, actor)
-    knowledge = KnowledgeAccess(actor, snap.settings, searcher, kbs, lambda: _files(parts, kbs))
+    knowledge = KnowledgeAccess(actor, snap.settings, searcher, kbs, lambda: _files(parts, kbs),
+                                curated=lambda question, kb_ids: _curated(parts, snap, kbs, question, kb_ids))
     parsing = ParseContext(settings=snap.settings.parsing)
 
     def fetch(url: str) -> ParsedDoc:
@@ -75,6 +76,16 @@ def answer_context(parts: EngineParts, snap: Snapshot, searcher: Searcher, actor
         providers=providers,
         link_citations=lambda citations: link_citations(parts.db, citations),
     )
+
+
+def _curated(parts: EngineParts, snap: Snapshot, kbs: tuple[KBInfo, ...], question: str, kb_ids: tuple[str, ...]):
+    """The curated answer of these knowledge bases (only the actor's readable ones) the question matches."""
+    from core.curated.store import find_match
+
+    cfg = snap.settings.curated
+    readable = {k.id for k in kbs}
+    wanted = tuple(k for k in kb_ids if k in readable)
+    return find_match(parts.db, snap.embedder, wanted, question, cfg.min_similarity) if cfg.enabled else None
 
 
 def _files(parts: EngineParts, kbs: tuple[KBInfo, ...]) -> list[FileInfo]:

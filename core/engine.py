@@ -21,6 +21,7 @@ from core import doctor as doctor_mod
 from core import knowledge
 from core.accounts.access import check_file, require_admin, resolve_kb
 from core.config import RuntimeConfig
+from core.curated.methods import CuratedMethods
 from core.storage.data_folder import PrivateDataFolder, sqlite_path
 from core.db.database import Database
 from core.db.models import FileRecord, Job, KnowledgeBase
@@ -56,7 +57,7 @@ def _parse(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
     return parse_bytes(data, name, ctx)
 
 
-class Engine(AccountMethods, DriveMethods):
+class Engine(AccountMethods, DriveMethods, CuratedMethods):
     def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0, serve_handoff: bool = False):
         self.config = config
         # ours alone (checked, tightened; umask 077 while open), see core/storage/data_folder.py
@@ -267,6 +268,15 @@ class Engine(AccountMethods, DriveMethods):
         from core.ingest.originals import original
 
         return original(self._parts, actor, file_id)
+
+    def citation_view(self, actor: Actor, file_id: str, passage: str, *, page: int | None = None,
+                      slide: int | None = None, heading_path: tuple[str, ...] | list[str] = ()):
+        """Where a cited passage stands in its file (the PDF page rendered with it highlighted, the
+        slide, the sheet rows, the surrounding text), for an actor who may read the file."""
+        from core.citations.service import citation_view  # lazy: rendering pulls in Pillow
+
+        return citation_view(self._parts, actor, file_id, passage, page=page, slide=slide,
+                             heading_path=tuple(heading_path or ()))
 
     def submit_retry(self, actor: Actor, file_id: str) -> tuple[str, Future]:
         """Send a failed or cancelled file through ingest again: (knowledge base id, Future)."""

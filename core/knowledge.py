@@ -6,7 +6,7 @@ from sqlmodel import delete, func, select
 
 from core.accounts.access import readable_kbs, resolve_kb
 from core.db.database import Database
-from core.db.models import FileRecord, KBShare, KnowledgeBase, User, utcnow
+from core.db.models import CuratedAnswer, FileRecord, KBShare, KnowledgeBase, User, utcnow
 from core.errors import AlreadyExists, InvalidInput, NotFound
 from core.ingest.parts import EngineParts
 from core.ingest.service import remove_file_everywhere
@@ -129,6 +129,7 @@ def delete_kb(parts: EngineParts, actor: Actor, ref: str) -> None:
     forget_kb(parts, kb.id)
     with parts.db.write() as s:
         s.exec(delete(KBShare).where(KBShare.kb_id == kb.id))
+        s.exec(delete(CuratedAnswer).where(CuratedAnswer.kb_id == kb.id))
         row = s.get(KnowledgeBase, kb.id)
         if row is not None:
             s.delete(row)

@@ -84,6 +84,8 @@ def _side(row: dict, mode: str) -> None:
             color, icon = OUTCOME_STYLE[outcome]
             st.badge(t(f"ab.outcome.{outcome}"), color=color, icon=icon)
         st.badge(t("chat.hit") if row[f"{mode}_hit"] else t("chat.no_hit"), color="blue" if row[f"{mode}_hit"] else "gray")
+        if row.get(f"{mode}_curated"):
+            st.badge(t("ab.curated"), color="violet", icon=":material/verified:")
         if row.get(f"{mode}_weak"):
             st.badge(t("ab.weak"), color="orange", icon=":material/help:")
         st.badge(t("chat.llm_called") if row[f"{mode}_llm_called"] else t("chat.llm_not_called"), color="gray")

@@ -13,12 +13,13 @@ from core import Engine
 from core.answering.confidence import says_weak
 from core.answering.provenance import answer_sources
 from core.types import Actor
+from dashboard.citation_view import show_citation_view, viewable
 from dashboard.header import mode_badge
 from dashboard.i18n import t
 
 MENTION = re.compile(r"(?<![\w#])#([^\s#]+)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-SOURCE_STYLE = {"knowledge_base": ("blue", ":material/library_books:"), "attachment": ("violet", ":material/attach_file:"),
+SOURCE_STYLE = {"curated": ("violet", ":material/verified:"), "knowledge_base": ("blue", ":material/library_books:"), "attachment": ("violet", ":material/attach_file:"),
                 "web": ("green", ":material/language:"), "general": ("orange", ":material/psychology:"),
                 "none": ("gray", ":material/block:")}
 
@@ -51,23 +52,38 @@ def _plain(obj: Any) -> dict:
     return asdict(obj) if is_dataclass(obj) else dict(obj)
 
 
+def curated_label(c: dict) -> str:
+    """"Curated answer · approved by X on DATE" (the date as stored: ISO, UTC)."""
+    return t("chat.curated_by", by=c.get("approved_by") or "?", date=str(c.get("approved_at") or "")[:10])
+
+
 def citation_label(c: dict, deleted: bool = False) -> str:
+    if c.get("origin") == "curated":
+        return f"[{c.get('n', '?')}] {curated_label(c)}"
     where = c.get("location") or ""
     heading = (c.get("heading_path") or [""])[-1]  # the nearest heading; the path's top is usually the title
     name = c.get("source_name", "") + (f" ({t('chat.file_deleted')})" if deleted else "")
     return " · ".join(x for x in (f"[{c.get('n', '?')}] {name}", where, heading) if x)
 
 
-def render_citations(citations: list, existing_files: set[str] | None = None) -> None:
-    """``existing_files``: the ids still present; a citation of any other file is marked deleted."""
+def render_citations(citations: list, existing_files: set[str] | None = None, key: str | None = None) -> None:
+    """``existing_files``: the ids still present; a citation of any other file is marked deleted.
+    With ``key`` (unique per message), opening a citation of a kept file shows it where it stands
+    (dashboard/citation_view.py); the expander is lazy, so nothing is rendered while it is closed."""
     for c in map(_plain, citations):
         deleted = existing_files is not None and bool(c.get("file_id")) and c["file_id"] not in existing_files
-        with st.expander(citation_label(c, deleted), icon=":material/format_quote:"):
+        see = key is not None and not deleted and viewable(c)
+        lazy = {"key": f"cite_{key}_{c.get('n')}_{c.get('chunk_id', '')}", "on_change": "rerun"} if see else {}
+        box = st.expander(citation_label(c, deleted), icon=":material/format_quote:", **lazy)
+        with box:
             if c.get("score") is not None:
                 st.caption(f"{t('col.final')}: {float(c['score']):.3f}")
             if c.get("url"):
                 st.link_button(t("chat.open_source"), c["url"], icon=":material/open_in_new:")
-            st.text(c.get("text", ""))
+            if not see:
+                st.text(c.get("text", ""))
+            elif box.open:
+                show_citation_view(c)
 
 
 def source_badges(answer: Any) -> None:
@@ -76,7 +92,10 @@ def source_badges(answer: Any) -> None:
     weak = getattr(answer, "weak_match", False) or says_weak(getattr(answer, "notices", None) or [])
     for source in answer_sources(answer):
         color, icon = SOURCE_STYLE[source]
-        if weak and source == "knowledge_base":
+        if source == "curated":
+            cited = next((c for c in map(_plain, getattr(answer, "citations", None) or []) if c.get("origin") == "curated"), {})
+            st.badge(curated_label(cited), color=color, icon=icon)
+        elif weak and source == "knowledge_base":
             st.badge(t("source.knowledge_base_weak"), color="orange", icon=":material/help:")
         else:
             st.badge(t(f"source.{source}"), color=color, icon=icon)
@@ -125,17 +144,18 @@ def render_stored_message(msg, engine: Engine | None = None, actor: Actor | None
         if msg.role == "assistant":
             render_notices(getattr(msg, "notices", None) or [])
             render_meta(msg, msg.mode, msg.llm_called, msg.timings)
-            render_citations(msg.citations or [], existing_files)
+            render_citations(msg.citations or [], existing_files, key=msg.id)
             if engine is not None and actor is not None:
                 _feedback(engine, actor, msg.id, rating)
 
 
-def render_answer(answer) -> None:
-    """A finished Answer (temporary chats keep these in the session)."""
+def render_answer(answer, key: str | None = None) -> None:
+    """A finished Answer (temporary chats keep these in the session); ``key`` names it among the
+    page's answers (its citations' expanders), the stored message's id by default."""
     st.markdown(keep_line_breaks(answer.text or answer.error))
     render_notices(answer.notices)
     render_meta(answer, answer.mode, answer.llm_called, answer.timings_ms)
-    render_citations(answer.citations)
+    render_citations(answer.citations, key=key or getattr(answer, "message_id", None) or "live")
 
 
 _WEB_STATUS = {

@@ -23,6 +23,10 @@ STYLE = """<style>
 .ragdesk-passage{white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.6}
 .ragdesk-passage mark{background:#fff3a3;color:inherit;padding:0 .1em;border-radius:.2em}
 [data-testid=stTabs] [role=tablist]{flex-wrap:wrap;row-gap:.25rem}
+.ragdesk-sheet{overflow-x:auto;max-width:100%}
+.ragdesk-sheet table{border-collapse:collapse;font-size:.9em}
+.ragdesk-sheet td,.ragdesk-sheet th{border:1px solid #ddd;padding:.2em .5em;white-space:nowrap}
+.ragdesk-sheet tr.cited td{background:#fff3a3}
 </style>"""
 
 

@@ -35,10 +35,10 @@ with guard():
         first_steps(engine, actor)
     if temporary:
         st.info(t("chat.temporary_on"), icon=":material/visibility_off:")
-        for question, answer in st.session_state.get("temp_answers", []):
+        for i, (question, answer) in enumerate(st.session_state.get("temp_answers", [])):
             st.chat_message("user").markdown(question)
             with st.chat_message("assistant"):
-                render_answer(answer)
+                render_answer(answer, key=f"temp{i}")
     elif chat_id:
         messages = engine.chat_messages(actor, chat_id)
         cited = {c.get("file_id") for m in messages for c in (m.citations or [])}

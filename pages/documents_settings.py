@@ -41,12 +41,12 @@ if st.session_state.get("reindex_offer"):
 SECTIONS = [("strict", m.StrictModeSettings), ("llm", m.LLMSettings), ("answering", m.AnsweringSettings),
             ("retrieval", m.RetrievalSettings), ("retrieval.reranker", m.RerankerSettings),
             ("chunking", m.ChunkingSettings), ("embedding", m.EmbeddingSettings), ("parsing", m.ParsingSettings),
-            ("web_search", m.WebSearchSettings)]
+            ("web_search", m.WebSearchSettings), ("curated", m.CuratedSettings)]
 # Sections grouped in a few tabs that fit one row (on a phone too); a section not listed here
 # (added later) gets the "more" tab.
 GROUPS = {"strict": "answers", "llm": "answers", "answering": "answers", "retrieval": "search",
           "retrieval.reranker": "search", "chunking": "documents", "embedding": "documents", "parsing": "documents",
-          "web_search": "search"}
+          "web_search": "search", "curated": "answers"}
 group_names = list(dict.fromkeys([GROUPS.get(path, "more") for path, _ in SECTIONS]))
 tabs = st.tabs([t(f"settings.group.{g}") for g in group_names] + [t("settings.section.gdrive"), t("settings.section.users"),
                                                                    t("settings.group.feedback")],

@@ -7,6 +7,7 @@ from dashboard import jobs_panel
 from dashboard.demo_widgets import demo_loaded_message, load_demo_button
 from dashboard.errors import guard
 from dashboard.i18n import t
+from dashboard.kb_curated import curated_panel
 from dashboard.kb_files import chunk_inspector, file_table, upload_form
 from dashboard.kb_insight import charts, reindex_panel, retrieval_test
 from dashboard.kb_manage import can_write, create_form, edit_panel
@@ -40,7 +41,7 @@ with guard():
         st.caption(kb.description)
     writable = can_write(actor, kb)
     tabs = st.tabs([t("kbs.tab_files"), t("kbs.tab_chunks"), t("kbs.tab_rtest"), t("kbs.tab_index"),
-                    t("kbs.tab_charts"), t("kbs.tab_settings")])
+                    t("kbs.tab_charts"), t("kbs.tab_curated"), t("kbs.tab_settings")])
 
 files: list = []
 with tabs[0], guard():
@@ -57,4 +58,6 @@ with tabs[3], guard():
 with tabs[4], guard():
     charts(engine, actor, kb, files)
 with tabs[5], guard():
+    curated_panel(engine, actor, kb)
+with tabs[6], guard():
     edit_panel(engine, actor, kb)

@@ -107,6 +107,9 @@ class KnowledgeAccess:
     search: SearchFn
     kbs: tuple[KBInfo, ...]  # every knowledge base the actor can read, by name
     files: Callable[[], list[FileInfo]]  # readable indexed files (called only for #file mentions)
+    # (question, knowledge base ids) -> the curated answer it matches (core/curated/store.CuratedHit)
+    # or None. Curated answers are knowledge-base content: strict mode uses them too.
+    curated: Callable[[str, tuple[str, ...]], object | None] = lambda question, kb_ids: None
 
     def kb(self, kb_id: str) -> KBInfo | None:
         return next((k for k in self.kbs if k.id == kb_id), None)

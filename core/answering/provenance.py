@@ -1,5 +1,5 @@
 """Where an answer came from, for the badge under it: the knowledge base, a file attached to
-the chat, a web page, the model's general knowledge — or nowhere (no answer).
+the chat, a web page, the model's general knowledge, a curated (approved) answer — or nowhere.
 
 Read from what the Answer (or a stored message) carries: its citations — each stores its
 ``origin`` (kb, attachment, url, web), which decides; citations stored before origins existed
@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import asdict, is_dataclass
 from typing import Any, Literal
 
-Source = Literal["knowledge_base", "attachment", "web", "general", "none"]
-SOURCES: tuple[Source, ...] = ("knowledge_base", "attachment", "web", "general", "none")
+Source = Literal["curated", "knowledge_base", "attachment", "web", "general", "none"]
+SOURCES: tuple[Source, ...] = ("curated", "knowledge_base", "attachment", "web", "general", "none")
 # Names a newer engine may use for the same places.
 _ALIASES = {"kb": "knowledge_base", "knowledge_base": "knowledge_base", "attachment": "attachment",
             "chat_file": "attachment", "chat_attachment": "attachment", "file": "attachment", "web": "web",
             "web_search": "web", "url": "web", "general": "general", "general_knowledge": "general",
-            "model": "general", "none": "none"}
+            "model": "general", "none": "none", "curated": "curated"}
 
 
 def _plain(c: Any) -> dict:

@@ -24,6 +24,8 @@ def _total_ms(answer: Answer) -> float:
 
 
 def _citation_line(c) -> str:
+    if getattr(c, "origin", "") == "curated":  # a curated answer: who approved it and when
+        return f"[{c.n}] curated · {c.approved_by} · {c.approved_at[:10]}"
     where = " · ".join(x for x in (c.source_name, c.location) if x)
     return f"[{c.n}] {where}"
 
@@ -40,6 +42,7 @@ def comparison_row(c: Comparison, expected: str | None = None) -> dict[str, Any]
             f"{mode}_citations": "; ".join(_citation_line(x) for x in a.citations),
             f"{mode}_hit": bool(a.hit),
             f"{mode}_weak": bool(getattr(a, "weak_match", False)),
+            f"{mode}_curated": bool(getattr(a, "curated", None)),
             f"{mode}_refused": refused(a),
             f"{mode}_llm_called": bool(a.llm_called),
             f"{mode}_ms": round(_total_ms(a), 1),

@@ -14,6 +14,7 @@ import logging
 import time
 
 from core.answering.context import AnswerContext
+from core.answering.curated import try_curated
 from core.answering.normal import answer_normal
 from core.answering.policy import answer_mode
 from core.answering.references import References, parse_references
@@ -61,8 +62,9 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
             _ask_back(run, refs)
         elif mode == "strict":
             _say_what_strict_leaves_out(ctx, run, refs, run.answer.chat_id)
-            answer_strict(ctx.knowledge, scope, run, refs.query)
-        else:
+            if not try_curated(ctx.knowledge, scope, run, refs.query):  # approved answers first (core/curated/)
+                answer_strict(ctx.knowledge, scope, run, refs.query)
+        elif not try_curated(ctx.knowledge, scope, run, refs.query):
             answer_normal(ctx, scope, run, refs, earlier, run.answer.chat_id)
     except Exception as exc:  # a provider down, a library bug: a plain sentence and an error id; the log has the rest
         run.fail(shown_error(exc, ctx.actor, "answering"))

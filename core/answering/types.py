@@ -22,8 +22,11 @@ class Citation:
     page: int | None = None
     slide: int | None = None
     start_seconds: float | None = None
-    origin: str = "kb"  # kb | attachment (a file of this chat) | url (a fetched page) | web
+    origin: str = "kb"  # kb | attachment (a file of this chat) | url (a fetched page) | web | curated
     url: str = ""  # where the cited file lives, for files from a source (a Drive file's webViewLink)
+    # A curated answer (origin "curated"): who approved it and when (ISO 8601); chunk_id is its id.
+    approved_by: str = ""
+    approved_at: str = ""
 
 
 @dataclass
@@ -54,7 +57,9 @@ class Answer:
     flagged: bool = False  # normal mode low-similarity → flagged for a human (setting)
     from_kb: bool = True  # False when answered from general knowledge (normal mode, no hit)
     weak_match: bool = False  # normal mode: the best passage only just or only on one channel passed (confidence.py)
-    # Where the cited passages came from, in first-cited order: "kb", "attachment", "url", "web".
+    # Set when a curated answer fired: its id, knowledge base, question, approver, time, similarity.
+    curated: dict[str, Any] | None = None
+    # Where the cited passages came from, in first-cited order: "kb", "attachment", "url", "web", "curated".
     # Empty when nothing is cited (general knowledge, a refusal, a question back to the user).
     sources: list[str] = field(default_factory=list)
     chat_id: str | None = None

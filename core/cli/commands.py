@@ -273,9 +273,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     pa.add_argument("source")
     pa.set_defaults(handler=cmd_parse)
 
-    from core.cli import demo_commands, extra_commands
+    from core.cli import db_commands, demo_commands, extra_commands
 
     extra_commands.register(sub)
+    db_commands.register(sub)
     from core.cli import gdrive_commands  # issue 12: Google Drive
     gdrive_commands.register(sub)
     account_commands.register_users(sub)

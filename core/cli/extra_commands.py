@@ -67,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--max-queries", type=int, help="score only the first N queries (quick look)")
     ev.set_defaults(handler=cmd_eval)
 
-    from core.cli import answer_commands
+    from core.cli import answer_commands, curated_commands
 
     answer_commands.register(sub)
+    curated_commands.register(sub)

@@ -13,17 +13,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import event, inspect, text
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine as SAEngine
 from sqlalchemy.exc import OperationalError
-from sqlmodel import Session, SQLModel, create_engine, select
+from sqlmodel import Session, create_engine, select
 
 from core.db import models
-from core.db.columns import add_missing_columns
 from core.errors import StoreError
 
 log = logging.getLogger(__name__)
 
+# The last schema number of the releases before Alembic (``schemaversion``); revisions number it now.
 SCHEMA_VERSION = 2
 _WRITE_OPTION = "ragdesk_write"
 _PG_WRITE_LOCK = 0x5241_4744  # "RAGD"
@@ -79,31 +79,9 @@ class Database:
         return engine
 
     def _migrate(self) -> None:
-        # Version 1 is the initial schema; later versions append steps here. create_all makes
-        # new tables (sessions, sign-in throttle of version 2) but never adds columns.
-        SQLModel.metadata.create_all(self.engine)
-        with self.write() as s:
-            row = s.get(models.SchemaVersion, 1)
-            if row is None:
-                s.add(models.SchemaVersion(id=1, version=SCHEMA_VERSION))
-            elif row.version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"the database schema is version {row.version}, newer than this ragdesk ({SCHEMA_VERSION}); upgrade ragdesk"
-                )
-            elif row.version < 2:
-                self._add_column(s, "user", "disabled", "BOOLEAN NOT NULL DEFAULT FALSE")
-                row.version = 2
-                s.add(row)
-        # After the versioned steps (which give their columns defaults): any other column a newer
-        # model added to an existing table, nullable.
-        add_missing_columns(self.engine)
+        from core.db.migrate import upgrade
 
-    def _add_column(self, session: Session, table: str, column: str, ddl: str) -> None:
-        """Add a column to a table made by an older version (idempotent: skipped when present)."""
-        present = {c["name"] for c in inspect(session.connection()).get_columns(table)}
-        if column not in present:
-            quoted = self.engine.dialect.identifier_preparer.quote(table)
-            session.execute(text(f"ALTER TABLE {quoted} ADD COLUMN {column} {ddl}"))
+        upgrade(self.engine)
 
     @contextmanager
     def read(self) -> Iterator[Session]:

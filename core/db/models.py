@@ -195,3 +195,22 @@ class MessageFeedback(SQLModel, table=True):
     rating: int = 0  # +1 helpful, -1 not helpful
     comment: str = Field(default="", sa_column=Column(Text))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class CuratedAnswer(SQLModel, table=True):
+    """An approved question/answer pair of one knowledge base (core/curated/): a question close
+    enough to ``question`` gets ``answer`` verbatim. Its own table, so existing databases gain it
+    at start-up (``create_all``) without altering another table. The question's vector lives here
+    too (a few hundred floats per row, compared in memory), never in a search collection, so no
+    search returns it as a chunk."""
+
+    id: str = Field(default_factory=new_id, primary_key=True)
+    kb_id: str = Field(index=True)
+    question: str = Field(sa_column=Column(Text))
+    answer: str = Field(sa_column=Column(Text))
+    approved_by: str = ""  # the approver's user name, as shown on the answer
+    approved_at: datetime = Field(default_factory=utcnow)
+    created_by: str = ""  # user id of whoever stored it
+    embedder_id: str = ""  # the model of ``vector``; another model in force re-embeds the question
+    vector: list | None = Field(default=None, sa_column=Column(JSON))
+    updated_at: datetime = Field(default_factory=utcnow)

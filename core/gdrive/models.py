@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import weakref
 from datetime import datetime
 
 from sqlalchemy import Column, Text
 from sqlmodel import Field, SQLModel
 
-from core.db.database import Database
 from core.db.models import utcnow
 
 
@@ -32,17 +30,6 @@ class DriveAuthRequest(SQLModel, table=True):
     user_id: str = Field(index=True)
     code_verifier: str = Field(default="", sa_column=Column(Text))  # SecretBox-encrypted
     created_at: datetime = Field(default_factory=utcnow)
-
-
-_TABLES = [DriveConnection.__table__, DriveAuthRequest.__table__]
-_ready: "weakref.WeakSet[Database]" = weakref.WeakSet()
-
-
-def ensure_tables(db: Database) -> None:
-    if db in _ready:
-        return
-    SQLModel.metadata.create_all(db.engine, tables=_TABLES)
-    _ready.add(db)
 
 
 def _register_for_rotation() -> None:

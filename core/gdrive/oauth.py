@@ -31,7 +31,7 @@ from core.db.database import Database
 from core.db.models import utcnow
 from core.errors import CoreError, InvalidInput, InvalidSettings
 from core.gdrive.errors import DriveError, DriveSetupIncomplete, NotConnected, ReconnectNeeded
-from core.gdrive.models import DriveAuthRequest, DriveConnection, ensure_tables
+from core.gdrive.models import DriveAuthRequest, DriveConnection
 from core.gdrive.transport import guard_oauth_session, guarded_requests
 from core.parsers.url_guard import AllowList
 from core.secrets.box import SecretBox
@@ -109,7 +109,6 @@ def _flow(cfg: GoogleDriveSettings, **kw) -> Flow:
 def authorization_url(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str) -> str:
     """The consent-screen URL for this user (a new state and PKCE verifier each time)."""
     require_setup(cfg)
-    ensure_tables(db)
     flow = _flow(cfg, autogenerate_code_verifier=True)
     with _allow_loopback_http(cfg.oauth_auth_url):
         url, state = flow.authorization_url(access_type="offline", prompt="consent")
@@ -127,7 +126,6 @@ def finish_authorization(db: Database, box: SecretBox, cfg: GoogleDriveSettings,
     connection goes to the user the state was issued to — a random, single-use value bound to
     that user, so a foreign code can only ever connect its own requester."""
     require_setup(cfg)
-    ensure_tables(db)
     with db.write() as s:
         pending = s.get(DriveAuthRequest, state or "")
         if pending is not None:
@@ -157,7 +155,6 @@ def connect_refresh_token(db: Database, box: SecretBox, cfg: GoogleDriveSettings
                           refresh_token: str, *, allow: AllowList) -> DriveConnection:
     """Connect with a refresh token obtained elsewhere (servers without a browser); checked by refreshing."""
     require_setup(cfg)
-    ensure_tables(db)
     if not refresh_token.strip():
         raise InvalidInput("the refresh token is empty")
     creds = credentials_from(cfg, refresh_token.strip(), "", None)
@@ -196,7 +193,6 @@ def save_connection(db: Database, box: SecretBox, user_id: str, creds: Credentia
 def load_credentials(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str) -> Credentials:
     """The user's own credentials (nobody else's: the caller passes the actor's id)."""
     require_setup(cfg)
-    ensure_tables(db)
     with db.read() as s:
         conn = s.get(DriveConnection, user_id)
     if conn is None:
@@ -215,7 +211,6 @@ def mark_reconnect(db: Database, user_id: str, reason: str) -> None:
 
 
 def get_connection(db: Database, user_id: str) -> DriveConnection | None:
-    ensure_tables(db)
     with db.read() as s:
         return s.get(DriveConnection, user_id)
 

@@ -323,6 +323,23 @@ class RemoteEngine:
     def delete_files(self, actor, file_ids):
         return self.call("delete_files", file_ids=list(file_ids))
 
+    def curated_answers(self, actor, kb):
+        return self.call("curated_list", kb=kb)
+
+    def add_curated(self, actor, kb, question, answer, *, approved_by=None):
+        return self.call("curated_add", kb=kb, question=question, answer=answer, approved_by=approved_by)
+
+    def delete_curated(self, actor, entry_id):
+        return self.call("curated_delete", entry_id=entry_id)
+
+    def import_curated_csv(self, actor, kb, data):
+        from core.curated.csv_io import decode
+
+        return self.call("curated_import", kb=kb, text=decode(data))
+
+    def export_curated_csv(self, actor, kb):
+        return self.call("curated_export", kb=kb)
+
     def reindex(self, actor, kb, progress=None):
         return self.call("reindex", kb=kb)
 

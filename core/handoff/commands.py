@@ -105,6 +105,16 @@ COMMANDS: dict[str, Command] = {
     "sync_logs": Command({"source_id": _OPT_STR, "limit": _OPT_INT}, frozenset({"source_id", "limit"}),
                          lambda e, a: _rows(e.sync_logs(SYSTEM_ACTOR, a.get("source_id"),
                                                         limit=20 if a.get("limit") is None else a["limit"]))),
+    # curated answers (core/curated/): approved by the local admin, as when the CLI opens the store
+    "curated_list": Command({"kb": _STR}, frozenset(), lambda e, a: [_vars(r) for r in e.curated_answers(SYSTEM_ACTOR, a["kb"])]),
+    "curated_add": Command({"kb": _STR, "question": _STR, "answer": _STR, "approved_by": _OPT_STR},
+                           frozenset({"approved_by"}),
+                           lambda e, a: _vars(e.add_curated(SYSTEM_ACTOR, a["kb"], a["question"], a["answer"],
+                                                            approved_by=a.get("approved_by")))),
+    "curated_delete": Command({"entry_id": _STR}, frozenset(), lambda e, a: e.delete_curated(SYSTEM_ACTOR, a["entry_id"])),
+    "curated_import": Command({"kb": _STR, "text": _STR}, frozenset(),
+                              lambda e, a: _vars(e.import_curated_csv(SYSTEM_ACTOR, a["kb"], a["text"]))),
+    "curated_export": Command({"kb": _STR}, frozenset(), lambda e, a: e.export_curated_csv(SYSTEM_ACTOR, a["kb"])),
 }
 
 # Fields a client may send that are dropped unread: the server decides who runs the command.
@@ -252,7 +262,21 @@ def _sync_log_rows(rows: list) -> list:
     return [SyncLog.model_validate(r) for r in rows]
 
 
+def _curated_entry(data: dict):
+    from core.curated.store import CuratedEntry
+
+    return CuratedEntry(**data)
+
+
+def _curated_import(data: dict):
+    from core.curated.csv_io import ImportReport, RowError
+
+    return ImportReport(**{**data, "errors": [RowError(**e) for e in data["errors"]]})
+
+
 DECODERS: dict[str, Callable[[Any], Any]] = {
+    "curated_list": lambda rows: [_curated_entry(r) for r in rows], "curated_add": _curated_entry,
+    "curated_import": _curated_import,
     "create_kb": _kb_row, "rename_kb": _kb_row, "list_kbs": lambda rows: [_kb_row(r) for r in rows],
     "list_files": lambda rows: [_file_row(r) for r in rows],
     "ingest_paths": lambda rows: [_ingest_result(r) for r in rows],

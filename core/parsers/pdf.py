@@ -86,22 +86,36 @@ def _text_layer(page: pdfium.PdfPage, text: PageText, picture_lines: list[Box] =
     return body, len(tables)
 
 
+def ocr_scale(page: pdfium.PdfPage, dpi: int) -> float:
+    """Pixels per point of the page's OCR rendering (capped so the longer side stays bounded)."""
+    width, height = page.get_size()
+    return min(dpi / 72.0, OCR_MAX_SIDE_PX / max(width, height, 1.0))
+
+
 def render_for_ocr(page: pdfium.PdfPage, dpi: int):
     """The page as a BGR numpy array at `dpi` (capped so the longer side stays bounded)."""
-    width, height = page.get_size()
-    scale = min(dpi / 72.0, OCR_MAX_SIDE_PX / max(width, height, 1.0))
-    bitmap = page.render(scale=scale, may_draw_forms=True)
+    bitmap = page.render(scale=ocr_scale(page, dpi), may_draw_forms=True)
     try:
         return bitmap.to_numpy().copy()
     finally:
         bitmap.close()
 
 
-def _ocr_page(page: pdfium.PdfPage, number: int, ctx: ParseContext, notes: list[str]) -> str:
-    from core.parsers.ocr import ocr_text  # loads OCR only when a page needs it
+def _ocr_page(page: pdfium.PdfPage, number: int, ctx: ParseContext, notes: list[str]) -> tuple[str, list[Box]]:
+    """The page's OCR text and its lines, placed in page points (y from the top of the page as shown)."""
+    from core.parsers.ocr import ocr_boxes, ocr_reading_text  # loads OCR only when a page needs it
 
+    scale = ocr_scale(page, ctx.settings.ocr_dpi)
     image = render_for_ocr(page, ctx.settings.ocr_dpi)
-    return ocr_text(image, timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=f"page {number}", notes=notes)
+    boxes = ocr_boxes(image, timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=f"page {number}", notes=notes)
+    lines = [Box(b.x0 / scale, b.top / scale, b.x1 / scale, b.bottom / scale, b.text) for b in boxes]
+    return ocr_reading_text(boxes), lines
+
+
+def stored_lines(lines: list[Box]) -> list[list]:
+    """OCR lines as kept in the parsed document, so a citation can be highlighted on a scanned
+    page without reading it again (core/citations/pdf_page.py)."""
+    return [[round(b.x0, 1), round(b.top, 1), round(b.x1, 1), round(b.bottom, 1), b.text] for b in lines]
 
 
 class PdfParser:
@@ -123,6 +137,7 @@ class PdfParser:
         picture_pages: list[int] = []  # pages whose pictures were OCR'd beside their text layer
         warnings: list[str] = []
         table_count = 0
+        ocr_lines: dict[str, list[list]] = {}  # page number -> OCR lines in points (citations)
         for index in range(total):
             number = index + 1
             ctx.progress(index, total, f"page {number} of {total}")
@@ -132,7 +147,8 @@ class PdfParser:
                 reason = ocr_reason(page, text)
                 if reason and ctx.settings.ocr_enabled:
                     ctx.progress(index, total, f"page {number} of {total}: OCR ({reason})")
-                    body = _ocr_page(page, number, ctx, warnings)
+                    body, lines = _ocr_page(page, number, ctx, warnings)
+                    ocr_lines[str(number)] = stored_lines(lines)
                     ocr_pages.append(number)
                 elif reason and text.real_share < MIN_REAL_SHARE:
                     # Garbage would only pollute the index: skip the page, say so.
@@ -146,10 +162,13 @@ class PdfParser:
                         regions = picture_regions(page)
                         if regions:
                             ctx.progress(index, total, f"page {number} of {total}: OCR of {len(regions)} picture(s)")
+                            placed: list[Box] = []
                             picture_lines = ocr_pictures(
                                 page, regions, text.words, dpi=ctx.settings.ocr_dpi,
                                 timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=f"page {number}",
-                                notes=warnings)
+                                notes=warnings, placed_lines=placed)
+                            if placed:
+                                ocr_lines[str(number)] = stored_lines(placed)
                             picture_pages.append(number)
                     body, tables = _text_layer(page, text, picture_lines)
                     table_count += tables
@@ -160,12 +179,15 @@ class PdfParser:
             if body.strip():
                 parts.append(DocPart(text=body, page=number))
         ctx.progress(total, total, f"{total} pages read")
+        metadata = {"pages": total, "ocr_pages": ocr_pages, "ocr_picture_pages": picture_pages, "tables": table_count}
+        if ocr_lines:  # a dict: it stays in the parsed text, out of the file's database row
+            metadata["ocr_lines"] = ocr_lines
         return ParsedDoc(
             source_name=source_name,
             mime="application/pdf",
             parts=parts,
             title=_title(document),
-            metadata={"pages": total, "ocr_pages": ocr_pages, "ocr_picture_pages": picture_pages, "tables": table_count},
+            metadata=metadata,
             warnings=warnings,
         )
 

@@ -87,9 +87,11 @@ def _covered(line: Box, words: list[Box]) -> bool:
 
 
 def ocr_pictures(page: pdfium.PdfPage, regions: list[Region], words: list[Box], *, dpi: int,
-                 timeout_seconds: float, what: str, notes: list[str] | None = None) -> list[Box]:
+                 timeout_seconds: float, what: str, notes: list[str] | None = None,
+                 placed_lines: list[Box] | None = None) -> list[Box]:
     """One block per picture holding its text in its own reading order, placed where the
-    picture stands; lines the text layer already has are left out."""
+    picture stands; lines the text layer already has are left out. ``placed_lines``, when
+    given, receives those lines one by one in page points (to highlight a citation later)."""
     from core.parsers.ocr import ocr_boxes, ocr_reading_text  # loads OCR only when a page has such pictures
 
     blocks: list[Box] = []
@@ -101,6 +103,8 @@ def ocr_pictures(page: pdfium.PdfPage, regions: list[Region], words: list[Box], 
                          region.left + box.x1 / scale, region.top + box.bottom / scale, box.text)
             if not _covered(placed, words):
                 lines.append(placed)
+                if placed_lines is not None:
+                    placed_lines.append(placed)
         text = ocr_reading_text(lines)
         if text.strip():
             blocks.append(Box(region.left, region.top, region.right, region.bottom, text, is_block=True))

@@ -154,10 +154,14 @@ def encode_document(text: str, avg_len: float = DEFAULT_AVG_LEN) -> SparseVector
     return weigh_document(tokenize(text), avg_len)
 
 
+def query_words(text: str) -> set[str]:
+    """Distinct words of a query (jieba words, English stems), without the recall bigrams."""
+    return set(_tokenize(text, "search"))
+
+
 def query_word_count(text: str) -> int:
-    """Distinct words of a query (jieba words, English stems), without the recall bigrams: the
-    unit in which retrieval/calibration.py measures how well a chunk matches the query."""
-    return len(set(_tokenize(text, "search")))
+    """The unit in which retrieval/calibration.py measures how well a chunk matches the query."""
+    return len(query_words(text))
 
 
 def encode_query(text: str) -> SparseVector:

@@ -54,9 +54,8 @@ class RotationReport:
 
 
 def _reencrypt_columns(db: Database, old: SecretBox, new: SecretBox) -> int:
-    from core.gdrive import models as drive_models  # registers its token columns; creates its tables
+    from core.gdrive import models as drive_models  # noqa: F401 (registers its token columns)
 
-    drive_models.ensure_tables(db)
     count = 0
     with db.write() as s:
         for model, column in ENCRYPTED_COLUMNS:

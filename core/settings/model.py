@@ -148,6 +148,17 @@ class StrictModeSettings(_Section):
         "for normal mode. Admins always may; everyone else gets strict answers."))
 
 
+class CuratedSettings(_Section):
+    """Approved question/answer pairs per knowledge base (core/curated/, docs/answering.md)."""
+
+    enabled: bool = Field(True, description="Answer a question close enough to a curated one with its approved answer.")
+    # benchmarks/curated_match.py, multilingual-e5-small: the lowest value whose neighbouring questions
+    # (same words, another subject) hit at most 1 in 20 on the tune split.
+    min_similarity: float = Field(0.94, ge=0.5, le=1.0, description=(
+        "Cosine similarity between the question and a curated question needed to answer with the curated "
+        "answer (the same question about another subject never matches, whatever the score)."))
+
+
 class ParsingSettings(_Section):
     max_upload_mb: int = Field(100, ge=1, le=10_000, description="Largest file accepted, checked before it is read or stored.")
     max_chunks_per_file: int = Field(5000, ge=1, le=1_000_000, description="A file that makes more chunks is refused (embedding cost).")
@@ -241,6 +252,7 @@ class Settings(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     answering: AnsweringSettings = Field(default_factory=AnsweringSettings)
     strict: StrictModeSettings = Field(default_factory=StrictModeSettings)
+    curated: CuratedSettings = Field(default_factory=CuratedSettings)
     parsing: ParsingSettings = Field(default_factory=ParsingSettings)
     gdrive: GoogleDriveSettings = Field(default_factory=GoogleDriveSettings)
     web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import weakref
 from datetime import datetime
 
 from sqlalchemy import JSON, Column, Text
 from sqlmodel import Field, SQLModel
 
-from core.db.database import Database
 from core.db.models import new_id, utcnow
 
 
@@ -58,15 +56,3 @@ class SyncLog(SQLModel, table=True):
     failed: int = 0
     error: str = Field(default="", sa_column=Column(Text))
     results: list = Field(default_factory=list, sa_column=Column(JSON))  # one dict per item touched
-
-
-_TABLES = [SyncedSource.__table__, SourceItemRecord.__table__, SyncLog.__table__]
-_ready: "weakref.WeakSet[Database]" = weakref.WeakSet()
-
-
-def ensure_tables(db: Database) -> None:
-    """Create these tables on first use (the schema's other tables are created by core.db)."""
-    if db in _ready:
-        return
-    SQLModel.metadata.create_all(db.engine, tables=_TABLES)
-    _ready.add(db)

@@ -10,7 +10,7 @@ from core.accounts.access import resolve_kb
 from core.errors import NotFound, PermissionDenied
 from core.ingest.parts import EngineParts
 from core.sources.lease import _aware
-from core.sources.models import SourceItemRecord, SyncedSource, SyncLog, ensure_tables
+from core.sources.models import SourceItemRecord, SyncedSource, SyncLog
 from core.types import Actor
 
 
@@ -18,7 +18,6 @@ def find_or_create(parts: EngineParts, actor: Actor, *, kind: str, kb_ref: str, 
                    watch: bool) -> SyncedSource:
     """The actor's source of this kind, knowledge base and config (created when new).
     Importing the same selection twice syncs the one source instead of adding a second."""
-    ensure_tables(parts.db)
     with parts.db.write() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
         for row in s.exec(select(SyncedSource).where(SyncedSource.kind == kind, SyncedSource.kb_id == kb.id,
@@ -35,7 +34,6 @@ def find_or_create(parts: EngineParts, actor: Actor, *, kind: str, kb_ref: str, 
 
 def list_sources(parts: EngineParts, actor: Actor, *, kind: str | None = None, kb_ref: str | None = None) -> list[SyncedSource]:
     """The actor's own sources (an admin sees every user's, but syncs only with their owners' access)."""
-    ensure_tables(parts.db)
     with parts.db.read() as s:
         q = select(SyncedSource).order_by(SyncedSource.created_at)
         if kind:
@@ -48,7 +46,6 @@ def list_sources(parts: EngineParts, actor: Actor, *, kind: str | None = None, k
 
 
 def get_source(parts: EngineParts, actor: Actor, source_id: str, *, own: bool = True) -> SyncedSource:
-    ensure_tables(parts.db)
     with parts.db.read() as s:
         row = s.get(SyncedSource, source_id)
     if row is None or (row.owner_id != actor.user_id and not actor.is_admin):
@@ -68,7 +65,6 @@ def set_watch(parts: EngineParts, actor: Actor, source_id: str, watch: bool) -> 
 
 
 def sync_logs(parts: EngineParts, actor: Actor, *, source_id: str | None = None, limit: int = 20) -> list[SyncLog]:
-    ensure_tables(parts.db)
     visible = {r.id for r in list_sources(parts, actor)}
     with parts.db.read() as s:
         q = select(SyncLog).order_by(SyncLog.started_at.desc()).limit(limit)
@@ -82,7 +78,6 @@ def sync_logs(parts: EngineParts, actor: Actor, *, source_id: str | None = None,
 
 def due_sources(parts: EngineParts, interval_minutes: int, now: datetime | None = None) -> list[SyncedSource]:
     """Watched sources whose last sync is older than the interval (never synced = due)."""
-    ensure_tables(parts.db)
     now = now or datetime.now(timezone.utc)
     with parts.db.read() as s:
         rows = list(s.exec(select(SyncedSource).where(SyncedSource.watch.is_(True)).order_by(SyncedSource.created_at)))
@@ -93,7 +88,6 @@ def due_sources(parts: EngineParts, interval_minutes: int, now: datetime | None 
 def set_owner_state(parts: EngineParts, owner_id: str, kind: str, state: str, error: str = "") -> int:
     """Put every source of this owner and kind in ``state`` (e.g. "reconnect" after a disconnect,
     "ok" again once reconnected, so the schedule picks them up). Returns how many changed."""
-    ensure_tables(parts.db)
     with parts.db.write() as s:
         rows = list(s.exec(select(SyncedSource).where(SyncedSource.owner_id == owner_id, SyncedSource.kind == kind)))
         for row in rows:
@@ -105,7 +99,6 @@ def set_owner_state(parts: EngineParts, owner_id: str, kind: str, state: str, er
 def forget_kb(parts: EngineParts, kb_id: str) -> int:
     """A deleted knowledge base's sources, their item records and sync log go with it (the
     scheduler would otherwise try to sync into nothing). Returns how many sources went."""
-    ensure_tables(parts.db)
     with parts.db.write() as s:
         ids = list(s.exec(select(SyncedSource.id).where(SyncedSource.kb_id == kb_id)))
         if ids:

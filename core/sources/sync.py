@@ -32,7 +32,7 @@ from core.ingest.parts import EngineParts
 from core.ingest.service import Upload
 from core.sources import lease
 from core.sources.base import Listing, RemoteItem, Source, SourceUnavailable
-from core.sources.models import SourceItemRecord, SyncedSource, SyncLog, ensure_tables
+from core.sources.models import SourceItemRecord, SyncedSource, SyncLog
 from core.types import Actor
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,6 @@ def plan(listing: Listing, held: dict[str, SourceItemRecord]) -> _Plan:
 
 def run_sync(parts: EngineParts, actor: Actor, source_id: str, source: Source, *, trigger: str = "manual",
              progress: FileProgress | None = None, tracker: JobTracker | None = None) -> SyncReport:
-    ensure_tables(parts.db)
     with parts.db.read() as s:
         row = s.get(SyncedSource, source_id)
         if row is None:

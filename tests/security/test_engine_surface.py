@@ -73,9 +73,10 @@ def world(tmp_path_factory):
     [job] = engine.jobs(victim, ids=[indexed.job_id])
     engine.create_kb(mallory, "mallory-own")
     message = engine.chat_messages(victim, chat.id)[-1]
+    curated = engine.add_curated(victim, VICTIM_KB, f"What does {CANARY} mean?", f"The {CANARY} approved answer.")
     token = engine.create_api_token(victim, "victim's laptop")
     ids = {"kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id, "message": message.id,
-           "source": "src-of-the-victim", "token": token.id, "token_secret": token.token}
+           "source": "src-of-the-victim", "curated": curated.id, "token": token.id, "token_secret": token.token}
     yield engine, victim, mallory, ids
     engine.close()
 
@@ -86,7 +87,7 @@ def _victim_args(name: str, ids: dict) -> object:
         "kb": ids["kb"], "ref": ids["kb"], "kbs": [ids["kb"]], "file_id": ids["file"], "file_ids": [ids["file"]],
         "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "user_name": "victim",
         "user_names": ["mallory"], "message_id": ids["message"], "message_ids": [ids["message"]],
-        "source_id": ids["source"], "token_id": ids["token"],
+        "source_id": ids["source"], "entry_id": ids["curated"], "token_id": ids["token"],
     }.get(name)
 
 
@@ -103,7 +104,9 @@ PLAIN_ARGS = {
     "disabled": True, "rating": 1, "comment": "x", "override": {"chunk_size": 300}, "watch": False,
     "folder_id": None, "limit": 5, "kind": None, "trigger": "manual", "code": "x", "state": "x",
     "refresh_token": "a-token-of-mallory", "urls": ["http://127.0.0.1:9/never-fetched"],
-    "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",
+    "answer": "mallory's answer", "approved_by": None, "approved_at": None,  # curated answers
+    "data": b"question,answer\nmallory?,mallory.\n",
+    "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
 }
 
 

@@ -1,0 +1,1 @@
+"""Curated answers: approved question/answer pairs per knowledge base, answered verbatim."""

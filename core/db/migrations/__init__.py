@@ -1,0 +1,1 @@
+"""Alembic's script folder: ``env.py`` and one file per schema revision in ``versions/``."""

@@ -1,0 +1,29 @@
+"""``python -m core curated …`` as a user runs it: real processes, a real data folder."""
+
+from __future__ import annotations
+
+from tests.cli.test_cli import as_json, run_cli
+
+
+def test_curated_add_list_export_import_delete(data_dir, tmp_path):
+    run_cli(data_dir, "kb", "create", "hr")
+    added = as_json(run_cli(data_dir, "--json", "curated", "add", "--kb", "hr", "--question", "试用期是多长时间？",
+                            "--answer", "试用期为三个月。", "--approved-by", "HR board"))
+    assert added["approved_by"] == "HR board" and added["answer"] == "试用期为三个月。"
+    [listed] = as_json(run_cli(data_dir, "curated", "list", "--kb", "hr", "--json"))
+    assert listed == added
+    exported = tmp_path / "faq.csv"
+    run_cli(data_dir, "curated", "export", "--kb", "hr", "-o", str(exported))
+    assert exported.read_text(encoding="utf-8").splitlines()[1].startswith("试用期是多长时间？,试用期为三个月。,HR board,")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("question,answer\nWho approves expenses?,Your manager.\n,no question\n", encoding="utf-8")
+    proc = run_cli(data_dir, "--json", "curated", "import", "--kb", "hr", str(bad), check=False)
+    assert proc.returncode == 1  # a bad row: the good ones are stored, the exit code says not all were
+    assert as_json(proc) == {"added": 1, "updated": 0, "errors": [{"line": 3, "message": "the curated question is empty"}]}
+    answer = as_json(run_cli(data_dir, "--json", "ask", "--mode", "strict", "试用期是多长时间"))
+    assert answer["text"] == "试用期为三个月。" and answer["sources"] == ["curated"] and answer["llm_called"] is False
+    assert (answer["citations"][0]["origin"], answer["citations"][0]["approved_by"]) == ("curated", "HR board")
+    run_cli(data_dir, "curated", "delete", "--kb", "hr", added["id"])
+    assert len(as_json(run_cli(data_dir, "--json", "curated", "list", "--kb", "hr"))) == 1
+    missing = run_cli(data_dir, "curated", "list", "--kb", "nope", check=False)
+    assert missing.returncode == 3 and "not found" in missing.stderr
