@@ -200,7 +200,7 @@ class MessageFeedback(SQLModel, table=True):
 class CuratedAnswer(SQLModel, table=True):
     """An approved question/answer pair of one knowledge base (core/curated/): a question close
     enough to ``question`` gets ``answer`` verbatim. Its own table, so existing databases gain it
-    at start-up (``create_all``) without altering another table. The question's vector lives here
+    by its own revision (core/db/migrations) without altering another table. The question's vector lives here
     too (a few hundred floats per row, compared in memory), never in a search collection, so no
     search returns it as a chunk."""
 
