@@ -51,8 +51,8 @@ class SignInThrottle(SQLModel, table=True):
 
 class ApiToken(SQLModel, table=True):
     """A personal API token (core/accounts/api_tokens.py). Only the SHA-256 of the token is kept;
-    ``prefix`` is its first characters, so its owner can tell tokens apart. Its own table, so an
-    existing database gains it at start (create_all) without a schema step."""
+    ``prefix`` is its first characters, so its owner can tell tokens apart. Made by revision
+    0003_api_tokens."""
 
     id: str = Field(default_factory=new_id, primary_key=True)
     token_hash: str = Field(index=True, unique=True)
