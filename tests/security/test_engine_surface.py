@@ -107,6 +107,7 @@ PLAIN_ARGS = {
     "answer": "mallory's answer", "approved_by": None, "approved_at": None,  # curated answers
     "data": b"question,answer\nmallory?,mallory.\n",
     "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
+    "passage": ASKED, "page": None, "slide": None, "heading_path": (),  # citation_view
 }
 
 
