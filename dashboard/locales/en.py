@@ -81,6 +81,7 @@ STRINGS: dict[str, str] = {**PAGE_WORDS,
     "audit.missing_vectors": "Files missing vectors", "audit.interrupted_files": "Interrupted files",
     "audit.orphan_blobs": "Unused stored files",
     "audit.missing_collections": "Missing collections (named by a knowledge base)", "audit.orphan_parsed": "Unused parsed texts",
+    "audit.unready_files": "Indexed files not yet searchable",
     # settings
     "settings.locked_help": "Locked: set by the environment variable {var}.",
     "settings.reindex_needed": "Chunking or embedding settings changed: existing knowledge bases keep their old index until they are reindexed.",
