@@ -196,16 +196,6 @@ def revoke(db: Database, actor: Actor, token_id: str, *, now: datetime | None = 
         s.add(row)
 
 
-def revoke_all_for(db: Database, user_id: str, *, now: datetime | None = None) -> int:
-    moment = now or datetime.now(timezone.utc)
-    with db.write() as s:
-        rows = list(s.exec(select(ApiToken).where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))))
-        for row in rows:
-            row.revoked_at = moment
-            s.add(row)
-    return len(rows)
-
-
 def actor_for_token(db: Database, token: str, *, client: str = "", policy: guard.SignInPolicy = API_POLICY,
                     now: datetime | None = None) -> Actor:
     """Who ``token`` acts for, or NotAuthenticated. The secret never appears in a message."""

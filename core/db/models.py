@@ -51,8 +51,8 @@ class SignInThrottle(SQLModel, table=True):
 
 class ApiToken(SQLModel, table=True):
     """A personal API token (core/accounts/api_tokens.py). Only the SHA-256 of the token is kept;
-    ``prefix`` is its first characters, so its owner can tell tokens apart. Its own table, so an
-    existing database gains it at start (create_all) without a schema step."""
+    ``prefix`` is its first characters, so its owner can tell tokens apart. Made by revision
+    0003_api_tokens."""
 
     id: str = Field(default_factory=new_id, primary_key=True)
     token_hash: str = Field(index=True, unique=True)
@@ -200,7 +200,7 @@ class MessageFeedback(SQLModel, table=True):
 class CuratedAnswer(SQLModel, table=True):
     """An approved question/answer pair of one knowledge base (core/curated/): a question close
     enough to ``question`` gets ``answer`` verbatim. Its own table, so existing databases gain it
-    at start-up (``create_all``) without altering another table. The question's vector lives here
+    by its own revision (core/db/migrations) without altering another table. The question's vector lives here
     too (a few hundred floats per row, compared in memory), never in a search collection, so no
     search returns it as a chunk."""
 

@@ -8,6 +8,7 @@ from sqlalchemy import create_engine, text
 
 from core.accounts import users
 from core.db.database import SCHEMA_VERSION, Database, sqlite_url
+from tests.db.test_migrations import _load_fixture
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -18,19 +19,18 @@ def url(request, tmp_path):
 
 
 def test_version_1_database_gains_disabled_column(url):
-    db = Database(url)
-    users.sign_up(db, "alice", "correct horse 1")
-    db.dispose()
+    _load_fixture(url)  # the last release before Alembic (schema version 2), made to look like version 1
     raw = create_engine(url)
-    with raw.begin() as conn:  # make it look like version 1 wrote it
+    with raw.begin() as conn:
         conn.execute(text('ALTER TABLE "user" DROP COLUMN disabled'))
         conn.execute(text("DROP TABLE usersession"))
-        conn.execute(text("DELETE FROM schemaversion"))
-        conn.execute(text("INSERT INTO schemaversion (id, version) VALUES (1, 1)"))
-        conn.execute(text("DROP TABLE alembic_version"))  # version 1 predates Alembic
+        conn.execute(text("UPDATE schemaversion SET version = 1"))
+        conn.execute(text("""INSERT INTO "user" (id, name, password_hash, role, language, email, created_at)
+                             SELECT 'u-alice', 'alice', password_hash, 'user', 'en', '', created_at
+                             FROM "user" WHERE name = 'bob'"""))
     db = Database(url)
     try:
-        alice = users.authenticate(db, "alice", "correct horse 1")
+        alice = users.authenticate(db, "alice", "correct horse 2")  # bob's hash, copied
         assert alice.disabled is False
         with raw.connect() as conn:
             assert conn.execute(text("select version from schemaversion")).scalar() == SCHEMA_VERSION == 2

@@ -73,8 +73,8 @@ def world(tmp_path_factory):
     [job] = engine.jobs(victim, ids=[indexed.job_id])
     engine.create_kb(mallory, "mallory-own")
     message = engine.chat_messages(victim, chat.id)[-1]
-    token = engine.create_api_token(victim, "victim's laptop")
     curated = engine.add_curated(victim, VICTIM_KB, f"What does {CANARY} mean?", f"The {CANARY} approved answer.")
+    token = engine.create_api_token(victim, "victim's laptop")
     ids = {"kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id, "message": message.id,
            "source": "src-of-the-victim", "curated": curated.id, "token": token.id, "token_secret": token.token}
     yield engine, victim, mallory, ids
@@ -104,9 +104,10 @@ PLAIN_ARGS = {
     "disabled": True, "rating": 1, "comment": "x", "override": {"chunk_size": 300}, "watch": False,
     "folder_id": None, "limit": 5, "kind": None, "trigger": "manual", "code": "x", "state": "x",
     "refresh_token": "a-token-of-mallory", "urls": ["http://127.0.0.1:9/never-fetched"],
-    "label": "mallory's", "expires_days": None,
     "answer": "mallory's answer", "approved_by": None, "approved_at": None,  # curated answers
     "data": b"question,answer\nmallory?,mallory.\n",
+    "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
+    "passage": ASKED, "page": None, "slide": None, "heading_path": (),  # citation_view
 }
 
 
