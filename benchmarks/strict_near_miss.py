@@ -13,7 +13,7 @@ real Engine in strict mode and the report half's figures are the ones quoted:
   reply, no hit, and the server received no request.
 
     PYTHONPATH=. .venv/bin/python benchmarks/strict_near_miss.py --data /work/cache/near-miss
-    ... --no-term-check      # today's gate without the key-term check (the "before" row)
+    ... --no-term-check      # the threshold alone, without the key-term check (the "before" row)
     ... --threshold 0.34     # skip the sweep, use this threshold
 """
 
@@ -114,8 +114,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the KB)")
     ap.add_argument("--threshold", type=float, help="use this strict threshold instead of sweeping the tune half")
-    ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (off by default)")
-    ap.add_argument("--no-term-check", action="store_true", help="the gate without the key-term check (the default)")
+    ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (the default)")
+    ap.add_argument("--no-term-check", action="store_true", help="the threshold alone, without the key-term check")
     ap.add_argument("--every-term", action="store_true",
                     help="missing verbs/adjectives/function words refuse too (rag_strict_excuse_relation_words off)")
     ap.add_argument("--verbose", action="store_true")

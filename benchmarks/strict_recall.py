@@ -124,7 +124,8 @@ def main() -> None:
     ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the KB)")
     ap.add_argument("--threshold", type=float, help="use this strict threshold instead of sweeping the tune half")
     ap.add_argument("--default-threshold", action="store_true", help="use the shipped default threshold, no sweep")
-    ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (off by default)")
+    ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (the default)")
+    ap.add_argument("--no-term-check", action="store_true", help="the threshold alone, without the key-term check")
     ap.add_argument("--every-term", action="store_true",
                     help="missing verbs/adjectives/function words refuse too (rag_strict_excuse_relation_words off)")
     ap.add_argument("--verbose", action="store_true", help="print every answer")
@@ -141,7 +142,7 @@ def main() -> None:
         # The defaults, or a threshold swept on the tune half (a kept data folder remembers the last run's).
         defaults = StrictModeSettings()
         engine.save_settings(ADMIN, {"strict": {"rag_strict_max_results": defaults.rag_strict_max_results,
-                                                "rag_strict_term_check": defaults.rag_strict_term_check or args.term_check or args.every_term,
+                                                "rag_strict_term_check": (defaults.rag_strict_term_check or args.term_check or args.every_term) and not args.no_term_check,
                                                 "rag_strict_term_excuse_score": defaults.rag_strict_term_excuse_score,
                                                 "rag_strict_excuse_relation_words": not args.every_term}})
         threshold = (args.threshold if args.threshold is not None else defaults.rag_strict_min_similarity

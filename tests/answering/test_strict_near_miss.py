@@ -90,11 +90,15 @@ def test_a_near_miss_is_refused_without_a_model_call_and_the_covered_question_an
         assert not any("mention" in n or "未提及" in n for n in answered.notices)
 
 
-def test_by_default_the_check_is_off_and_the_threshold_alone_decides(leave_engine):
-    assert not StrictModeSettings().rag_strict_term_check
+def test_by_default_the_check_refuses_the_near_miss_and_off_the_threshold_alone_decides(leave_engine):
+    assert StrictModeSettings().rag_strict_term_check
     with fake_llm_server() as server:
         use_openai(leave_engine, server)
         configure(leave_engine, strict={"rag_strict_mode": True}, answering={"builtin_tools": False})
+        refused = leave_engine.ask(ADMIN, NEAR_ZH, temporary=True)
+        assert not refused.llm_called and server.chat_count == 0
+        configure(leave_engine, strict={"rag_strict_mode": True, "rag_strict_term_check": False},
+                  answering={"builtin_tools": False})
         server.add(text("实习生的年假…… [1]"))
         answer = leave_engine.ask(ADMIN, NEAR_ZH, temporary=True)
         assert answer.hit and answer.llm_called and server.chat_count == 1
