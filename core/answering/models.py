@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 from core.llm.base import ChatModel
 from core.llm.factory import make_chat_model
+from core.settings.fields import plain_dump
 from core.settings.model import LLMSettings
 
 _CACHE_SIZE = 4
@@ -21,7 +22,7 @@ _lock = threading.Lock()
 
 
 def chat_model(settings: LLMSettings) -> ChatModel:
-    key = json.dumps(settings.model_dump(), sort_keys=True)
+    key = json.dumps(plain_dump(settings), sort_keys=True)
     with _lock:
         model = _cache.get(key)
         if model is not None:

@@ -22,7 +22,7 @@ from core.answering.steps import extractive, fit, model_for, report_found, searc
 from core.answering.tools import ALL_TOOLS, ToolBox
 from core.errors import CoreError
 from core.llm.base import ChatMessage
-from core.llm.extractive import ExtractiveAnswerer
+from core.llm.providers import quotes_only
 from core.llm.text_match import has_cjk
 from core.settings.model import AnsweringSettings
 
@@ -135,7 +135,7 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
         run.notice("flagged for a human: nothing passed the similarity threshold")
         return
     model = model_for(settings, run, injecting=bool(items), web=web is not None and web.may_inject)
-    if isinstance(model, ExtractiveAnswerer):
+    if quotes_only(model):
         if items:
             extractive(run, model, refs.query, number(items), None)
         else:
