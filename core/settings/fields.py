@@ -172,3 +172,14 @@ def revealed(data: Any) -> Any:
 
 def plain_dump(model: BaseModel, **kwargs: Any) -> dict:
     return revealed(model.model_dump(**kwargs))
+
+
+def plugin_maps(model: type[BaseModel]) -> Iterator[tuple[str, str, type[BaseModel]]]:
+    """(field, plugin name, its settings sub-model) for each plugin-map field of one section."""
+    for name, info in model.model_fields.items():
+        marker = next((m for m in info.metadata if isinstance(m, PluginMap)), None)
+        if marker is not None:
+            for plugin_name, plugin in marker.registry.items():
+                sub = _settings_model(plugin)
+                if sub is not None:
+                    yield name, plugin_name, sub
