@@ -146,7 +146,7 @@ def _victim_intact(engine: Engine, victim: Actor, ids: dict) -> None:
     assert engine.search(victim, CANARY, [ids["kb"]], min_score=0.0).hits
     assert len(engine.chat_messages(victim, ids["chat"])) >= 2
     assert not engine.jobs(victim, ids=[ids["job"]])[0].cancel_requested
-    assert engine._settings().llm.api_key != "stolen"
+    assert engine._settings().llm.api_key.get_secret_value() != "stolen"
     assert all(u.role == "user" for u in engine.list_users(SYSTEM_ACTOR) if u.name in ("victim", "mallory"))
 
 
@@ -186,8 +186,8 @@ def test_settings_leave_the_engine_masked(world, monkeypatch):
     outputs = [engine.settings().model_dump(), engine.settings_masked(), engine.settings_overridden(), engine.status()]
     text = json.dumps(outputs)
     assert "sk-surface-9911" not in text and "gd-secret-77" not in text and "tv-secret-55" not in text
-    assert engine.settings().llm.api_key == SECRET_MASK
-    assert engine._settings().llm.api_key == "sk-surface-9911"  # the raw model stays inside core
+    assert engine.settings().llm.api_key.get_secret_value() == SECRET_MASK
+    assert engine._settings().llm.api_key.get_secret_value() == "sk-surface-9911"  # the raw model stays inside core
 
 
 def test_ingest_paths_is_for_admins_only(world):
