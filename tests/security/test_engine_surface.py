@@ -104,6 +104,7 @@ PLAIN_ARGS = {
     "refresh_token": "a-token-of-mallory", "urls": ["http://127.0.0.1:9/never-fetched"],
     "answer": "mallory's answer", "approved_by": None, "approved_at": None,  # curated answers
     "data": b"question,answer\nmallory?,mallory.\n",
+    "source_kind": "web", "config": {"urls": ["http://127.0.0.1:9/never-fetched"]},  # add_source (any kind)
 }
 
 
@@ -183,7 +184,7 @@ def test_settings_leave_the_engine_masked(world, monkeypatch):
     engine, victim, mallory, ids = world
     engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": "sk-surface-9911"}, "gdrive": {"client_secret": "gd-secret-77"}})
     monkeypatch.setenv("RAGDESK_WEB_SEARCH__TAVILY_API_KEY", "tv-secret-55")
-    outputs = [engine.settings().model_dump(), engine.settings_masked(), engine.settings_overridden(), engine.status()]
+    outputs = [engine.settings().model_dump(mode="json"), engine.settings_masked(), engine.settings_overridden(), engine.status()]
     text = json.dumps(outputs)
     assert "sk-surface-9911" not in text and "gd-secret-77" not in text and "tv-secret-55" not in text
     assert engine.settings().llm.api_key.get_secret_value() == SECRET_MASK
