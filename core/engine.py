@@ -39,13 +39,13 @@ from core.ingest.blobs import BlobStore
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.service import IngestResult, Upload
 from core.limits import check_question, check_search
+from core.llm.factory import provider_for
 from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
 from core.searcher import Searcher
 from core.secrets.box import SecretBox
 from core.settings.model import Settings
-from core.llm.factory import provider_for
 from core.settings.store import SettingsStore, mask_secret_fields, masked
 from core.types import Actor, ParsedDoc
 from core.vectorstore.factory import open_store

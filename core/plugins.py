@@ -18,8 +18,9 @@ import importlib
 import logging
 import os
 import threading
+from collections.abc import Iterator, Mapping
 from importlib import metadata
-from typing import Generic, Iterator, Mapping, TypeVar
+from typing import Generic, TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -17,7 +17,7 @@ from core.settings.fields import plain_dump
 from core.settings.model import LLMSettings
 
 _CACHE_SIZE = 4
-_cache: "OrderedDict[str, ChatModel]" = OrderedDict()
+_cache: OrderedDict[str, ChatModel] = OrderedDict()
 _lock = threading.Lock()
 
 

@@ -9,8 +9,8 @@ providers (web search). Strict mode never runs it.
 from __future__ import annotations
 
 from core.answering.budget import messages_tokens, trim_history
-from core.answering.context import AnswerContext
 from core.answering.confidence import match_strength, weak_notice
+from core.answering.context import AnswerContext
 from core.answering.generate import generate
 from core.answering.intent import skip_reason
 from core.answering.prompts import ContextItem, normal_messages, number

@@ -25,7 +25,13 @@ from core.answering.run import AnswerRun
 from core.llm.base import ChatMessage, ChatModel, TextDelta, ToolSpec
 from core.llm.providers import quotes_only
 from core.settings.model import Settings
-from core.websearch.flow import IndexAndSearch, WebContext, WebSearchRequest, WebStatus, run_web_search
+from core.websearch.flow import (
+    IndexAndSearch,
+    WebContext,
+    WebSearchRequest,
+    WebStatus,
+    run_web_search,
+)
 
 SEARCH_WEB = ToolSpec(
     "search_web",

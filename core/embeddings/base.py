@@ -5,8 +5,9 @@ Vectors are L2-normalised float32 rows, so cosine similarity is a dot product.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.embeddings._api_base import ApiEmbedder
-from core.embeddings.base import EmbeddingProvider, register_embedder
 from core.embeddings._http import post_json
+from core.embeddings.base import EmbeddingProvider, register_embedder
 from core.embeddings.errors import EmbeddingRejected
 
 

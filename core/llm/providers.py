@@ -5,8 +5,9 @@ never test a provider's name or a model's class."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from core.llm.base import ChatModel
 from core.plugins import CHAT_PROVIDERS

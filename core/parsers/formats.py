@@ -10,8 +10,8 @@ it claims (and whose bytes pass its ``sniff``, when it has one).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from core.parsers.base import Parser
 from core.parsers.detect import EXTENSIONS_BY_KIND, KIND_LABELS
@@ -42,7 +42,7 @@ def register_format(fmt: DocumentFormat) -> DocumentFormat:
 
 def plugin_format_for(extension: str, data: bytes) -> DocumentFormat | None:
     """The plugin format claiming this extension whose content check passes (None: built-in sniffing)."""
-    for _, fmt in FORMATS.items():
+    for fmt in (f for _, f in FORMATS.items()):
         if not fmt.builtin and extension in fmt.extensions and (fmt.sniff is None or fmt.sniff(data)):
             return fmt
     return None

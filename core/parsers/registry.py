@@ -12,7 +12,6 @@ from typing import Any
 
 from core.errors import FileTooLarge, NotFound, ParseError
 from core.parsers.base import ParseContext, Parser
-from core.plugins import FORMATS
 from core.parsers.detect import (
     KINDS,
     SUPPORTED_DESCRIPTION,
@@ -21,6 +20,7 @@ from core.parsers.detect import (
     extension_of,
     sniff,
 )
+from core.plugins import FORMATS
 from core.types import ParsedDoc
 
 __all__ = [

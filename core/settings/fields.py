@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import inspect
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Iterator
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, ValidationInfo
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationInfo,
+)
 from pydantic.fields import FieldInfo
 
 from core.plugins import Registry

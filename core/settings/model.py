@@ -10,9 +10,23 @@ import copy
 import logging
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from core.plugins import CHAT_PROVIDERS, EMBEDDING_PROVIDERS, FORMATS, SEARCH_ENGINES, SOURCES
+from core.plugins import (
+    CHAT_PROVIDERS,
+    EMBEDDING_PROVIDERS,
+    FORMATS,
+    SEARCH_ENGINES,
+    SOURCES,
+)
 from core.settings.fields import PluginSettings, env, plugin_map, plugin_name, secret
 
 __all__ = ["PluginSettings", "SecretStr"]  # re-exported for plugins: their sub-models use both
@@ -43,7 +57,7 @@ class ChunkingSettings(_Section):
     heading_glue: bool = Field(True, description="Join a heading line to the paragraph after it.")
 
     @model_validator(mode="after")
-    def _check_sizes(self) -> "ChunkingSettings":
+    def _check_sizes(self) -> ChunkingSettings:
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError(
                 f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})"
@@ -93,7 +107,7 @@ class RetrievalSettings(_Section):
     reranker: RerankerSettings = Field(default_factory=RerankerSettings)
 
     @model_validator(mode="after")
-    def _weights(self) -> "RetrievalSettings":
+    def _weights(self) -> RetrievalSettings:
         if self.dense_weight + self.bm25_weight <= 0:
             raise ValueError("dense_weight and bm25_weight cannot both be 0")
         return self
@@ -139,7 +153,7 @@ class AnsweringSettings(_Section):
     max_url_mentions: int = Field(5, ge=0, le=100, description="Most URLs (#https://… or YouTube links) fetched for one message.")
 
     @model_validator(mode="after")
-    def _template(self) -> "AnsweringSettings":
+    def _template(self) -> AnsweringSettings:
         if "{{CONTEXT}}" not in self.rag_template:
             raise ValueError("rag_template must contain {{CONTEXT}}")
         return self
@@ -204,7 +218,9 @@ class ParsingSettings(_Section):
     @field_validator("url_allow_hosts")
     @classmethod
     def _allow_hosts(cls, entries: list[str], info: ValidationInfo) -> list[str]:
-        from core.parsers.url_guard import parse_allow_entry  # raises ValueError with the admin's message
+        from core.parsers.url_guard import (
+            parse_allow_entry,  # raises ValueError with the admin's message
+        )
 
         kept = []
         for entry in entries:

@@ -15,9 +15,8 @@ import copy
 import json
 import os
 import threading
-from typing import Any, Mapping
-
-from typing import get_origin
+from collections.abc import Mapping
+from typing import Any, get_origin
 
 from pydantic import SecretStr, ValidationError
 from sqlmodel import select

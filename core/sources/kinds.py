@@ -6,7 +6,7 @@ The sync engine knows no kind; the source-kind registry (core/plugins.py) says w
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from core.error_report import new_error_id
 from core.errors import CoreError, InvalidInput

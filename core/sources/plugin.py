@@ -6,8 +6,9 @@ is first asked, and settings validation asks it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from core.plugins import SOURCES
 

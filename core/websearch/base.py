@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import ssl
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx

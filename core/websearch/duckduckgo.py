@@ -8,7 +8,13 @@ import httpx
 
 from core.errors import InvalidSettings
 from core.settings.model import WebSearchSettings
-from core.websearch.base import SearchEngine, SearchResult, WebSearchError, register_engine, results_from
+from core.websearch.base import (
+    SearchEngine,
+    SearchResult,
+    WebSearchError,
+    register_engine,
+    results_from,
+)
 
 
 def search(query: str, count: int, cfg: WebSearchSettings, own: None, client: httpx.Client) -> list[SearchResult]:

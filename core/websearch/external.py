@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-
 import httpx
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 
-from core.settings.fields import PluginSettings, secret
+from core.settings.fields import PluginSettings, env, reveal, secret
 from core.settings.model import WebSearchSettings
 from core.websearch.base import (
     SearchEngine,
@@ -20,7 +18,6 @@ from core.websearch.base import (
     results_from,
     setting_name,
 )
-from core.settings.fields import env, reveal
 
 
 class ExternalSettings(PluginSettings):

@@ -4,12 +4,10 @@ the following pages; answer ``{"items": [{"link", "title", "snippet"}]}``."""
 
 from __future__ import annotations
 
-from pydantic import Field
-
 import httpx
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 
-from core.settings.fields import PluginSettings, secret
+from core.settings.fields import PluginSettings, env, secret
 from core.settings.model import WebSearchSettings
 from core.websearch.base import (
     SearchEngine,
@@ -21,7 +19,6 @@ from core.websearch.base import (
     results_from,
     setting_name,
 )
-from core.settings.fields import env
 
 PAGE = 10
 

@@ -77,7 +77,7 @@ def test_a_toy_card_is_ingested_and_found(engine):
     results = engine.ingest(SYSTEM_ACTOR, "handbook", [Upload("robot.toy", card)])
     assert [(r.status, r.error) for r in results] == [("indexed", "")]
     hits = engine.search(SYSTEM_ACTOR, "how many wheels does the robot have", ["handbook"], mode="bm25", min_score=0).hits
-    assert hits and hits[0].source_name == "robot.toy" and "**wheels**: seven" in hits[0].text  # the toy parser's Markdown
+    assert hits and hits[0].source_name == "robot.toy" and "# Toy card" in hits[0].text and "wheels: seven" in hits[0].text  # the toy parser's text
     # a .toy file that is not a toy card is left to the built-in sniffing (plain text here)
     other = engine.ingest(SYSTEM_ACTOR, "handbook", [Upload("notes.toy", b"just some plain words about kites")])
     assert [(r.status, r.error) for r in other] == [("indexed", "")]

@@ -9,7 +9,12 @@ from sqlmodel import select
 from core.db import models
 from core.db.database import Database, sqlite_url
 from core.secrets.box import SecretBox
-from core.settings.store import SECRET_MASK, SettingsStore, encrypt_secrets, mask_secret_fields, masked
+from core.settings.store import (
+    SECRET_MASK,
+    SettingsStore,
+    mask_secret_fields,
+    masked,
+)
 
 
 @pytest.fixture

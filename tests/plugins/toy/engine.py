@@ -7,7 +7,14 @@ import httpx
 from pydantic import SecretStr
 
 from core.settings.fields import PluginSettings, secret
-from core.websearch.base import SearchEngine, SearchResult, register_engine, request_json, require, results_from
+from core.websearch.base import (
+    SearchEngine,
+    SearchResult,
+    register_engine,
+    request_json,
+    require,
+    results_from,
+)
 
 
 class ToySearchSettings(PluginSettings):
