@@ -39,6 +39,7 @@ from core.ingest.blobs import BlobStore
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.service import IngestResult, Upload
 from core.limits import check_question, check_search
+from core.llm.factory import provider_for
 from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
@@ -167,7 +168,7 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         return {
             "mode": "strict" if s.strict.rag_strict_mode else "normal",
             "embedder": f"{s.embedding.provider}/{s.embedding.model}",
-            "llm": "extractive (no LLM configured)" if s.llm.provider == "extractive" else f"{s.llm.provider}/{s.llm.model}",
+            "llm": "extractive (no LLM configured)" if provider_for(s.llm).quotes_only else f"{s.llm.provider}/{s.llm.model}",
             "vector_store": "Qdrant server" if self.config.qdrant_url else "embedded Qdrant (edge)",
             "database": "PostgreSQL" if not self._db.is_sqlite else "SQLite",
             "strict_min_similarity": s.strict.rag_strict_min_similarity,
@@ -365,7 +366,7 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         s, r = snap.settings, snap.settings.retrieval
 
         def open_web(run, query: str, earlier):
-            model = None if s.llm.provider == "extractive" else chat_model(s.llm)
+            model = None if provider_for(s.llm).quotes_only else chat_model(s.llm)
             reranker = self.reranker(s) if r.mode == "hybrid+rerank" else None
             index = indexer(self._parts, snap, top_k=r.rag_max_results, min_score=r.rag_min_similarity, reranker=reranker)
             return open_session(s, run, query, model=model, index_and_search=index, history=earlier)
@@ -473,6 +474,6 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         s = self.settings()
         web = web and s.web_search.enable_web_search
         return (needs_context_warning(s.llm.context_length, s.answering.file_context or web, web=web)
-                if s.llm.provider == "ollama" else None)
+                if provider_for(s.llm).small_default_context else None)
 
 

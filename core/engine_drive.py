@@ -153,6 +153,13 @@ class DriveMethods:
 
         return kinds.add_web_pages(self._parts, self._secret_box, actor, kb, urls, watch=watch)
 
+    def add_source(self, actor: Actor, source_kind: str, kb: str, config: dict, *, watch: bool = True):
+        """Add a source of any registered kind synced by the common sync engine (a plugin's, or
+        ``web`` with ``{"urls": [...]}``) to ``kb``: synced now, then on the schedule when watched."""
+        from core.sources import kinds
+
+        return kinds.add_source(self._parts, self._secret_box, actor, source_kind, kb, config, watch=watch)
+
     def sources(self, actor: Actor, kind: str | None = None, kb: str | None = None) -> list:
         from core.sources import service as sources
 

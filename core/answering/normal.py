@@ -9,10 +9,10 @@ providers (web search). Strict mode never runs it.
 from __future__ import annotations
 
 from core.answering.budget import messages_tokens, trim_history
+from core.answering.confidence import match_strength, weak_notice
 from core.answering.context import AnswerContext
 from core.answering.followup import SearchQuery, search_query
 from core.answering.models import chat_model
-from core.answering.confidence import match_strength, weak_notice
 from core.answering.generate import generate
 from core.answering.intent import skip_reason
 from core.answering.prompts import ContextItem, normal_messages, number
@@ -24,7 +24,7 @@ from core.answering.steps import extractive, fit, model_for, report_found, searc
 from core.answering.tools import ALL_TOOLS, ToolBox
 from core.errors import CoreError
 from core.llm.base import ChatMessage, TextDelta
-from core.llm.extractive import ExtractiveAnswerer
+from core.llm.providers import quotes_only
 from core.llm.text_match import has_cjk
 from core.settings.model import AnsweringSettings
 
@@ -84,7 +84,7 @@ def follow_up_query(ctx: AnswerContext, run: AnswerRun, refs: References, earlie
         return refs.query
     model = chat_model(ctx.settings.llm)
     ask_model = None
-    if not isinstance(model, ExtractiveAnswerer):
+    if not quotes_only(model):
         def ask_model(prompt: str) -> str:
             run.answer.llm_called = True
             return "".join(e.text for e in model.stream([ChatMessage("user", prompt)], None) if isinstance(e, TextDelta))
@@ -158,7 +158,7 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
         run.notice("flagged for a human: nothing passed the similarity threshold")
         return
     model = model_for(settings, run, injecting=bool(items), web=web is not None and web.may_inject)
-    if isinstance(model, ExtractiveAnswerer):
+    if quotes_only(model):
         if items:
             extractive(run, model, query, number(items), None)
         else:

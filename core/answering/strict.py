@@ -27,7 +27,7 @@ from core.answering.run import AnswerRun
 from core.answering.scope import Scope
 from core.answering.steps import extractive, fit, model_for, report_found, search_step
 from core.answering.tools import STRICT_TOOLS, ToolBox
-from core.llm.extractive import ExtractiveAnswerer
+from core.llm.providers import quotes_only
 
 
 _NOT_MENTIONED = {
@@ -56,7 +56,7 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
     run.answer.hit = True
     model = model_for(settings, run, injecting=True)
     uncovered = uncovered_text(s, run.answer.question)
-    if isinstance(model, ExtractiveAnswerer):
+    if quotes_only(model):
         extractive(run, model, query, number(items), uncovered)
         return
     items = fit(run, model, items, strict_messages(run.answer.question, [], uncovered))

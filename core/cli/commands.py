@@ -164,7 +164,11 @@ def cmd_settings(args: argparse.Namespace) -> int:
     with engine_for(args) as engine:
         if args.settings_command == "get":
             data = engine.settings_masked()
-            for part in (args.key.split(".") if args.key else []):
+            from core.settings.model import legacy_keys
+
+            moved = {".".join(old): ".".join(new) for old, new in legacy_keys()}
+            key = moved.get(args.key, args.key)  # today's flat name of a setting that moved still works
+            for part in (key.split(".") if key else []):
                 if not isinstance(data, dict) or part not in data:
                     raise InvalidInput(f"no setting named '{args.key}'")
                 data = data[part]

@@ -106,6 +106,7 @@ PLAIN_ARGS = {
     "refresh_token": "a-token-of-mallory", "urls": ["http://127.0.0.1:9/never-fetched"],
     "answer": "mallory's answer", "approved_by": None, "approved_at": None,  # curated answers
     "data": b"question,answer\nmallory?,mallory.\n",
+    "source_kind": "web", "config": {"urls": ["http://127.0.0.1:9/never-fetched"]},  # add_source (any kind)
     "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
     "passage": ASKED, "page": None, "slide": None, "heading_path": (),  # citation_view
 }
@@ -150,7 +151,7 @@ def _victim_intact(engine: Engine, victim: Actor, ids: dict) -> None:
     assert engine.search(victim, CANARY, [ids["kb"]], min_score=0.0).hits
     assert len(engine.chat_messages(victim, ids["chat"])) >= 2
     assert not engine.jobs(victim, ids=[ids["job"]])[0].cancel_requested
-    assert engine._settings().llm.api_key != "stolen"
+    assert engine._settings().llm.api_key.get_secret_value() != "stolen"
     assert all(u.role == "user" for u in engine.list_users(SYSTEM_ACTOR) if u.name in ("victim", "mallory"))
     assert [t.id for t in engine.list_api_tokens(victim)] == [ids["token"]]
     assert engine.actor_for_api_token(ids["token_secret"]).user_id == victim.user_id
@@ -190,11 +191,11 @@ def test_settings_leave_the_engine_masked(world, monkeypatch):
     engine, victim, mallory, ids = world
     engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": "sk-surface-9911"}, "gdrive": {"client_secret": "gd-secret-77"}})
     monkeypatch.setenv("RAGDESK_WEB_SEARCH__TAVILY_API_KEY", "tv-secret-55")
-    outputs = [engine.settings().model_dump(), engine.settings_masked(), engine.settings_overridden(), engine.status()]
+    outputs = [engine.settings().model_dump(mode="json"), engine.settings_masked(), engine.settings_overridden(), engine.status()]
     text = json.dumps(outputs)
     assert "sk-surface-9911" not in text and "gd-secret-77" not in text and "tv-secret-55" not in text
-    assert engine.settings().llm.api_key == SECRET_MASK
-    assert engine._settings().llm.api_key == "sk-surface-9911"  # the raw model stays inside core
+    assert engine.settings().llm.api_key.get_secret_value() == SECRET_MASK
+    assert engine._settings().llm.api_key.get_secret_value() == "sk-surface-9911"  # the raw model stays inside core
 
 
 def test_ingest_paths_is_for_admins_only(world):
