@@ -17,7 +17,7 @@ STATUS = {
     "NotAuthenticated": 401, "ApiTokenLocked": 429, "SignInLocked": 429, "PermissionDenied": 403, "NotFound": 404,
     "AlreadyExists": 409, "ReindexNeeded": 409, "Cancelled": 409, "FileTooLarge": 413,
     "UnsupportedFormat": 415, "InvalidInput": 422, "InvalidSettings": 422, "ParseError": 422,
-    "SyncBusy": 409, "EmbeddingError": 502, "LLMError": 502, "WebSearchError": 502, "DriveError": 502,
+    "SyncBusy": 409, "LeaseLost": 409, "EmbeddingError": 502, "LLMError": 502, "WebSearchError": 502, "DriveError": 502,
     "SourceUnavailable": 502, "StoreBusy": 503, "DiskFull": 507,
     # left at 500 on purpose: the server's own state (CoreError, StoreError, DataFolderUnsafe, SecretError)
 }

@@ -177,7 +177,8 @@ def error_payload(exc: CoreError) -> dict:
 # Modules that define CoreErrors of their own: imported so a reply naming one finds its class
 # (and its exit code) even when the CLI has not imported that module yet.
 _ERROR_MODULES = ("core.gdrive.errors", "core.sources.base", "core.websearch.base", "core.secrets.box", "core.accounts.signin_guard",
-                  "core.accounts.api_tokens")
+                  "core.accounts.api_tokens", "core.sources.lease", "core.storage.data_folder", "core.embeddings.errors",
+                  "core.parsers.url")
 
 
 def _core_error_classes() -> dict[str, type[CoreError]]:
