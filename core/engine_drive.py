@@ -196,20 +196,55 @@ class DriveMethods:
         return kinds.run_due(self._parts, self._secret_box,
                              lambda uid: SYSTEM_ACTOR if uid == SYSTEM_ACTOR.user_id else self.actor_for(uid), interval)
 
+    def queue_scheduled_syncs(self, tick_seconds: float = 60.0) -> list[str]:
+        """If this process leads the scheduler (one process at a time, a lease in the database),
+        queue a sync job for each watched source that is due and has none waiting or running;
+        the ids queued. The queue's workers run them."""
+        from core.jobs import leader
+        from core.jobs.queue import ACTIVE, new_worker_id
+        from core.jobs.submit import enqueue_one
+        from core.sources import service as sources
+        from core.db.models import Job
+        from sqlmodel import select
+
+        interval = self._settings().gdrive.sync_interval_minutes
+        if interval <= 0:
+            return []
+        if getattr(self, "_scheduler_id", None) is None:
+            self._scheduler_id = new_worker_id("sched")
+        if not leader.hold(self._db, leader.SCHEDULER, self._scheduler_id, lease_seconds=2 * tick_seconds + 30):
+            return []
+        with self._db.read() as s:
+            active = s.exec(select(Job).where(Job.kind == "sync", Job.state.in_(list(ACTIVE)))).all()
+        busy = {(j.payload or {}).get("source_id") for j in active}
+        queued = []
+        for row in sources.due_sources(self._parts, interval):
+            if row.id in busy:
+                continue
+            owner = SYSTEM_ACTOR if row.owner_id == SYSTEM_ACTOR.user_id else self.actor_for(row.owner_id)
+            queued.append(enqueue_one(self._db, owner, "sync", kb_id=row.kb_id,
+                                      payload={"source_id": row.id, "trigger": "schedule"}))
+        if queued:
+            self._queued(queued)
+        return queued
+
     def start_sync_scheduler(self, tick_seconds: float = 60.0):
-        """Start (once) the background scheduler that runs ``run_scheduled_syncs``; never blocks."""
+        """Start (once) the background scheduler that queues the due syncs; never blocks."""
         from core.sources.scheduler import SyncScheduler
 
         if getattr(self, "_sync_scheduler", None) is None:
-            self._sync_scheduler = SyncScheduler(self.run_scheduled_syncs, tick_seconds)
+            self._sync_scheduler = SyncScheduler(lambda: self.queue_scheduled_syncs(tick_seconds), tick_seconds)
             self._sync_scheduler.start()
         return self._sync_scheduler
 
     def stop_sync_scheduler(self) -> None:
+        from core.jobs import leader
+
         scheduler = getattr(self, "_sync_scheduler", None)
         if scheduler is not None:
             scheduler.stop()
             self._sync_scheduler = None
+            leader.release(self._db, leader.SCHEDULER, self._scheduler_id) if getattr(self, "_scheduler_id", None) else None
 
     def _tracked(self, tracker, work: Callable):
         from core.errors import CoreError

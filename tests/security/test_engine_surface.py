@@ -47,6 +47,7 @@ NO_ACTOR = {
     "kb_chunking": "the chunking of a knowledge-base row the caller already holds",
     "register_context_provider": "in-process wiring at start-up",
     "run_scheduled_syncs": "the scheduler: each source syncs as its own owner",
+    "queue_scheduled_syncs": "the scheduler: each due source is queued as its own owner",
     "start_sync_scheduler": "the process's own lifecycle", "stop_sync_scheduler": "the process's own lifecycle",
 }
 
