@@ -109,12 +109,15 @@ def _name_first_collection(parts: EngineParts, snap: Snapshot, kb_id: str) -> Kn
     """Record the first collection of a knowledge base (once: a concurrent first ingest that
     got here first has recorded it already, and that is what both use)."""
     embedder = snap.embedder
+    # Learnt before the write transaction: an API embedder asks its server (a slow call must not
+    # hold the database's write lock, which every other writer — other workers too — waits on).
+    dimension = embedder.dimension
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if not kb.collection:
             kb.collection_version = 1
             kb.collection = kb_collection_name(kb.id, 1)
-            kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
+            kb.embedder_id, kb.dimension = embedder.id, dimension
             kb.sparse_encoder = bm25.TOKENIZER_ID
             kb.chunking = effective_chunking(snap.settings, kb.chunking_override).model_dump()
             kb.updated_at = utcnow()
