@@ -36,6 +36,7 @@ from core.embeddings.factory import make_embedder
 from core.errors import StoreError
 from core.ingest import jobs as jobs_mod
 from core.ingest import paths as paths_mod
+from core.ingest import ready as ready_mod
 from core.ingest import reindex as reindex_mod
 from core.ingest import service as ingest_mod
 from core.ingest.blobs import BlobStore
@@ -91,6 +92,8 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         self._context_providers: list = []  # normal-mode extra context sources (web search)
         try:
             cleaned = ingest_mod.recover_interrupted(self._parts)
+            # indexed files whose points are not flagged searchable yet (core/ingest/ready.py)
+            flagged = ready_mod.reconcile(self._store, self._db)
         except BaseException:  # the store's lock and the database go back too: a retry can open them
             self._store.close()
             self._db.dispose()
@@ -100,6 +103,9 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         requeued = job_queue.release_dead(self._db, self._settings().jobs.max_attempts)
         if requeued:
             log.warning("queued again %d job(s) whose worker stopped", len(requeued))
+        if flagged:
+            log.warning("made %d indexed file(s) searchable that were not flagged yet",
+                        sum(len(v) for v in flagged.values()))
         self._handoff = None
         if serve_handoff and not config.qdrant_url:
             from core.handoff.channel import HandoffServer

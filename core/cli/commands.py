@@ -286,8 +286,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import gdrive_commands  # issue 12: Google Drive
     gdrive_commands.register(sub)
     account_commands.register_users(sub)
+    from core.cli import token_commands  # issue 19: API tokens
+
+    token_commands.register_tokens(sub)
     chat_commands.register_chats(sub)
     from core.cli import job_commands  # issue 20: the job queue, detached ingest, workers
 
     job_commands.register(sub)
     demo_commands.register(sub)
+    from core.cli import api_commands  # issue 19: the HTTP API
+
+    api_commands.register(sub)

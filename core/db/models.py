@@ -49,6 +49,22 @@ class SignInThrottle(SQLModel, table=True):
     locked_until: datetime | None = None
 
 
+class ApiToken(SQLModel, table=True):
+    """A personal API token (core/accounts/api_tokens.py). Only the SHA-256 of the token is kept;
+    ``prefix`` is its first characters, so its owner can tell tokens apart. Made by revision
+    0003_api_tokens."""
+
+    id: str = Field(default_factory=new_id, primary_key=True)
+    token_hash: str = Field(index=True, unique=True)
+    user_id: str = Field(index=True)
+    label: str = ""
+    prefix: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime | None = None  # None: until revoked
+    last_used_at: datetime | None = None  # written at most once a minute
+    revoked_at: datetime | None = None
+
+
 class KnowledgeBase(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("owner_id", "name", name="uq_kb_owner_name"),)
 

@@ -24,6 +24,7 @@ from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.storage.diskspace import no_room_for_upload
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
+from core.ingest import ready
 from core.ingest.blobs import sha256_hex
 from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.jobs import JobTracker, cancelled_many
@@ -227,7 +228,8 @@ def _check_upload(upload: Upload, parsing) -> Upload | CoreError:
 
 def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) -> dict[int, IngestResult]:
     """Make a group of fully embedded files searchable in one transaction (one commit, not one
-    per file). Their originals and parsed text are made durable first (one sync for all)."""
+    per file), then flag their points ready (one store update per collection: ``ready.publish``).
+    Their originals and parsed text are made durable first (one sync for all)."""
     parts.blobs.sync()
     problems: dict[int, tuple[str, str]] = {}  # id(prepared) -> (state, reason)
     with parts.db.write() as s:
@@ -262,12 +264,21 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
             rec.updated_at = utcnow()
             s.add(rec)
             p.tracker.finish_in(s, "done", said=say("job.chunks", n=len(chunks)), total=len(chunks))
+    indexed: dict[str, list[str]] = {}
+    for p in group:
+        if id(p) not in problems:
+            indexed.setdefault(p.job.target.collection, []).append(p.record_id)
+    unflagged = ready.publish(parts.store, indexed)
     out: dict[int, IngestResult] = {}
     for p in group:
         if id(p) in problems:
             p.fail(parts, *problems[id(p)])
             out[id(p)] = p.failed  # type: ignore[assignment]
         else:
+            warnings = list(p.doc.warnings)
+            if p.record_id in unflagged:
+                warnings.append(f"indexed, but not searchable until the next start or doctor run: "
+                                f"{unflagged[p.record_id]}")
             out[id(p)] = IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.job.chunks),
-                                      job_id=p.tracker.job_id, warnings=list(p.doc.warnings))
+                                      job_id=p.tracker.job_id, warnings=warnings)
     return out

@@ -196,6 +196,9 @@ def switch_when_caught_up(parts, kb_id: str, new: str, version: int, embedder, s
     is checked inside the switch's own transaction, so no ingest can commit in between — a file
     indexed there would otherwise keep pointing at the old collection, which is then dropped."""
     parts.blobs.sync()  # parsed text rewritten during the reindex is durable before the switch
+    # Flagged before the switch: nothing searches the new index until it commits (a crash in
+    # between leaves an unused collection that start-up drops), and after it every file answers.
+    parts.store.mark_ready(new, [file_id for file_id, n in done.items() if n >= 0])
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if kb is None:

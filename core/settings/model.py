@@ -115,6 +115,9 @@ class AnsweringSettings(_Section):
     file_context: bool = Field(True, description="Inject retrieved file content into the conversation.")
     builtin_tools: bool = Field(False, description="Offer query_knowledge_bases / view_knowledge_file / search_chats as native tools.")
     max_tool_rounds: int = Field(3, ge=0, le=10)
+    follow_up_search: bool = Field(True, description=(
+        "Normal mode: a follow-up (\"and for managers?\", \"那第二条呢？\") is searched with the conversation's context: "
+        "the chat model writes the search query, or without one the previous question is joined to it. Strict mode never uses history."))
     low_similarity_action: Literal["general_knowledge", "flag_for_human"] = Field(
         "general_knowledge", description="Normal mode, nothing above the threshold: answer from general knowledge with a marker, or flag for a human."
     )
@@ -135,6 +138,25 @@ class StrictModeSettings(_Section):
     # 0.351 and up, off-topic ones 0.330 at most (a greeting 0, a near-miss HR question 0.2-0.33).
     rag_strict_min_similarity: float = Field(0.34, ge=0, le=1)
     rag_strict_max_results: int = Field(5, ge=1, le=50)
+    # Off by default: on, it refuses 20 of 21 near misses (report half) but also 4 of 24 reworded
+    # covered questions of strict_recall's report half ("…the Lucene BM25 system", "…采取什么措施");
+    # off, every covered question of both sets is answered and 3 of 21 near misses refused
+    # (docs/answering.md, "Two operating points").
+    rag_strict_term_check: bool = Field(False, description=(
+        "Refuse a question with a key term (noun, name or number) that none of the passages found "
+        "contains: a near miss in the knowledge base's own vocabulary. Costs some reworded covered "
+        "questions. Off: the score threshold alone decides."))
+    # benchmarks/strict_near_miss.py and strict_recall.py, e5, tune halves: the best near miss scored
+    # 0.73, covered questions worded with words their passage lacks up to 0.86; the plateau 0.74-0.78.
+    rag_strict_term_excuse_score: float = Field(0.76, ge=0, le=1.01, description=(
+        "A best passage scoring at least this much answers the question whatever its wording: missing "
+        "words are excused, missing numbers never. 1.01: no excuse."))
+    # Tune halves of both strict sets: excusing relation words kept near misses refused (24/25) and
+    # let the older set's reworded questions through (docs/answering.md, core/answering/word_class.py).
+    rag_strict_excuse_relation_words: bool = Field(True, description=(
+        "A missing word that only relates what the question names (an English verb, adjective or adverb: "
+        "'stand for', 'reach', 'longer'; a Chinese function word: 为了, 不能) does not refuse the question; "
+        "missing nouns, names and numbers still do. Off: every key term must be found."))
     # Empty: the built-in text in the question's language (core/answering/replies.py; the Chinese
     # ones are the seed's). A text set here is used for every language.
     rag_strict_no_hit_reply: str = Field("", description=(

@@ -44,6 +44,7 @@ NO_ACTOR = {
     "user": "same as actor_for",
     "open_session": "called by dashboard/auth right after sign_in checked the password",
     "session_actor": "the token is the credential", "close_session": "the token is the credential",
+    "actor_for_api_token": "the API token is the credential",
     "kb_chunking": "the chunking of a knowledge-base row the caller already holds",
     "register_context_provider": "in-process wiring at start-up",
     "run_scheduled_syncs": "the scheduler: each source syncs as its own owner",
@@ -76,8 +77,9 @@ def world(tmp_path_factory):
     engine.create_kb(mallory, "mallory-own")
     message = engine.chat_messages(victim, chat.id)[-1]
     curated = engine.add_curated(victim, VICTIM_KB, f"What does {CANARY} mean?", f"The {CANARY} approved answer.")
+    token = engine.create_api_token(victim, "victim's laptop")
     ids = {"kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id, "message": message.id,
-           "source": "src-of-the-victim", "curated": curated.id}
+           "source": "src-of-the-victim", "curated": curated.id, "token": token.id, "token_secret": token.token}
     yield engine, victim, mallory, ids
     engine.close()
 
@@ -88,7 +90,7 @@ def _victim_args(name: str, ids: dict) -> object:
         "kb": ids["kb"], "ref": ids["kb"], "kbs": [ids["kb"]], "file_id": ids["file"], "file_ids": [ids["file"]],
         "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "job_ids": [ids["job"]], "user_name": "victim",
         "user_names": ["mallory"], "message_id": ids["message"], "message_ids": [ids["message"]],
-        "source_id": ids["source"], "entry_id": ids["curated"],
+        "source_id": ids["source"], "entry_id": ids["curated"], "token_id": ids["token"],
     }.get(name)
 
 
@@ -107,8 +109,9 @@ PLAIN_ARGS = {
     "refresh_token": "a-token-of-mallory", "urls": ["http://127.0.0.1:9/never-fetched"],
     "answer": "mallory's answer", "approved_by": None, "approved_at": None,  # curated answers
     "data": b"question,answer\nmallory?,mallory.\n",
+    "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
+    "passage": ASKED, "page": None, "slide": None, "heading_path": (),  # citation_view
     "timeout": 1.0,  # wait_jobs
-    "passage": "remote work", "page": None, "slide": None, "heading_path": (),  # citation_view
 }
 
 
@@ -153,6 +156,8 @@ def _victim_intact(engine: Engine, victim: Actor, ids: dict) -> None:
     assert not engine.jobs(victim, ids=[ids["job"]])[0].cancel_requested
     assert engine._settings().llm.api_key != "stolen"
     assert all(u.role == "user" for u in engine.list_users(SYSTEM_ACTOR) if u.name in ("victim", "mallory"))
+    assert [t.id for t in engine.list_api_tokens(victim)] == [ids["token"]]
+    assert engine.actor_for_api_token(ids["token_secret"]).user_id == victim.user_id
 
 
 def test_every_method_either_checks_the_actor_or_is_listed(world):
@@ -177,7 +182,8 @@ def test_a_plain_user_gets_nothing_of_another_users_objects(world):
             except CoreError as exc:  # any other refusal (not configured, invalid...): its words must not leak either
                 result = exc.message
             shown = _shown(result)
-            for secret in (CANARY, VICTIM_KB, VICTIM_FILE, VICTIM_CHAT, "victim-attachment"):
+            for secret in (CANARY, VICTIM_KB, VICTIM_FILE, VICTIM_CHAT, "victim-attachment", ids["token_secret"],
+                           "victim's laptop"):
                 assert secret not in shown, f"Engine.{name}({sorted(kwargs)}) showed {secret!r} to another user: {shown[:300]}"
             _victim_intact(engine, victim, ids)
             checked += 1

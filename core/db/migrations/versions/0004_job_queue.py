@@ -1,16 +1,16 @@
 """The job queue (issue 20): a job row holds its payload, attempts, lease and result; a leader
 lease row lets one process at a time enqueue the scheduled syncs. Existing jobs get empty values.
 
-Revision ID: 0003_job_queue
-Revises: 0002_curated_answers
+Revision ID: 0004_job_queue
+Revises: 0003_api_tokens
 """
 
 import sqlalchemy as sa
 import sqlmodel  # noqa: F401
 from alembic import op
 
-revision = '0003_job_queue'
-down_revision = '0002_curated_answers'
+revision = '0004_job_queue'
+down_revision = '0003_api_tokens'
 branch_labels = None
 depends_on = None
 
