@@ -29,7 +29,8 @@ def _close(engine: Engine) -> None:
 def _open_engine(data_dir: str) -> Engine:
     # serve_handoff: CLI commands run here while the dashboard holds the store (see core/handoff/channel.py)
     engine = Engine.open(data_dir or None, store_wait_seconds=STORE_WAIT_SECONDS, serve_handoff=True)
-    engine.start_sync_scheduler()  # watched sources sync on gdrive.sync_interval_minutes, off the page threads
+    engine.start_workers()  # the job queue's workers (jobs.dashboard_workers threads): uploads, reindex, syncs
+    engine.start_sync_scheduler()  # the leader among processes queues the due syncs (gdrive.sync_interval_minutes)
     _serve_api_beside(engine)
     return engine
 

@@ -319,6 +319,13 @@ class SourcesSettings(_Section):
     kinds: SourceSettingsMap
 
 
+class JobsSettings(_Section):
+    max_attempts: int = Field(3, ge=1, le=20, description="Runs of a job whose worker died before it is failed with the reason.")
+    lease_seconds: float = Field(30.0, ge=3, le=3600, description="A running job whose worker sent no heartbeat for this long is queued again.")
+    ingest_batch_files: int = Field(16, ge=1, le=500, description="Queued uploads of one knowledge base a worker takes at once (embedded together).")
+    dashboard_workers: int = Field(1, ge=0, le=16, description="Worker threads in the process that holds the store (the dashboard); 0 = only worker processes.")
+
+
 class Settings(_Section):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
@@ -331,6 +338,7 @@ class Settings(_Section):
     gdrive: GoogleDriveSettings = Field(default_factory=GoogleDriveSettings)
     web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
     sources: SourcesSettings = Field(default_factory=SourcesSettings)
+    jobs: JobsSettings = Field(default_factory=JobsSettings)
 
 
 def upgrade_web_search(data: dict) -> dict:

@@ -31,6 +31,8 @@ VICTIM_DOC = f"# Notes\n\nThe {CANARY} remote work policy: twelve days per quart
 # Methods that take no Actor, and why that is safe.
 NO_ACTOR = {
     "open": "constructor", "close": "the process's own lifecycle",
+    "start_workers": "the process's own queue workers (each job runs as its owner, checked by the engine call it makes)",
+    "stop_workers": "the process's own lifecycle",
     "sign_up": "creates a plain user (the first one only becomes admin)", "sign_in": "checks a password",
     "sso_sign_in": "identity asserted by the SSO proxy in front", "user_count": "a number",
     "status": "mode and model names (no secrets; asserted below)",
@@ -46,6 +48,7 @@ NO_ACTOR = {
     "kb_chunking": "the chunking of a knowledge-base row the caller already holds",
     "register_context_provider": "in-process wiring at start-up",
     "run_scheduled_syncs": "the scheduler: each source syncs as its own owner",
+    "queue_scheduled_syncs": "the scheduler: each due source is queued as its own owner",
     "start_sync_scheduler": "the process's own lifecycle", "stop_sync_scheduler": "the process's own lifecycle",
 }
 
@@ -85,7 +88,7 @@ def _victim_args(name: str, ids: dict) -> object:
     """The value of a parameter that points at the victim's object (None: not an object parameter)."""
     return {
         "kb": ids["kb"], "ref": ids["kb"], "kbs": [ids["kb"]], "file_id": ids["file"], "file_ids": [ids["file"]],
-        "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "user_name": "victim",
+        "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "job_ids": [ids["job"]], "user_name": "victim",
         "user_names": ["mallory"], "message_id": ids["message"], "message_ids": [ids["message"]],
         "source_id": ids["source"], "entry_id": ids["curated"], "token_id": ids["token"],
     }.get(name)
@@ -109,6 +112,7 @@ PLAIN_ARGS = {
     "source_kind": "web", "config": {"urls": ["http://127.0.0.1:9/never-fetched"]},  # add_source (any kind)
     "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
     "passage": ASKED, "page": None, "slide": None, "heading_path": (),  # citation_view
+    "timeout": 1.0,  # wait_jobs
 }
 
 
