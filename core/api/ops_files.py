@@ -46,7 +46,9 @@ def upload_files(engine, actor, data: FileUpload) -> list[IngestOut]:
         raise InvalidInput(f"at most {MAX_FILES_PER_UPLOAD} files per upload")
     engine.get_kb(actor, data.kb)  # unknown or unreadable: not found, before any file is read
     uploads = [Upload(f.name, read_staged(engine.config.data_dir, f.path)) for f in data.files]
-    return [IngestOut.model_validate(r) for r in engine.ingest(actor, data.kb, uploads)]
+    # through the job queue like every upload (its progress and Cancel under /api/v1/jobs); the reply
+    # waits for the results, as a dashboard upload does
+    return [IngestOut.model_validate(r) for r in engine.submit_ingest(actor, data.kb, uploads).result()]
 
 
 @operation("file_status", "GET", "/api/v1/files/{file_id}", input=FileRef, output=FileOut, tag="files",
