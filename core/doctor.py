@@ -191,7 +191,9 @@ def _check_kb_collections(parts: EngineParts, kbs: list[KnowledgeBase], collecti
 
 def _check_stored_files(parts: EngineParts, files: list[FileRecord], blobs_on_disk: list, parsed_on_disk: list,
                         report: DoctorReport, repair: bool) -> None:
-    referenced = {f.sha256 for f in files}
+    with parts.db.read() as s:  # an upload waiting in the queue names its original (read after the listing too)
+        queued = set(s.exec(select(Job.blob).where(Job.blob != "", Job.state.in_(["staged", "queued", "running"]))))
+    referenced = {f.sha256 for f in files} | queued
     stored = {p.name for p in blobs_on_disk}
     live = {f.sha256 for f in files if f.status not in RETRY_STATES}
     report.retry_originals = sorted({f.sha256 for f in files if f.status in RETRY_STATES and f.kb_id} & stored - live)

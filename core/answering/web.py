@@ -23,9 +23,15 @@ from dataclasses import dataclass, field
 from core.answering.prompts import ContextItem
 from core.answering.run import AnswerRun
 from core.llm.base import ChatMessage, ChatModel, TextDelta, ToolSpec
-from core.llm.extractive import ExtractiveAnswerer
+from core.llm.providers import quotes_only
 from core.settings.model import Settings
-from core.websearch.flow import IndexAndSearch, WebContext, WebSearchRequest, WebStatus, run_web_search
+from core.websearch.flow import (
+    IndexAndSearch,
+    WebContext,
+    WebSearchRequest,
+    WebStatus,
+    run_web_search,
+)
 
 SEARCH_WEB = ToolSpec(
     "search_web",
@@ -63,7 +69,7 @@ class WebSession:
     contexts: list[WebContext] = field(default_factory=list)
 
     def _query_model(self):
-        if self.model is None or isinstance(self.model, ExtractiveAnswerer):
+        if self.model is None or quotes_only(self.model):
             return None
 
         def ask(prompt: str) -> str:

@@ -2,7 +2,8 @@
 result is written as JSON and read back into the types the CLI prints.
 
 Nothing else crosses the socket: no objects, no Actor (the server runs every command as the
-local admin), no callables. A request is ``{"command": name, "args": {...}}``; an argument
+local admin — except ``api_call``, which runs as the user of the API token it carries, checked
+here by the engine; see ``core/api/registry.py``), no callables. A request is ``{"command": name, "args": {...}}``; an argument
 that the schema does not name, or whose type is wrong, refuses the whole request.
 """
 
@@ -40,6 +41,12 @@ def _vars(obj) -> dict:
 
 def _rows(rows) -> list[dict]:
     return [r.model_dump(mode="json") for r in rows]
+
+
+def _api_call(engine, args: dict):
+    from core.api.registry import invoke  # lazy: the API's operations import most of the engine
+
+    return invoke(engine, args["token"], args["op"], args["input"], client=args.get("client", ""))
 
 
 def _save_settings(engine, patch: dict) -> None:
@@ -102,6 +109,9 @@ COMMANDS: dict[str, Command] = {
                                lambda e, a: _vars(e.watch_web_pages(SYSTEM_ACTOR, a["kb"], a["urls"],
                                                                     watch=a.get("watch", True)))),
     "sync_source": Command({"source_id": _STR}, frozenset(), lambda e, a: _vars(e.sync_source(SYSTEM_ACTOR, a["source_id"]))),
+    # The HTTP API's every operation (core/api/registry.py) as the token's user, never as the admin:
+    # the token is verified here, next to the engine; uploads come as files the API staged.
+    "api_call": Command({"op": _STR, "input": _DICT, "token": _STR, "client": _STR}, frozenset({"client"}), _api_call),
     "sync_logs": Command({"source_id": _OPT_STR, "limit": _OPT_INT}, frozenset({"source_id", "limit"}),
                          lambda e, a: _rows(e.sync_logs(SYSTEM_ACTOR, a.get("source_id"),
                                                         limit=20 if a.get("limit") is None else a["limit"]))),
@@ -166,7 +176,9 @@ def error_payload(exc: CoreError) -> dict:
 
 # Modules that define CoreErrors of their own: imported so a reply naming one finds its class
 # (and its exit code) even when the CLI has not imported that module yet.
-_ERROR_MODULES = ("core.gdrive.errors", "core.sources.base", "core.websearch.base", "core.secrets.box", "core.accounts.signin_guard")
+_ERROR_MODULES = ("core.gdrive.errors", "core.sources.base", "core.websearch.base", "core.secrets.box", "core.accounts.signin_guard",
+                  "core.accounts.api_tokens", "core.sources.lease", "core.storage.data_folder", "core.embeddings.errors",
+                  "core.parsers.url")
 
 
 def _core_error_classes() -> dict[str, type[CoreError]]:
@@ -186,10 +198,13 @@ def error_from_payload(payload: Any) -> CoreError:
     if not isinstance(payload, dict) or not isinstance(payload.get("message"), str):
         return errors_mod.StoreError("the dashboard process sent a malformed error")
     cls = _core_error_classes().get(str(payload.get("kind")), CoreError)
-    try:
-        return cls(payload["message"])
-    except TypeError:  # a subclass with another constructor
-        return CoreError(payload["message"])
+    for candidate in cls.__mro__:  # a subclass with another constructor: its nearest base that takes a message
+        if isinstance(candidate, type) and issubclass(candidate, CoreError):
+            try:
+                return candidate(payload["message"])
+            except TypeError:
+                continue
+    return CoreError(payload["message"])
 
 
 # ---------------------------------------------------------------- results back into types (client)

@@ -82,8 +82,10 @@ class _Prepared:
 
 def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[Upload], *, collection: str,
                 kb_id: str | None = None, chat_id: str | None = None, parsed: ParsedDoc | None = None,
-                progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
-    """``parsed``: the text of a single upload that is already parsed (a fetched page)."""
+                progress: Callable[[str, int, int, str], None] | None = None,
+                job_ids: list[str] | None = None) -> list[IngestResult]:
+    """``parsed``: the text of a single upload that is already parsed (a fetched page).
+    ``job_ids``: each upload's queued job (tracked instead of a new job row)."""
     results: list[IngestResult | None] = [None] * len(uploads)
     group: list[tuple[int, _Prepared]] = []
     # a knowledge base's own chunking, applied to the batch's one snapshot
@@ -92,7 +94,7 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
         on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
         _stop_cancelled(parts, group, results)
         prepared = _prepare(parts, snap, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,
-                            progress=on_progress, parsed=parsed,
+                            progress=on_progress, parsed=parsed, job_id=job_ids[i] if job_ids else None,
                             between_steps=lambda: _stop_cancelled(parts, group, results))
         if isinstance(prepared, IngestResult):
             results[i] = prepared
@@ -141,7 +143,8 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
 
 def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *, collection: str,
              kb_id: str | None, chat_id: str | None, progress: Progress | None,
-             parsed: ParsedDoc | None, between_steps: Callable[[], None] = lambda: None) -> _Prepared | IngestResult:
+             parsed: ParsedDoc | None, between_steps: Callable[[], None] = lambda: None,
+             job_id: str | None = None) -> _Prepared | IngestResult:
     """Record, parse and chunk one file. Anything wrong fails this file alone. ``between_steps``
     runs at each step of its parse (a page): the cancel checks of the files waiting before it."""
     settings = snap.settings
@@ -177,8 +180,11 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
         record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
                             kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
         s.add(record)
-        tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
-                                      said=say("job.parsing", name=upload.name))
+        if job_id is not None:
+            tracker = JobTracker.adopt_in(parts.db, s, job_id, file_id=record.id, said=say("job.parsing", name=upload.name))
+        else:
+            tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
+                                          said=say("job.parsing", name=upload.name))
     target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
     prepared = _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=None, progress=progress, sha=sha)
 
