@@ -78,3 +78,22 @@ def test_a_page_over_its_time_limit_fails_the_file_and_names_the_page():
     with pytest.raises(ParseError, match=r"OCR of page 1 took longer than 0\.001 s"):
         parse_bytes(join_pdfs(_scan(1), _scan(2)), "slow.pdf", ctx)
     assert multiprocessing.active_children() == []
+
+
+def test_an_ingest_through_the_engine_reads_the_scans_in_the_pool_and_finds_them(data_dir, monkeypatch):
+    from core.ingest.service import Upload
+    from core.types import SYSTEM_ACTOR
+    from tests.engine.conftest import make_engine
+
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    engine = make_engine(data_dir, parsing={"ocr_workers": 2, "ocr_dpi": 150})
+    try:
+        engine.create_kb(SYSTEM_ACTOR, "scans")
+        [result] = engine.ingest(SYSTEM_ACTOR, "scans", [Upload("scans.pdf", _document())])
+        assert result.status == "indexed", result
+        found = engine.search(SYSTEM_ACTOR, "Departure 3:30 from pier 9", ["scans"], mode="bm25", min_score=0)
+        assert found.hits and "Departure 3:30 from pier 9" in found.hits[0].text, [h.text[:80] for h in found.hits]
+    finally:
+        engine.close()
+    assert multiprocessing.active_children() == []
