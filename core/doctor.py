@@ -44,6 +44,7 @@ from core.ingest.pipeline import (
     full_group,
     make_chunks,
 )
+from core.ingest.ready import mark_searchable
 from core.ingest.service import RETRY_STATES, ensure_collection, recover_interrupted
 from core.types import Actor
 from core.vectorstore.base import is_ours, kb_collection_prefix
@@ -174,6 +175,7 @@ def _check_ready(parts: EngineParts, name: str, expected: dict[str, int], report
     if repair and hidden:
         parts.store.ensure_ready_index(name)
         parts.store.mark_ready(name, hidden)
+        mark_searchable(parts.db, hidden)
 
 
 def _check_kb_collections(parts: EngineParts, kbs: list[KnowledgeBase], collections: set[str], report: DoctorReport,
@@ -262,6 +264,7 @@ def _finish_rebuild(parts: EngineParts, snap: Snapshot, group: list[tuple[FileRe
             row.chunk_count, row.updated_at = len(job.chunks), utcnow()
             s.add(row)
         parts.store.mark_ready(rec.collection, [rec.id])  # its new points answer from now on
+        mark_searchable(parts.db, [rec.id])
         tracker.finish("done")
         report.notes.append(f"{rec.name}: re-embedded {len(job.chunks)} chunks")
 

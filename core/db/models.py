@@ -113,6 +113,9 @@ class FileRecord(SQLModel, table=True):
     chunk_count: int = 0
     char_count: int = 0
     full_document: bool = False
+    # Its points are flagged ``ready`` in its collection (core/ingest/ready.py). None on rows older
+    # than the flag: the first start after the upgrade flags their points once.
+    searchable: bool | None = False
     meta: dict = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)

@@ -21,13 +21,12 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.storage.diskspace import no_room_for_upload
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
 from core.ingest import ready
 from core.ingest.blobs import sha256_hex
-from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.jobs import JobTracker, cancelled_many
+from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
@@ -46,6 +45,7 @@ from core.ingest.service import (
 from core.messages import Said, say
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
+from core.storage.diskspace import no_room_for_upload
 from core.types import Actor, ParsedDoc
 
 log = logging.getLogger(__name__)
@@ -269,6 +269,7 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
         if id(p) not in problems:
             indexed.setdefault(p.job.target.collection, []).append(p.record_id)
     unflagged = ready.publish(parts.store, indexed)
+    ready.mark_searchable(parts.db, [f for ids in indexed.values() for f in ids if f not in unflagged])
     out: dict[int, IngestResult] = {}
     for p in group:
         if id(p) in problems:

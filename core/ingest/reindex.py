@@ -218,5 +218,6 @@ def switch_when_caught_up(parts, kb_id: str, new: str, version: int, embedder, s
         for rec in s.exec(select(FileRecord).where(FileRecord.kb_id == kb_id, FileRecord.status == "indexed")).all():
             if rec.id in done:
                 rec.collection, rec.chunk_count = new, done[rec.id]
+                rec.searchable = rec.searchable or done[rec.id] >= 0  # flagged in the new index above
                 s.add(rec)
     return old

@@ -80,3 +80,21 @@ def test_strict_mode_never_answers_from_a_file_that_is_not_ready(engine, server)
     server.add(text("Forty-two [1]"))
     answer = engine.ask(A, QUESTION, temporary=True)
     assert answer.hit and file_id in {c.file_id for c in answer.citations}
+
+
+def test_the_row_records_the_flag_so_an_ordinary_start_has_nothing_to_flag(engine, data_dir):
+    from core.ingest.ready import reconcile
+
+    engine.create_kb(A, "plain")
+    [result] = engine.ingest(A, "plain", [md("fish.md", f"# Fish\n\n{FACT}")])
+    with engine._db.read() as s:
+        assert s.get(FileRecord, result.file_id).searchable is True
+    assert reconcile(engine._store, engine._db) == {}  # nothing to flag: no collection opened for it
+    with engine._db.write() as s:  # a row from before the flag: empty, its points flagged on the next start
+        rec = s.get(FileRecord, result.file_id)
+        rec.searchable = None
+        s.add(rec)
+    kb = engine.get_kb(A, "plain")
+    assert reconcile(engine._store, engine._db) == {kb.collection: [result.file_id]}
+    with engine._db.read() as s:
+        assert s.get(FileRecord, result.file_id).searchable is True
