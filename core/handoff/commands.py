@@ -49,6 +49,16 @@ def _api_call(engine, args: dict):
     return invoke(engine, args["token"], args["op"], args["input"], client=args.get("client", ""))
 
 
+def _ingest_paths_queued(engine, kb: str, paths: list[str]) -> list:
+    """A CLI ingest handed to the dashboard runs on its job queue (progress and Cancel on the
+    dashboard, nothing long on the hand-off's own thread); the CLI waits for the results."""
+    from core.ingest.paths import ingest_paths
+
+    engine.get_kb(SYSTEM_ACTOR, kb)  # unknown: refused before any file is read
+    return ingest_paths(lambda uploads: engine.submit_ingest(SYSTEM_ACTOR, kb, uploads).result(), paths,
+                        engine.settings().parsing.max_upload_mb)
+
+
 def _save_settings(engine, patch: dict) -> None:
     engine.save_settings(SYSTEM_ACTOR, patch)  # the saved settings are not sent back: they hold secrets
 
@@ -63,19 +73,20 @@ COMMANDS: dict[str, Command] = {
                          lambda e, a: _kb(e.update_kb(SYSTEM_ACTOR, a["ref"], name=a["name"]))),
     "delete_kb": Command({"ref": _STR}, frozenset(), lambda e, a: e.delete_kb(SYSTEM_ACTOR, a["ref"])),
     "ingest_paths": Command({"kb": _STR, "paths": _STR_LIST}, frozenset(),
-                            lambda e, a: [_vars(r) for r in e.ingest_paths(SYSTEM_ACTOR, a["kb"], a["paths"])]),
+                            lambda e, a: [_vars(r) for r in _ingest_paths_queued(e, a["kb"], a["paths"])]),
     "list_files": Command({"kb": _OPT_STR, "status": _OPT_STR}, frozenset({"kb", "status"}),
                           lambda e, a: [f.model_dump(mode="json") for f in
                                         e.list_files(SYSTEM_ACTOR, a.get("kb"), a.get("status"))]),
     "delete_files": Command({"file_ids": _STR_LIST}, frozenset(),
                             lambda e, a: [_vars(r) for r in e.delete_files(SYSTEM_ACTOR, a["file_ids"])]),
-    "reindex": Command({"kb": _STR}, frozenset(), lambda e, a: _vars(e.reindex(SYSTEM_ACTOR, a["kb"]))),
+    "reindex": Command({"kb": _STR}, frozenset(), lambda e, a: _vars(e.submit_reindex(SYSTEM_ACTOR, a["kb"]).result())),
     "search": Command({"query": _STR, "kbs": _OPT_STR_LIST, "mode": _OPT_STR, "top_k": _OPT_INT,
                        "min_score": _OPT_FLOAT}, frozenset({"kbs", "mode", "top_k", "min_score"}),
                       lambda e, a: _vars(e.search(SYSTEM_ACTOR, a["query"], a.get("kbs"), mode=a.get("mode"),
                                                   top_k=a.get("top_k"), min_score=a.get("min_score")))),
     "doctor": Command({"repair": _BOOL}, frozenset({"repair"}),
-                      lambda e, a: _vars(e.doctor(SYSTEM_ACTOR, repair=a.get("repair", False)))),
+                      lambda e, a: _vars(e.submit_repair(SYSTEM_ACTOR).result() if a.get("repair")
+                                         else e.doctor(SYSTEM_ACTOR))),
     "settings_masked": Command({}, frozenset(), lambda e, a: e.settings_masked()),
     "save_settings": Command({"patch": _DICT}, frozenset(), lambda e, a: _save_settings(e, a["patch"])),
     # web: the normal side may search the web; strict answering never does (the engine decides)
@@ -96,8 +107,8 @@ COMMANDS: dict[str, Command] = {
     "gdrive_list": Command({"folder_id": _OPT_STR, "query": _STR}, frozenset({"folder_id", "query"}),
                            lambda e, a: e.gdrive_list(SYSTEM_ACTOR, a.get("folder_id"), a.get("query", ""))),
     "gdrive_import": Command({"kb": _STR, "ids": _STR_LIST, "watch": _BOOL}, frozenset({"watch"}),
-                             lambda e, a: _vars(e.gdrive_import(SYSTEM_ACTOR, a["kb"], a["ids"],
-                                                                watch=a.get("watch", False)))),
+                             lambda e, a: _vars(e.submit_gdrive_import(SYSTEM_ACTOR, a["kb"], a["ids"],
+                                                                       watch=a.get("watch", False)).result())),
     "gdrive_sync": Command({"kb": _OPT_STR}, frozenset({"kb"}),
                            lambda e, a: [_vars(r) for r in e.gdrive_sync(SYSTEM_ACTOR, a.get("kb"))]),
     # every due source, each as its owner (what `gdrive sync --due` runs in-process too)
@@ -108,7 +119,8 @@ COMMANDS: dict[str, Command] = {
     "watch_web_pages": Command({"kb": _STR, "urls": _STR_LIST, "watch": _BOOL}, frozenset({"watch"}),
                                lambda e, a: _vars(e.watch_web_pages(SYSTEM_ACTOR, a["kb"], a["urls"],
                                                                     watch=a.get("watch", True)))),
-    "sync_source": Command({"source_id": _STR}, frozenset(), lambda e, a: _vars(e.sync_source(SYSTEM_ACTOR, a["source_id"]))),
+    "sync_source": Command({"source_id": _STR}, frozenset(),
+                           lambda e, a: _vars(e.submit_sync_source(SYSTEM_ACTOR, a["source_id"]).result())),
     # The HTTP API's every operation (core/api/registry.py) as the token's user, never as the admin:
     # the token is verified here, next to the engine; uploads come as files the API staged.
     "api_call": Command({"op": _STR, "input": _DICT, "token": _STR, "client": _STR}, frozenset({"client"}), _api_call),
