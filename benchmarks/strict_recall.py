@@ -10,12 +10,16 @@ the real Engine, then asks every question of benchmarks/data/strict_recall.jsonl
 * off-topic questions with the OpenAI provider pointed at a local fake server: refused = the
   fixed no-hit reply, no hit, and the server received no request at all.
 
-It prints both rates, every miss, and the distribution of each question's top retrieval score
-(covered vs off-topic), so the strict threshold is set from evidence, not per question.
+Each question falls in a fixed half by a hash of its id (``benchmarks/handbook_kb.split_of``, as in
+the near-miss set): the strict threshold is *chosen on the tune half* (a sweep of the gate's decision,
+key-term check included, printed), and both halves are reported; the report half is the one quoted.
+It prints both rates per half, every miss, and the distribution of each question's top retrieval
+score (covered vs off-topic).
 
     .venv/bin/python benchmarks/strict_recall.py                      # temp folder, removed after
     .venv/bin/python benchmarks/strict_recall.py --data /tmp/sr       # kept: a second run skips ingest
-    .venv/bin/python benchmarks/strict_recall.py --threshold 0.45     # try another strict threshold
+    .venv/bin/python benchmarks/strict_recall.py --threshold 0.45     # skip the sweep, use this threshold
+    .venv/bin/python benchmarks/strict_recall.py --default-threshold  # the shipped default, no sweep
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.handbook_kb import split_of  # noqa: E402
+from benchmarks.strict_near_miss import GRID, gate_passes  # noqa: E402
 from core.answering.replies import no_hit_reply  # noqa: E402
 from core.config import RuntimeConfig  # noqa: E402
 from core.engine import Engine  # noqa: E402
@@ -91,30 +97,68 @@ def histogram(covered: list[float], off: list[float], width: float = 0.05) -> li
     return rows
 
 
+def sweep(engine, rows: list[dict], top_k: int) -> float:
+    """The threshold that maximises min(covered let through, off-topic refused) on the tune half
+    (ties: the one closest to today's default), with the gate as strict mode runs it."""
+    tune = [r for r in rows if r["split"] == "tune"]
+    ranked = {r["id"]: engine.search(ADMIN, r["question"], [KB], top_k=top_k, min_score=0.0).hits for r in tune}
+    check = engine.settings().strict.rag_strict_term_check
+    relation_words = engine.settings().strict.rag_strict_excuse_relation_words
+    default = StrictModeSettings().rag_strict_min_similarity
+    best, best_t = -1.0, GRID[0]
+    print(f"sweep on the tune half ({len(tune)} questions; key-term check {'on' if check else 'off'}):")
+    for t in GRID:
+        cov = [gate_passes(ranked[r["id"]], t, top_k, check, r["question"], relation_words) for r in tune if r["facts"]]
+        off = [not gate_passes(ranked[r["id"]], t, top_k, check, r["question"], relation_words)
+               for r in tune if not r["facts"]]
+        c, o = sum(cov) / len(cov), sum(off) / len(off)
+        print(f"  threshold {t:.2f}: covered let through {c:6.1%}  off-topic refused {o:6.1%}")
+        if min(c, o) > best or (min(c, o) == best and abs(t - default) < abs(best_t - default)):
+            best, best_t = min(c, o), t
+    print(f"chosen on the tune half: {best_t:.2f}")
+    return best_t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the KB)")
-    ap.add_argument("--threshold", type=float, help="strict threshold to try instead of the default")
+    ap.add_argument("--threshold", type=float, help="use this strict threshold instead of sweeping the tune half")
+    ap.add_argument("--default-threshold", action="store_true", help="use the shipped default threshold, no sweep")
+    ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (the default)")
+    ap.add_argument("--no-term-check", action="store_true", help="the threshold alone, without the key-term check")
+    ap.add_argument("--every-term", action="store_true",
+                    help="missing verbs/adjectives/function words refuse too (rag_strict_excuse_relation_words off)")
     ap.add_argument("--verbose", action="store_true", help="print every answer")
     args = ap.parse_args()
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for r in rows:
+        r["split"] = split_of(r["id"])
     covered = [r for r in rows if r["facts"]]
     off_topic = [r for r in rows if not r["facts"]]
     data = args.data or Path(tempfile.mkdtemp(prefix="strict-recall-"))
     data.mkdir(parents=True, exist_ok=True)
     engine = open_engine(data)
     try:
-        # The defaults unless a threshold is tried (a kept data folder remembers the last run's).
+        # The defaults, or a threshold swept on the tune half (a kept data folder remembers the last run's).
         defaults = StrictModeSettings()
-        threshold = defaults.rag_strict_min_similarity if args.threshold is None else args.threshold
+        engine.save_settings(ADMIN, {"strict": {"rag_strict_max_results": defaults.rag_strict_max_results,
+                                                "rag_strict_term_check": (defaults.rag_strict_term_check or args.term_check or args.every_term) and not args.no_term_check,
+                                                "rag_strict_term_excuse_score": defaults.rag_strict_term_excuse_score,
+                                                "rag_strict_excuse_relation_words": not args.every_term}})
+        threshold = (args.threshold if args.threshold is not None else defaults.rag_strict_min_similarity
+                     if args.default_threshold else sweep(engine, rows, defaults.rag_strict_max_results))
         engine.save_settings(ADMIN, {"strict": {"rag_strict_min_similarity": threshold,
                                                 "rag_strict_max_results": defaults.rag_strict_max_results}})
         strict = engine.settings().strict
         no_hit = lambda question: no_hit_reply(strict, question)  # the built-in one is in the question's language
-        print(f"strict threshold {strict.rag_strict_min_similarity}, max results {strict.rag_strict_max_results}; "
+        check = ("off" if not strict.rag_strict_term_check else
+                 "on" + ("" if strict.rag_strict_excuse_relation_words else " (every term)"))
+        print(f"strict threshold {strict.rag_strict_min_similarity}, max results {strict.rag_strict_max_results}, "
+              f"key-term check {check}; "
               f"{len(covered)} covered and {len(off_topic)} off-topic questions")
 
         ok, cov_scores, misses = 0, [], []
+        halves = {h: dict(covered=0, answered=0, off=0, refused=0) for h in ("tune", "report")}
         engine.save_settings(ADMIN, {"llm": {"provider": "extractive"}})
         for r in covered:
             answer = engine.ask(ADMIN, r["question"], temporary=True)
@@ -122,8 +166,10 @@ def main() -> None:
             text = _norm(answer.text)
             good = answer.hit and bool(answer.citations) and all(_norm(f) in text for f in r["facts"])
             ok += good
+            halves[r["split"]]["covered"] += 1
+            halves[r["split"]]["answered"] += good
             if not good:
-                misses.append(f"  MISS {r['id']} top {top_score(answer):.3f} {r['question']} -> {answer.text[:160]!r}")
+                misses.append(f"  MISS [{r['split']}] {r['id']} {answer.notices[-1:]} top {top_score(answer):.3f} {r['question']} -> {answer.text[:160]!r}")
             if args.verbose:
                 print(f"--- {r['id']} {r['question']} (top {top_score(answer):.3f})\n{answer.text}")
 
@@ -137,14 +183,19 @@ def main() -> None:
                 off_scores.append(top_score(answer))
                 good = answer.text == no_hit(r["question"]) and not answer.hit and not answer.llm_called and server.request_count == before
                 refused += good
+                halves[r["split"]]["off"] += 1
+                halves[r["split"]]["refused"] += good
                 if not good:
-                    misses.append(f"  LET IN {r['id']} top {top_score(answer):.3f} {r['question']}")
+                    misses.append(f"  LET IN [{r['split']}] {r['id']} top {top_score(answer):.3f} {r['question']}")
             model_requests = server.request_count
         engine.save_settings(ADMIN, {"llm": {"provider": "extractive"}})
 
         print(f"covered answered with the fact and a citation: {ok}/{len(covered)} = {100 * ok / len(covered):.1f}%")
         print(f"off-topic refused without a model call: {refused}/{len(off_topic)} = "
               f"{100 * refused / len(off_topic):.1f}% (model requests: {model_requests})")
+        for h, t in halves.items():
+            print(f"[{h}] covered answered: {t['answered']}/{t['covered']} = {t['answered'] / t['covered']:.1%}; "
+                  f"off-topic refused: {t['refused']}/{t['off']} = {t['refused'] / t['off']:.1%}")
         print(describe("top score, covered", cov_scores))
         print(describe("top score, off-topic", off_scores))
         print("\n".join(histogram(cov_scores, off_scores)))

@@ -6,6 +6,9 @@ What can disagree, and the repair:
   mid-ingest, a delete that died half-way) → deleted;
 - an indexed file whose vectors are missing or short → re-embedded from its parsed text
   (or marked failed with the reason when that is gone too);
+- an indexed file whose points are not flagged ``ready`` (a process stopped between its commit
+  and the flag; a collection written before the flag existed) → flagged, so search sees it
+  (every engine start does this too: core/ingest/ready.py);
 - files stuck in "processing" by a process that is gone → cleaned up;
 - a knowledge base naming a collection that does not exist (a create that failed) → created
   empty, so its next ingest works (its indexed files are then rebuilt like any missing vectors);
@@ -19,6 +22,8 @@ Work in progress is never taken for an orphan. An ingest writes a file's row bef
 original, parsed text or vectors, so the doctor lists what is stored first and reads the rows
 after: whatever it then finds unclaimed was unclaimed when it was written. A temp file of a live
 writer, and the new collection of a reindex whose process is alive, are left alone.
+
+The store's collections are listed once per run; every check below reads that one listing.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from core.ingest.pipeline import (
     full_group,
     make_chunks,
 )
+from core.ingest.ready import mark_searchable
 from core.ingest.service import RETRY_STATES, ensure_collection, recover_interrupted
 from core.types import Actor
 from core.vectorstore.base import is_ours, kb_collection_prefix
@@ -54,6 +60,7 @@ class DoctorReport:
     orphan_blobs: list[str] = field(default_factory=list)
     orphan_parsed: list[str] = field(default_factory=list)  # file ids whose parsed text has no live file
     missing_collections: list[str] = field(default_factory=list)  # named by a knowledge base, absent
+    unready_files: list[str] = field(default_factory=list)  # indexed, points not flagged searchable
     expired_web_collections: list[str] = field(default_factory=list)  # removed (a healthy clean-up)
     retry_originals: list[str] = field(default_factory=list)  # kept for failed files' Retry (healthy)
     repaired: bool = False
@@ -63,7 +70,7 @@ class DoctorReport:
     def healthy(self) -> bool:
         return not (self.orphan_collections or self.orphan_vectors or self.missing_vectors
                     or self.interrupted_files or self.orphan_blobs or self.orphan_parsed
-                    or self.missing_collections)
+                    or self.missing_collections or self.unready_files)
 
 
 def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = False) -> DoctorReport:
@@ -86,12 +93,13 @@ def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = 
     if not repair:
         report.interrupted_files = sorted(busy)  # reported; a live process may still own them
 
-    _check_kb_collections(parts, kbs, report, repair)
+    collections = set(parts.store.list_collections())  # the one listing of this run
+    _check_kb_collections(parts, kbs, collections, report, repair)
     ttl = snap.settings.web_search.web_search_collection_ttl_hours
     report.expired_web_collections = web_collections.remove_expired(parts.store, parts.db, ttl)
+    collections -= set(report.expired_web_collections)
     live_web = web_collections.live_names(parts.db)
-    collections = parts.store.list_collections()
-    for name in collections:
+    for name in sorted(collections):
         if not is_ours(name):
             continue  # a shared Qdrant server's other collections are not ours to judge
         if web_collections.is_web_collection(name):
@@ -119,6 +127,7 @@ def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = 
                 report.missing_vectors.append(file_id)
                 if repair:
                     rebuild.append(next(f for f in files if f.id == file_id))
+        _check_ready(parts, name, expected, report, repair)
     if rebuild:
         _rebuild_files(parts, snap, actor, rebuild, report)
 
@@ -159,20 +168,34 @@ def _unclaimed(parts: EngineParts, collection: str, file_ids: list[str]) -> list
     return sorted(set(file_ids) - claimed)
 
 
-def _check_kb_collections(parts: EngineParts, kbs: list[KnowledgeBase], report: DoctorReport, repair: bool) -> None:
+def _check_ready(parts: EngineParts, name: str, expected: dict[str, int], report: DoctorReport, repair: bool) -> None:
+    """Indexed files of ``name`` whose points search does not see yet (not flagged ready)."""
+    hidden = sorted(f for f in parts.store.unready_file_ids(name) if f in expected)
+    report.unready_files.extend(hidden)
+    if repair and hidden:
+        parts.store.ensure_ready_index(name)
+        parts.store.mark_ready(name, hidden)
+        mark_searchable(parts.db, hidden)
+
+
+def _check_kb_collections(parts: EngineParts, kbs: list[KnowledgeBase], collections: set[str], report: DoctorReport,
+                          repair: bool) -> None:
     """A knowledge base whose collection is gone (its first create failed, or it was dropped by
     hand) is created empty on repair, with the dimension the knowledge base records."""
     for kb in kbs:
-        if kb.collection and not parts.store.collection_exists(kb.collection):
+        if kb.collection and kb.collection not in collections:
             report.missing_collections.append(kb.collection)
             if repair:
                 ensure_collection(parts.store, kb.collection, kb.dimension)
+                collections.add(kb.collection)
                 report.notes.append(f"{kb.name}: its missing collection was created again")
 
 
 def _check_stored_files(parts: EngineParts, files: list[FileRecord], blobs_on_disk: list, parsed_on_disk: list,
                         report: DoctorReport, repair: bool) -> None:
-    referenced = {f.sha256 for f in files}
+    with parts.db.read() as s:  # an upload waiting in the queue names its original (read after the listing too)
+        queued = set(s.exec(select(Job.blob).where(Job.blob != "", Job.state.in_(["staged", "queued", "running"]))))
+    referenced = {f.sha256 for f in files} | queued
     stored = {p.name for p in blobs_on_disk}
     live = {f.sha256 for f in files if f.status not in RETRY_STATES}
     report.retry_originals = sorted({f.sha256 for f in files if f.status in RETRY_STATES and f.kb_id} & stored - live)
@@ -240,6 +263,8 @@ def _finish_rebuild(parts: EngineParts, snap: Snapshot, group: list[tuple[FileRe
             row = s.get(FileRecord, rec.id)
             row.chunk_count, row.updated_at = len(job.chunks), utcnow()
             s.add(row)
+        parts.store.mark_ready(rec.collection, [rec.id])  # its new points answer from now on
+        mark_searchable(parts.db, [rec.id])
         tracker.finish("done")
         report.notes.append(f"{rec.name}: re-embedded {len(job.chunks)} chunks")
 

@@ -3,6 +3,10 @@
 Every method that touches user data takes the ``Actor`` asking and checks it. The engine
 is thread-safe and meant to be shared: the dashboard serves all sessions from one engine
 (the embedded vector store admits one process at a time).
+
+Long operations (``submit_*``) go to the job queue in the database (core/jobs/); the
+engine's worker threads — or ``python -m core worker`` processes — run them, and the Future
+returned completes when the job has finished, whichever process ran it.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import logging
 import threading
 import time
 import weakref
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Callable
 
@@ -32,12 +36,18 @@ from core.embeddings.factory import make_embedder
 from core.errors import StoreError
 from core.ingest import jobs as jobs_mod
 from core.ingest import paths as paths_mod
+from core.ingest import ready as ready_mod
 from core.ingest import reindex as reindex_mod
 from core.ingest import service as ingest_mod
 from core.ingest.blobs import BlobStore
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.service import IngestResult, Upload
+from core.jobs import queue as job_queue
+from core.jobs.futures import JobWatcher
+from core.jobs.submit import enqueue_one, enqueue_uploads
+from core.jobs.worker import WorkerPool
 from core.limits import check_question, check_search
+from core.llm.factory import provider_for
 from core.parsers.base import ParseContext
 from core.retrieval import search as search_mod
 from core.retrieval.rerank import Reranker, make_reranker
@@ -74,19 +84,29 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
             raise
         self._blobs = BlobStore(config.blobs_dir, config.parsed_dir)
         self._parts = EngineParts(db=self._db, store=self._store, blobs=self._blobs, parse=_parse, snapshot=self._snapshot)
-        self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragdesk-job")
+        self._watcher = JobWatcher(self._db)  # the Futures of queued jobs
+        self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
+        self._workers_lock = threading.Lock()
         self._reranker_lock = threading.Lock()
         self._reranker_key: tuple | None = None
         self._reranker: Reranker | None = None
         self._context_providers: list = []  # normal-mode extra context sources (web search)
         try:
             cleaned = ingest_mod.recover_interrupted(self._parts)
+            # indexed files whose points are not flagged searchable yet (core/ingest/ready.py)
+            flagged = ready_mod.reconcile(self._store, self._db)
         except BaseException:  # the store's lock and the database go back too: a retry can open them
             self._store.close()
             self._db.dispose()
             raise
         if cleaned:
             log.warning("cleaned up %d file(s) left half-indexed by a stopped process", len(cleaned))
+        requeued = job_queue.release_dead(self._db, self._settings().jobs.max_attempts)
+        if requeued:
+            log.warning("queued again %d job(s) whose worker stopped", len(requeued))
+        if flagged:
+            log.warning("made %d indexed file(s) searchable that were not flagged yet",
+                        sum(len(v) for v in flagged.values()))
         self._handoff = None
         if serve_handoff and not config.qdrant_url:
             from core.handoff.channel import HandoffServer
@@ -105,7 +125,8 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
     def close(self) -> None:
         if self._handoff is not None:
             self._handoff.close()
-        self._jobs.shutdown(wait=True, cancel_futures=True)
+        self.stop_workers()
+        self._watcher.close()
         self._store.close()
         self._db.dispose()
         self._data_folder.close()
@@ -161,7 +182,7 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         return {
             "mode": "strict" if s.strict.rag_strict_mode else "normal",
             "embedder": f"{s.embedding.provider}/{s.embedding.model}",
-            "llm": "extractive (no LLM configured)" if s.llm.provider == "extractive" else f"{s.llm.provider}/{s.llm.model}",
+            "llm": "extractive (no LLM configured)" if provider_for(s.llm).quotes_only else f"{s.llm.provider}/{s.llm.model}",
             "vector_store": "Qdrant server" if self.config.qdrant_url else "embedded Qdrant (edge)",
             "database": "PostgreSQL" if not self._db.is_sqlite else "SQLite",
             "strict_min_similarity": s.strict.rag_strict_min_similarity,
@@ -224,9 +245,43 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
                                       self._settings().parsing.max_upload_mb)
 
     def submit_ingest(self, actor: Actor, kb: str, uploads: list[Upload]) -> Future:
-        """Ingest in the background; progress and cancel go through ``jobs()`` / ``cancel_job()``."""
-        self.get_kb(actor, kb)  # fail now, in the caller, for unknown or forbidden knowledge bases
-        return self._jobs.submit(self.ingest, actor, kb, uploads)
+        """Ingest in the background: each upload is stored and queued as a job now (its id in
+        ``future.job_ids``); progress and cancel go through ``jobs()`` / ``cancel_job()``."""
+        with self._db.read() as s:  # fail now, in the caller, for unknown or forbidden knowledge bases
+            kb_id = resolve_kb(s, actor, kb, write=True).id
+        return self._queued(enqueue_uploads(self._db, self._blobs, actor, kb_id, uploads))
+
+    # ------------------------------------------------------------ the job queue's workers here
+    def start_workers(self, concurrency: int | None = None) -> WorkerPool | None:
+        """Run queued jobs in this process (once; ``jobs.dashboard_workers`` threads unless
+        given). The dashboard starts them when it opens the engine; a submit starts them too."""
+        with self._workers_lock:
+            if self._workers is None:
+                n = self._settings().jobs.dashboard_workers if concurrency is None else concurrency
+                if n <= 0:
+                    return None  # worker processes run the queue
+                self._workers = WorkerPool(self, n, on_finished=self._watcher.nudge).start()
+            return self._workers
+
+    def stop_workers(self) -> None:
+        """No new claims; jobs running are let finish; queued ones stay queued in the database."""
+        with self._workers_lock:
+            workers, self._workers = self._workers, None
+        if workers is not None:
+            workers.stop(wait=True)
+
+    def _queued(self, job_ids: list[str]) -> Future:
+        pool = self.start_workers()
+        if pool is not None:
+            pool.wake()
+        return self._watcher.watch(job_ids)
+
+    def job(self, actor: Actor, job_id: str) -> Job:
+        return job_queue.get(self._db, actor, job_id)
+
+    def wait_jobs(self, actor: Actor, job_ids: list[str], timeout: float | None = None) -> tuple[list[Job], bool]:
+        """The jobs once all have finished or at ``timeout``: (jobs, all finished)."""
+        return job_queue.wait(self._db, actor, job_ids, timeout)
 
     def list_files(self, actor: Actor, kb: str | None = None, status: str | None = None) -> list[FileRecord]:
         with self._db.read() as s:
@@ -282,8 +337,8 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         """Send a failed or cancelled file through ingest again: (knowledge base id, Future)."""
         from core.ingest.originals import retry_upload
 
-        kb_id, upload = retry_upload(self._parts, actor, file_id)
-        return kb_id, self.submit_ingest(actor, kb_id, [upload])
+        kb_id, upload = retry_upload(self._parts, actor, file_id)  # refused now when it cannot be retried
+        return kb_id, self._queued(enqueue_uploads(self._db, self._blobs, actor, kb_id, [upload], kind="retry"))
 
     def parse(self, data: bytes, name: str) -> ParsedDoc:
         return _parse(data, name, ParseContext(settings=self.settings().parsing))
@@ -293,14 +348,24 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         return jobs_mod.list_jobs(self._db, actor, ids=ids, active_only=active_only)
 
     def cancel_job(self, actor: Actor, job_id: str) -> Job:
-        return jobs_mod.request_cancel(self._db, actor, job_id)
+        """A queued job ends at once; a running one stops at its next step (within a second)."""
+        job = job_queue.cancel(self._db, actor, job_id)
+        if job.state == "cancelled" and job.blob:
+            ingest_mod.drop_unused_original(self._parts, job.blob)
+        return job
 
     def reindex(self, actor: Actor, kb: str, progress: Callable[[int, int, str], None] | None = None):
         return reindex_mod.reindex(self._parts, self._snapshot(), actor, kb, progress)
 
     def submit_reindex(self, actor: Actor, kb: str) -> Future:
-        self.get_kb(actor, kb)
-        return self._jobs.submit(self.reindex, actor, kb)
+        with self._db.read() as s:
+            kb_id = resolve_kb(s, actor, kb, write=True).id
+        return self._queued([enqueue_one(self._db, actor, "reindex", kb_id=kb_id)])
+
+    def submit_repair(self, actor: Actor) -> Future:
+        """The doctor's repair as a queued job (its Future gives the DoctorReport)."""
+        require_admin(actor, "run the storage doctor")
+        return self._queued([enqueue_one(self._db, actor, "repair")])
 
     def doctor(self, actor: Actor, repair: bool = False) -> doctor_mod.DoctorReport:
         return doctor_mod.run_doctor(self._parts, self._snapshot(), actor, repair)
@@ -359,7 +424,7 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         s, r = snap.settings, snap.settings.retrieval
 
         def open_web(run, query: str, earlier):
-            model = None if s.llm.provider == "extractive" else chat_model(s.llm)
+            model = None if provider_for(s.llm).quotes_only else chat_model(s.llm)
             reranker = self.reranker(s) if r.mode == "hybrid+rerank" else None
             index = indexer(self._parts, snap, top_k=r.rag_max_results, min_score=r.rag_min_similarity, reranker=reranker)
             return open_session(s, run, query, model=model, index_and_search=index, history=earlier)
@@ -467,6 +532,6 @@ class Engine(AccountMethods, DriveMethods, CuratedMethods):
         s = self.settings()
         web = web and s.web_search.enable_web_search
         return (needs_context_warning(s.llm.context_length, s.answering.file_context or web, web=web)
-                if s.llm.provider == "ollama" else None)
+                if provider_for(s.llm).small_default_context else None)
 
 

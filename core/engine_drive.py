@@ -81,19 +81,32 @@ class DriveMethods:
         """Import Drive files/folders (folders recursively) as a source of ``kb``; ``watch`` keeps it
         synced on the schedule. Each file is an ingest job (progress, cancel); a result per file.
         The whole import is a job of kind "sync": cancelling it stops before the next files."""
+        return self._run_gdrive_import(actor, kb, ids, watch, None, progress)
+
+    def _run_gdrive_import(self, actor: Actor, kb: str, ids: list[str], watch: bool, job_id: str | None,
+                           progress: Callable[[str, int, int, str], None] | None = None):
+        """The import, tracked by ``job_id`` (a queued job a worker runs) or by a new job row."""
         from core.gdrive import service as gdrive
 
         self._drive_user(actor)
         kb_id = self.get_kb(actor, kb).id
-        tracker = jobs_mod.JobTracker.start(self._db, kind="sync", actor=actor, kb_id=kb_id, file_id=None,
-                                            message="importing from Google Drive")
+        tracker = self._job_tracker(job_id, kind="sync", actor=actor, kb_id=kb_id, message="importing from Google Drive")
         return self._tracked(tracker, lambda: gdrive.import_items(self._parts, self._secret_box, actor, kb, ids,
                                                                    watch=watch, progress=progress, tracker=tracker))
 
+    def _job_tracker(self, job_id: str | None, *, kind: str, actor: Actor, kb_id: str | None, message: str):
+        if job_id is None:
+            return jobs_mod.JobTracker.start(self._db, kind=kind, actor=actor, kb_id=kb_id, file_id=None, message=message)
+        with self._db.write() as s:
+            return jobs_mod.JobTracker.adopt_in(self._db, s, job_id, message=message)
+
     def submit_gdrive_import(self, actor: Actor, kb: str, ids: list[str], *, watch: bool = False) -> Future:
-        self.get_kb(actor, kb)  # fail now, in the caller, for unknown or forbidden knowledge bases
+        from core.jobs.submit import enqueue_one
+
+        kb_id = self.get_kb(actor, kb).id  # fail now, in the caller, for unknown or forbidden knowledge bases
         self._drive_user(actor)
-        return self._jobs.submit(self.gdrive_import, actor, kb, ids, watch=watch)
+        return self._queued([enqueue_one(self._db, actor, "gdrive_import", kb_id=kb_id,
+                                         payload={"ids": list(ids), "watch": watch})])
 
     def gdrive_sync(self, actor: Actor, kb: str | None = None) -> list:
         """Sync the actor's own Drive sources (of ``kb`` when given); a report per source (status
@@ -133,25 +146,36 @@ class DriveMethods:
 
     def sync_source(self, actor: Actor, source_id: str, trigger: str = "manual"):
         """Sync one source now (its owner only). Raises SyncBusy when a sync of it is running."""
+        return self._run_sync(actor, source_id, trigger, None)
+
+    def _run_sync(self, actor: Actor, source_id: str, trigger: str, job_id: str | None):
         from core.sources import kinds, service as sources
 
         row = sources.get_source(self._parts, actor, source_id)
-        tracker = jobs_mod.JobTracker.start(self._db, kind="sync", actor=actor, kb_id=row.kb_id, file_id=None,
-                                            message=f"syncing {row.title}")
+        tracker = self._job_tracker(job_id, kind="sync", actor=actor, kb_id=row.kb_id, message=f"syncing {row.title}")
         return self._tracked(tracker, lambda: kinds.run_source(self._parts, self._secret_box, actor, row,
                                                                 trigger=trigger, tracker=tracker))
 
     def submit_sync_source(self, actor: Actor, source_id: str) -> Future:
+        from core.jobs.submit import enqueue_one
         from core.sources import service as sources
 
-        sources.get_source(self._parts, actor, source_id)
-        return self._jobs.submit(self.sync_source, actor, source_id)
+        row = sources.get_source(self._parts, actor, source_id)
+        return self._queued([enqueue_one(self._db, actor, "sync", kb_id=row.kb_id,
+                                         payload={"source_id": source_id, "trigger": "manual"})])
 
     def watch_web_pages(self, actor: Actor, kb: str, urls: list[str], *, watch: bool = True):
         """Add web pages as a source of ``kb``: fetched now (through the URL guard) and re-fetched on the schedule."""
         from core.sources import kinds
 
         return kinds.add_web_pages(self._parts, self._secret_box, actor, kb, urls, watch=watch)
+
+    def add_source(self, actor: Actor, source_kind: str, kb: str, config: dict, *, watch: bool = True):
+        """Add a source of any registered kind synced by the common sync engine (a plugin's, or
+        ``web`` with ``{"urls": [...]}``) to ``kb``: synced now, then on the schedule when watched."""
+        from core.sources import kinds
+
+        return kinds.add_source(self._parts, self._secret_box, actor, source_kind, kb, config, watch=watch)
 
     def sources(self, actor: Actor, kind: str | None = None, kb: str | None = None) -> list:
         from core.sources import service as sources
@@ -179,20 +203,55 @@ class DriveMethods:
         return kinds.run_due(self._parts, self._secret_box,
                              lambda uid: SYSTEM_ACTOR if uid == SYSTEM_ACTOR.user_id else self.actor_for(uid), interval)
 
+    def queue_scheduled_syncs(self, tick_seconds: float = 60.0) -> list[str]:
+        """If this process leads the scheduler (one process at a time, a lease in the database),
+        queue a sync job for each watched source that is due and has none waiting or running;
+        the ids queued. The queue's workers run them."""
+        from core.jobs import leader
+        from core.jobs.queue import ACTIVE, new_worker_id
+        from core.jobs.submit import enqueue_one
+        from core.sources import service as sources
+        from core.db.models import Job
+        from sqlmodel import select
+
+        interval = self._settings().gdrive.sync_interval_minutes
+        if interval <= 0:
+            return []
+        if getattr(self, "_scheduler_id", None) is None:
+            self._scheduler_id = new_worker_id("sched")
+        if not leader.hold(self._db, leader.SCHEDULER, self._scheduler_id, lease_seconds=2 * tick_seconds + 30):
+            return []
+        with self._db.read() as s:
+            active = s.exec(select(Job).where(Job.kind == "sync", Job.state.in_(list(ACTIVE)))).all()
+        busy = {(j.payload or {}).get("source_id") for j in active}
+        queued = []
+        for row in sources.due_sources(self._parts, interval):
+            if row.id in busy:
+                continue
+            owner = SYSTEM_ACTOR if row.owner_id == SYSTEM_ACTOR.user_id else self.actor_for(row.owner_id)
+            queued.append(enqueue_one(self._db, owner, "sync", kb_id=row.kb_id,
+                                      payload={"source_id": row.id, "trigger": "schedule"}))
+        if queued:
+            self._queued(queued)
+        return queued
+
     def start_sync_scheduler(self, tick_seconds: float = 60.0):
-        """Start (once) the background scheduler that runs ``run_scheduled_syncs``; never blocks."""
+        """Start (once) the background scheduler that queues the due syncs; never blocks."""
         from core.sources.scheduler import SyncScheduler
 
         if getattr(self, "_sync_scheduler", None) is None:
-            self._sync_scheduler = SyncScheduler(self.run_scheduled_syncs, tick_seconds)
+            self._sync_scheduler = SyncScheduler(lambda: self.queue_scheduled_syncs(tick_seconds), tick_seconds)
             self._sync_scheduler.start()
         return self._sync_scheduler
 
     def stop_sync_scheduler(self) -> None:
+        from core.jobs import leader
+
         scheduler = getattr(self, "_sync_scheduler", None)
         if scheduler is not None:
             scheduler.stop()
             self._sync_scheduler = None
+            leader.release(self._db, leader.SCHEDULER, self._scheduler_id) if getattr(self, "_scheduler_id", None) else None
 
     def _tracked(self, tracker, work: Callable):
         from core.errors import CoreError

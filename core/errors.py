@@ -44,6 +44,14 @@ class PermissionDenied(CoreError):
     exit_code = 5
 
 
+class NotAuthenticated(CoreError):
+    """No caller could be established: a missing, malformed, wrong, expired or revoked API token,
+    or the token of a disabled account. One stable ``code`` the HTTP API answers 401 with."""
+
+    exit_code = 13
+    code = "not_authenticated"
+
+
 class InvalidSettings(CoreError):
     exit_code = 2
 

@@ -127,9 +127,23 @@ class SearchFilter:
 
     kb_ids: tuple[str, ...] = ()
     file_ids: tuple[str, ...] = ()
-    # Never return points of these files (files mid-ingest, failed or cancelled): applied inside
-    # the engine, so they cannot take places in the candidate lists.
+    # Never return points of these files: applied inside the engine, so they cannot take places
+    # in the candidate lists. Retrieval no longer uses it (the list grew with every failed file).
     exclude_file_ids: tuple[str, ...] = ()
+    # Only points whose payload flag ``ready`` is set (a file fully written and marked indexed,
+    # see core/vectorstore/base.py): one indexed condition, whatever the number of unfinished files.
+    ready_only: bool = False
+
+
+@dataclass(frozen=True)
+class ChannelQuery:
+    """One channel's search of one collection: a dense (cosine) or a sparse (BM25) query."""
+
+    collection: str
+    limit: int
+    flt: SearchFilter
+    dense: list[float] | None = None  # exactly one of dense / sparse
+    sparse: SparseVector | None = None
 
 
 @dataclass

@@ -15,6 +15,7 @@ if str(REPO_ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts only
 
 import streamlit as st  # noqa: E402
 
+from dashboard.api_tokens_panel import api_tokens_popover  # noqa: E402
 from dashboard.auth import current_actor, password_popover, show_flash, sign_in_screen, sign_out, sync_cookie  # noqa: E402
 from dashboard.errors import show_error  # noqa: E402
 from dashboard.gdrive_widgets import finish_redirect  # noqa: E402
@@ -63,6 +64,7 @@ def main() -> None:
     render_sidebar_account(engine, actor, lambda: sign_out(engine))
     with st.sidebar:
         password_popover(engine, actor)
+        api_tokens_popover(engine, actor)
     try:
         render_header(engine)
     except Exception as exc:

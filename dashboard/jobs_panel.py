@@ -1,9 +1,10 @@
 """Background work (uploads, reindex) with live progress and cancel.
 
-The page submits work to the engine (it runs in the engine's worker thread); the Future is
-kept in the session, and a fragment polls the engine's job rows once a second until the
-work is done, then reruns the page once so the results and the file list show. Each
-submitted file has its row at once ("waiting") until its job starts.
+The page submits work to the engine, which queues it in the database (a worker — a thread of
+this process or a worker process — runs it); the Future is kept in the session, and a fragment
+polls the engine's job rows once a second until the work is done, then reruns the page once so
+the results and the file list show. Each submitted file has its row at once: its queued job
+("waiting for a worker", with Cancel) until a worker starts it.
 """
 
 from __future__ import annotations
@@ -66,9 +67,11 @@ def _progress_rows(engine: Engine, actor: Actor, kb_id: str, kind: str, waiting:
     asked = st.session_state.setdefault(CANCELLING, set())
     for job in engine.jobs(actor):  # newest first: a file's newest job is its row
         ours = job.state in ACTIVE or (since is not None and _since(job) >= since)
-        if job.kb_id != kb_id or job.kind != kind or not ours:
+        same_kind = job.kind == kind or (kind == "ingest" and job.kind == "retry")
+        if job.kb_id != kb_id or not same_kind or not ours:
             continue
-        what = names.get(job.file_id or "", t("jobs.reindex") if kind == "reindex" else t("jobs.file"))
+        queued_name = (job.payload or {}).get("name") if job.kind in ("ingest", "retry") else None
+        what = names.get(job.file_id or "") or queued_name or (t("jobs.reindex") if kind == "reindex" else t("jobs.file"))
         if what in shown:
             continue
         shown.add(what)

@@ -8,11 +8,11 @@ import json
 from typing import Any, Literal, get_args, get_origin
 
 import streamlit as st
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 from core import Engine
 from core.errors import InvalidSettings
-from core.settings.model import SECRET_FIELDS
+from core.settings.fields import choices_of, plugin_maps
 from core.types import Actor
 from dashboard.i18n import lang, t
 from dashboard.locales.settings_text import EN as FIELD_EN
@@ -54,12 +54,14 @@ def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> A
         help_text = (help_text + " " + t("settings.locked_help", var=env_var(path, name))).strip()
         label = f"🔒 {label}"
     help_text = help_text or None
-    if (path, name) in SECRET_FIELDS:
+    if ann is SecretStr:  # a secret by its type: shown masked, never its value
         return st.text_input(label, value=value, type="password", help=help_text, disabled=locked, key=key)
     if ann is bool:
         return st.toggle(label, value=bool(value), help=help_text, disabled=locked, key=key)
-    if get_origin(ann) is Literal:
-        options = list(get_args(ann))
+    options = list(get_args(ann)) if get_origin(ann) is Literal else choices_of(info)  # a plugin name: the registry's
+    if options is not None:
+        if value not in options:
+            options.append(value)  # saved while a plugin now gone was installed: shown, not lost
         return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked, key=key,
                             format_func=lambda v: option_label(path, name, v))
     if ann is int:
@@ -86,15 +88,26 @@ def section_form(engine: Engine, actor: Actor, path: str, model: type[BaseModel]
     locked = _node(engine.settings_overridden(), path)
     # Keys carry a digest of the saved values, so widgets refresh after any save (here or elsewhere).
     digest = hashlib.sha1(json.dumps(current, sort_keys=True, default=str).encode()).hexdigest()[:8]
-    values = {}
+    values: dict = {}
     with st.form(f"settings_form.{path}", border=False, enter_to_submit=False):
         for name, info in model.model_fields.items():
             if isinstance(current.get(name), dict) or name in hidden:
-                continue  # a nested section has its own form
+                continue  # a nested section has its own form; plugins' sub-models follow
             values[name] = _widget(path, name, info, current.get(name), name in locked, f"set.{path}.{name}.{digest}")
+        changed = {k: v for k, v in values.items() if v != current.get(k) and k not in locked}
+        # each plugin's own settings (a web search engine's key), in the same form: one Save keeps all
+        for field, plugin, sub in plugin_maps(model):
+            sub_path, sub_current = f"{path}.{field}.{plugin}", _node(current, f"{field}.{plugin}")
+            sub_locked = _node(locked, f"{field}.{plugin}")
+            with st.expander(option_label(path, field, plugin), expanded=plugin == values.get("web_search_engine")):
+                for name, info in sub.model_fields.items():
+                    value = _widget(sub_path, name, info, sub_current.get(name), name in sub_locked,
+                                    f"set.{sub_path}.{name}.{digest}")
+                    if value != sub_current.get(name) and name not in sub_locked:
+                        changed.setdefault(field, {}).setdefault(plugin, {})[name] = value
         submitted = st.form_submit_button(t("common.save"), key=f"save.{path}", icon=":material/save:", type="primary")
     if submitted:
-        _save(engine, actor, path, {k: v for k, v in values.items() if v != current.get(k) and k not in locked})
+        _save(engine, actor, path, changed)
     return values
 
 
@@ -112,8 +125,15 @@ def _save(engine: Engine, actor: Actor, path: str, changed: dict) -> None:
         return
     if path.split(".")[0] in REINDEX_SECTIONS:
         st.session_state["reindex_offer"] = True
-    st.session_state["settings_saved"] = (path, [field_text(path, k)[0] for k in changed])
+    st.session_state["settings_saved"] = (path, [field_text(path, k)[0] for k in _leaf_names(changed)])
     st.rerun()
+
+
+def _leaf_names(changed: dict, prefix: str = "") -> list[str]:
+    out = []
+    for key, value in changed.items():
+        out += _leaf_names(value, f"{prefix}{key}.") if isinstance(value, dict) else [f"{prefix}{key}"]
+    return out
 
 
 def template_preview(template: str) -> None:

@@ -81,13 +81,38 @@ def reserve_attempt(db: Database, keys: list[tuple[str, int]], policy: SignInPol
         active = [u for u in (_aware(row.locked_until) for row, _ in rows) if u is not None and u > now]
         if active:
             raise SignInLocked(max(active), now)  # nothing is written: the transaction rolls back
-        for row, kind in rows:
-            if now - _aware(row.window_start) >= window:  # an old streak no longer counts
-                row.failures, row.window_start, row.locked_until = 0, now, None
-            row.failures += 1
-            if row.failures >= _limit(policy, kind):
-                row.locked_until = now + window
-            s.add(row)
+        _count(s, rows, policy, now=now)
+
+
+def _count(s, rows: list[tuple[SignInThrottle, int]], policy: SignInPolicy, *, now: datetime) -> None:
+    """One more attempt on each counter; the one that reaches its limit locks for the window."""
+    window = timedelta(minutes=policy.lock_minutes)
+    for row, kind in rows:
+        if now - _aware(row.window_start) >= window:  # an old streak no longer counts
+            row.failures, row.window_start, row.locked_until = 0, now, None
+        row.failures += 1
+        if row.failures >= _limit(policy, kind):
+            row.locked_until = now + window
+        s.add(row)
+
+
+def locked_until(db: Database, keys: list[tuple[str, int]], *, now: datetime) -> datetime | None:
+    """When the latest lock on ``keys`` ends, or None: a read only, for checks cheap enough to run
+    on every call (API tokens: 256 random bits are not guessed, so a right token costs no write)."""
+    with db.read() as s:
+        ends = [_aware(row.locked_until) for key, _ in keys if (row := s.get(SignInThrottle, key)) is not None]
+    active = [u for u in ends if u is not None and u > now]
+    return max(active) if active else None
+
+
+def record_failure(db: Database, keys: list[tuple[str, int]], policy: SignInPolicy, *, now: datetime) -> None:
+    """Count a failed attempt after the fact (the API-token check: see ``locked_until``) and make
+    the caller wait; the counters and locks are the sign-in's own."""
+    with db.write() as s:
+        rows = [(s.get(SignInThrottle, key) or SignInThrottle(key=key, failures=0, window_start=now), kind)
+                for key, kind in keys]
+        _count(s, rows, policy, now=now)
+    wrong_password(policy)
 
 
 def wrong_password(policy: SignInPolicy) -> None:

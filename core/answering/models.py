@@ -13,15 +13,16 @@ from collections import OrderedDict
 
 from core.llm.base import ChatModel
 from core.llm.factory import make_chat_model
+from core.settings.fields import plain_dump
 from core.settings.model import LLMSettings
 
 _CACHE_SIZE = 4
-_cache: "OrderedDict[str, ChatModel]" = OrderedDict()
+_cache: OrderedDict[str, ChatModel] = OrderedDict()
 _lock = threading.Lock()
 
 
 def chat_model(settings: LLMSettings) -> ChatModel:
-    key = json.dumps(settings.model_dump(), sort_keys=True)
+    key = json.dumps(plain_dump(settings), sort_keys=True)
     with _lock:
         model = _cache.get(key)
         if model is not None:

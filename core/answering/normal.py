@@ -9,8 +9,10 @@ providers (web search). Strict mode never runs it.
 from __future__ import annotations
 
 from core.answering.budget import messages_tokens, trim_history
-from core.answering.context import AnswerContext
 from core.answering.confidence import match_strength, weak_notice
+from core.answering.context import AnswerContext
+from core.answering.followup import SearchQuery, search_query
+from core.answering.models import chat_model
 from core.answering.generate import generate
 from core.answering.intent import skip_reason
 from core.answering.prompts import ContextItem, normal_messages, number
@@ -21,8 +23,8 @@ from core.answering.scope import Scope
 from core.answering.steps import extractive, fit, model_for, report_found, search_step
 from core.answering.tools import ALL_TOOLS, ToolBox
 from core.errors import CoreError
-from core.llm.base import ChatMessage
-from core.llm.extractive import ExtractiveAnswerer
+from core.llm.base import ChatMessage, TextDelta
+from core.llm.providers import quotes_only
 from core.llm.text_match import has_cjk
 from core.settings.model import AnsweringSettings
 
@@ -75,9 +77,28 @@ def _urls_to_fetch(a: AnsweringSettings, chat_id: str | None, urls: list[str], r
     return []
 
 
+def follow_up_query(ctx: AnswerContext, run: AnswerRun, refs: References, earlier: list[ChatMessage]) -> str:
+    """The search query: the message, or for a follow-up one built with the conversation
+    (followup.py): by the chat model when one is configured, else by rule."""
+    if not ctx.settings.answering.follow_up_search or not earlier:
+        return refs.query
+    model = chat_model(ctx.settings.llm)
+    ask_model = None
+    if not quotes_only(model):
+        def ask_model(prompt: str) -> str:
+            run.answer.llm_called = True
+            return "".join(e.text for e in model.stream([ChatMessage("user", prompt)], None) if isinstance(e, TextDelta))
+    found: SearchQuery = search_query(refs.query, earlier, ask_model, run.notice)
+    if found.by != "message":
+        run.emit("search_query", f"searched as: {found.text}", query=found.text, by=found.by)
+    return found.text
+
+
 def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, chat_id: str | None,
-           pages: list[ContextItem]) -> list[ContextItem]:
-    """Every context item of a normal answer, most relevant first."""
+           pages: list[ContextItem], query: str | None = None) -> list[ContextItem]:
+    """Every context item of a normal answer, most relevant first. ``query``: what is searched
+    (the follow-up with its context), the message's query when not given."""
+    query = refs.query if query is None else query
     r = ctx.settings.retrieval
     targets, origins = scope.targets(), {}
     if chat_id is not None:
@@ -87,7 +108,7 @@ def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, c
         if chat_target is not None:
             targets.append(chat_target)
             origins = ctx.chat_files.origins(chat_id)
-    found = search_step(run, ctx.knowledge, refs.query, targets, file_ids=scope.file_ids,
+    found = search_step(run, ctx.knowledge, query, targets, file_ids=scope.file_ids,
                         top_k=r.rag_max_results, min_score=r.rag_min_similarity, origins=origins)
     docs = ctx.whole_documents(scope.kb_ids, scope.file_ids)
     if chat_id is not None and not scope.file_ids:
@@ -100,7 +121,7 @@ def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, c
         run.notice(weak_notice(run.answer.question, strength, r.rag_min_similarity))
     for provider in ctx.providers:  # extra sources (web search) join here, in normal mode only
         try:
-            items += provider.items(refs.query, ctx.settings)
+            items += provider.items(query, ctx.settings)
         except CoreError as exc:
             run.notice(f"{provider.name} was not used: {exc.message}")
     report_found(run, items)
@@ -116,13 +137,15 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     web = ctx.open_web(run, refs.query, earlier) if ctx.open_web is not None else None
     items: list[ContextItem] = list(pages)
     retrieved = gated = False
+    query = refs.query
     if not a.file_context:
         run.emit("notice", "file context is off: nothing is injected" + (" (the model may use tools)" if a.builtin_tools else ""))
     elif (reason := skip_reason(question)) and not refs.any:
         run.emit("notice", f"retrieval skipped: {reason}", skipped=reason)
         gated = True
     else:
-        items = gather(ctx, scope, run, refs, chat_id, pages)
+        query = follow_up_query(ctx, run, refs, earlier)
+        items = gather(ctx, scope, run, refs, chat_id, pages, query)
         retrieved = True
     run.answer.hit = bool(items)
     if retrieved and web is not None:  # web passages answer, but are no knowledge-base hit
@@ -135,9 +158,9 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
         run.notice("flagged for a human: nothing passed the similarity threshold")
         return
     model = model_for(settings, run, injecting=bool(items), web=web is not None and web.may_inject)
-    if isinstance(model, ExtractiveAnswerer):
+    if quotes_only(model):
         if items:
-            extractive(run, model, refs.query, number(items), None)
+            extractive(run, model, query, number(items), None)
         else:
             run.answer.from_kb = False
             run.answer.text = _say("hello" if gated else "nothing", question)

@@ -15,6 +15,7 @@ from core.error_report import shown_error
 from core.errors import EmbeddingError
 from core.llm.base import ChatModel
 from core.llm.extractive import ExtractiveAnswerer
+from core.llm.factory import provider_for
 from core.retrieval.search import SearchTarget
 from core.settings.model import Settings
 
@@ -50,7 +51,7 @@ def report_found(run: AnswerRun, items: list[ContextItem]) -> None:
 def model_for(settings: Settings, run: AnswerRun, injecting: bool, web: bool = False) -> ChatModel:
     """``web``: web pages are (or through a tool may be) injected: pages run to thousands of tokens."""
     model = chat_model(settings.llm)
-    if settings.llm.provider == "ollama":
+    if provider_for(settings.llm).small_default_context:
         from core.llm.ollama_chat import needs_context_warning
 
         warning = needs_context_warning(settings.llm.context_length, injecting or web, web=web)

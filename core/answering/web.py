@@ -23,9 +23,15 @@ from dataclasses import dataclass, field
 from core.answering.prompts import ContextItem
 from core.answering.run import AnswerRun
 from core.llm.base import ChatMessage, ChatModel, TextDelta, ToolSpec
-from core.llm.extractive import ExtractiveAnswerer
+from core.llm.providers import quotes_only
 from core.settings.model import Settings
-from core.websearch.flow import IndexAndSearch, WebContext, WebSearchRequest, WebStatus, run_web_search
+from core.websearch.flow import (
+    IndexAndSearch,
+    WebContext,
+    WebSearchRequest,
+    WebStatus,
+    run_web_search,
+)
 
 SEARCH_WEB = ToolSpec(
     "search_web",
@@ -63,7 +69,7 @@ class WebSession:
     contexts: list[WebContext] = field(default_factory=list)
 
     def _query_model(self):
-        if self.model is None or isinstance(self.model, ExtractiveAnswerer):
+        if self.model is None or quotes_only(self.model):
             return None
 
         def ask(prompt: str) -> str:
@@ -88,6 +94,10 @@ class WebSession:
         elapsed = (time.perf_counter() - started) * 1000
         timings = self.run.answer.timings_ms
         timings["web_search_ms"] = round(timings.get("web_search_ms", 0.0) + elapsed, 2)  # tool calls add up
+        for name, wall in ctx.stages.wall_ms.items():  # web_<stage>_ms and web_<stage>_cpu_ms (websearch/stages.py)
+            timings[f"web_{name}_ms"] = round(timings.get(f"web_{name}_ms", 0.0) + wall, 2)
+            cpu_key = f"web_{name}_cpu_ms"
+            timings[cpu_key] = round(timings.get(cpu_key, 0.0) + ctx.stages.cpu_ms.get(name, 0.0), 2)
         self.contexts.append(ctx)
         return items_of(ctx)
 

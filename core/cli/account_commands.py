@@ -1,4 +1,5 @@
-"""``users`` (list, set-role, disable, enable, reset-password, sign-out) and knowledge-base sharing
+"""``users`` (list, set-role, disable, enable, reset-password, sign-out; ``create`` is in
+token_commands.py) and knowledge-base sharing
 (``share``, ``unshare``, ``shared``), as the local admin. Passwords are read from the terminal or
 standard input, never from the command line (it is visible to every local user in ``ps``)."""
 
@@ -48,7 +49,9 @@ def _read_password() -> str:
 
 
 def cmd_users(args: argparse.Namespace) -> int:
-    with local_engine(args) as engine:
+    from core.cli.token_commands import accounts_engine  # the database alone: runs beside the dashboard
+
+    with accounts_engine(args) as engine:
         if args.users_command == "list":
             rows = [_user_row(u) for u in engine.list_users(SYSTEM_ACTOR)]
             emit(args, rows, lambda rs: "\n".join(
@@ -101,6 +104,9 @@ def register_users(sub: argparse._SubParsersAction) -> None:
                        ("reset-password", "set a new password (read from the terminal or stdin)"),
                        ("sign-out", "end every session of the user")):
         us.add_parser(verb, help=text).add_argument("name")
+    from core.cli.token_commands import register_users_create
+
+    register_users_create(us)
 
 
 def register_sharing(kbs: argparse._SubParsersAction) -> None:

@@ -89,24 +89,6 @@ def cmd_chats(args: argparse.Namespace) -> int:
     return 0
 
 
-def _job_row(j) -> dict:
-    return {"id": j.id, "kind": j.kind, "state": j.state, "kb_id": j.kb_id, "done": j.progress_done,
-            "total": j.progress_total, "message": j.message, "error": j.error, "updated_at": j.updated_at}
-
-
-def cmd_jobs(args: argparse.Namespace) -> int:
-    with local_engine(args) as engine:
-        if args.jobs_command == "list":
-            rows = [_job_row(j) for j in engine.jobs(SYSTEM_ACTOR, active_only=args.active)]
-            emit(args, rows, lambda rs: "\n".join(
-                f"{r['id']}  {r['kind']:<8} {r['state']:<10} {r['done']}/{r['total']}  {r['message']}".rstrip()
-                + (f"  — {r['error']}" if r["error"] else "") for r in rs) or "no jobs")
-        else:
-            job = engine.cancel_job(SYSTEM_ACTOR, args.job_id)
-            emit(args, _job_row(job), lambda r: f"cancel requested for {r['kind']} job {r['id']} ({r['state']})")
-    return 0
-
-
 def register_chats(sub: argparse._SubParsersAction) -> None:
     chats = sub.add_parser("chats", help="list, show or export (Markdown) saved chats")
     chats.set_defaults(handler=cmd_chats)
@@ -120,11 +102,3 @@ def register_chats(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--user", help="the chat's owner (default: look through everyone's)")
         if verb == "export":
             p.add_argument("-o", "--output", help="file to write (default: standard output)")
-
-
-def register_jobs(sub: argparse._SubParsersAction) -> None:
-    jobs = sub.add_parser("jobs", help="list background jobs (ingest, reindex) or cancel one")
-    jobs.set_defaults(handler=cmd_jobs)
-    js = jobs.add_subparsers(dest="jobs_command", required=True)
-    js.add_parser("list").add_argument("--active", action="store_true", help="only queued and running jobs")
-    js.add_parser("cancel").add_argument("job_id")

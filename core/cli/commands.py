@@ -92,6 +92,10 @@ def cmd_kb(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    if args.detach:  # queued for the workers; the vector store is not opened
+        from core.cli.job_commands import cmd_ingest_detach
+
+        return cmd_ingest_detach(args)
     with engine_for(args) as engine:
         sources = [p if p.startswith(("http://", "https://")) else Path(p) for p in args.paths]
         results = engine.ingest_paths(SYSTEM_ACTOR, args.kb, sources, _progress_printer(args))
@@ -164,7 +168,11 @@ def cmd_settings(args: argparse.Namespace) -> int:
     with engine_for(args) as engine:
         if args.settings_command == "get":
             data = engine.settings_masked()
-            for part in (args.key.split(".") if args.key else []):
+            from core.settings.model import legacy_keys
+
+            moved = {".".join(old): ".".join(new) for old, new in legacy_keys()}
+            key = moved.get(args.key, args.key)  # today's flat name of a setting that moved still works
+            for part in (key.split(".") if key else []):
                 if not isinstance(data, dict) or part not in data:
                     raise InvalidInput(f"no setting named '{args.key}'")
                 data = data[part]
@@ -232,6 +240,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     ing = sub.add_parser("ingest", help="add files, folders or URLs (web pages, PDFs, YouTube videos) to a knowledge base")
     ing.add_argument("--kb", required=True)
+    ing.add_argument("--detach", action="store_true",
+                     help="store the files and queue them for the workers; print the job ids (works while the dashboard runs)")
     ing.add_argument("paths", nargs="+")
     ing.set_defaults(handler=cmd_ingest)
 
@@ -280,6 +290,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import gdrive_commands  # issue 12: Google Drive
     gdrive_commands.register(sub)
     account_commands.register_users(sub)
+    from core.cli import token_commands  # issue 19: API tokens
+
+    token_commands.register_tokens(sub)
     chat_commands.register_chats(sub)
-    chat_commands.register_jobs(sub)
+    from core.cli import job_commands  # issue 20: the job queue, detached ingest, workers
+
+    job_commands.register(sub)
     demo_commands.register(sub)
+    from core.cli import api_commands  # issue 19: the HTTP API
+
+    api_commands.register(sub)

@@ -49,6 +49,22 @@ class SignInThrottle(SQLModel, table=True):
     locked_until: datetime | None = None
 
 
+class ApiToken(SQLModel, table=True):
+    """A personal API token (core/accounts/api_tokens.py). Only the SHA-256 of the token is kept;
+    ``prefix`` is its first characters, so its owner can tell tokens apart. Made by revision
+    0003_api_tokens."""
+
+    id: str = Field(default_factory=new_id, primary_key=True)
+    token_hash: str = Field(index=True, unique=True)
+    user_id: str = Field(index=True)
+    label: str = ""
+    prefix: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime | None = None  # None: until revoked
+    last_used_at: datetime | None = None  # written at most once a minute
+    revoked_at: datetime | None = None
+
+
 class KnowledgeBase(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("owner_id", "name", name="uq_kb_owner_name"),)
 
@@ -97,14 +113,20 @@ class FileRecord(SQLModel, table=True):
     chunk_count: int = 0
     char_count: int = 0
     full_document: bool = False
+    # Its points are flagged ``ready`` in its collection (core/ingest/ready.py). None on rows older
+    # than the flag: the first start after the upgrade flags their points once.
+    searchable: bool | None = False
     meta: dict = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
 
 class Job(SQLModel, table=True):
+    """A long operation, and the queue entry of one (core/jobs/): queued rows wait for a worker,
+    which claims one (``worker_id``, ``lease_until``) and keeps its lease alive while it runs."""
+
     id: str = Field(default_factory=new_id, primary_key=True)
-    kind: str  # ingest | reindex
+    kind: str  # ingest | retry | reindex | sync | gdrive_import | repair (core/jobs/kinds.py)
     owner_id: str = Field(index=True)
     kb_id: str | None = Field(default=None, index=True)
     file_id: str | None = Field(default=None, index=True)
@@ -119,8 +141,27 @@ class Job(SQLModel, table=True):
     cancel_requested: bool = False
     pid: int = 0  # process running it, so a restart can tell an abandoned job
     host: str = ""
+    # The queue (core/jobs/queue.py). ``staged``: its upload is being written, not claimable yet.
+    payload: dict | None = Field(default=None, sa_column=Column(JSON))  # what to do, naming data on disk
+    blob: str = Field(default="", index=True)  # the uploaded original it names (sha256), kept while it waits
+    result: dict | None = Field(default=None, sa_column=Column(JSON))  # what the work returned
+    attempts: int = 0  # claims so far; a job whose worker died is queued again up to jobs.max_attempts
+    worker_id: str | None = Field(default=None, index=True)
+    lease_until: datetime | None = None  # its worker's heartbeat keeps this in the future
+    started_at: datetime | None = None
+    finished_at: datetime | None = None  # set with ``result`` when the queue closes it
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class LeaderLease(SQLModel, table=True):
+    """One holder at a time of a duty shared by every process (the sync scheduler): renewed by
+    time, taken over when it expires or its holder's process on this host is gone."""
+
+    name: str = Field(primary_key=True)
+    holder: str = ""
+    lease_until: datetime = Field(default_factory=utcnow)
+    renewed_at: datetime = Field(default_factory=utcnow)
 
 
 class SettingsVersion(SQLModel, table=True):

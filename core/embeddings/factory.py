@@ -12,8 +12,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.embeddings.base import Embedder
+from core.embeddings.base import Embedder, EmbeddingProvider, register_embedder
 from core.errors import InvalidSettings
+from core.plugins import EMBEDDING_PROVIDERS, UnknownPlugin
+from core.settings.fields import reveal
 from core.settings.model import EmbeddingSettings
 
 
@@ -75,10 +77,13 @@ _lock = threading.Lock()
 
 
 def make_embedder(settings: EmbeddingSettings) -> Embedder:
-    """The embedder for ``settings``; raises InvalidSettings for an unknown model or missing URL."""
-    if settings.provider == "local":
-        return _local(settings.model.strip())
-    return _api(settings)
+    """The embedder for ``settings`` (the provider registry decides); raises InvalidSettings for an
+    unknown provider or model, or a missing URL."""
+    try:
+        provider = EMBEDDING_PROVIDERS.get(settings.provider)
+    except UnknownPlugin as exc:  # saved while a plugin provider was installed, and it is gone now
+        raise InvalidSettings(str(exc)) from None
+    return provider.make(settings, settings.providers.get(provider.name))
 
 
 def _local(name: str) -> Embedder:
@@ -107,38 +112,34 @@ def _local_loader(name: str) -> tuple[str, Callable[[], Embedder]]:
     raise InvalidSettings(f"Unknown local embedding model {name!r}; choose one of: {choices}.")
 
 
-def _api(settings: EmbeddingSettings) -> Embedder:
+def api_embedder(settings: EmbeddingSettings, new: Callable[..., Embedder]) -> Embedder:
+    """An API embedder built by ``new(base_url=, model=, api_key=, batch_size=, timeout=)``, cached per settings."""
     if not settings.base_url.strip():
         raise InvalidSettings(f"The {settings.provider} embedding provider needs a base URL.")
     if not settings.model.strip():
         raise InvalidSettings(f"The {settings.provider} embedding provider needs a model name.")
     key = (
-        settings.provider, settings.base_url.strip(), settings.model.strip(), settings.api_key,
+        settings.provider, settings.base_url.strip(), settings.model.strip(), reveal(settings.api_key),
         settings.batch_size, settings.timeout_seconds,
     )
     with _lock:
         embedder = _api_cache.get(key)
         if embedder is None:
-            embedder = _api_cache[key] = _new_api_embedder(settings)
+            embedder = _api_cache[key] = _new_api_embedder(settings, new)
             while len(_api_cache) > _API_CACHE_SIZE:
                 _api_cache.pop(next(iter(_api_cache)))
     return embedder
 
 
-def _new_api_embedder(settings: EmbeddingSettings) -> Embedder:
+def _new_api_embedder(settings: EmbeddingSettings, new: Callable[..., Embedder]) -> Embedder:
     from core.embeddings.errors import EmbeddingRejected
 
-    kwargs = dict(
-        base_url=settings.base_url.strip(), model=settings.model.strip(), api_key=settings.api_key,
-        batch_size=settings.batch_size, timeout=settings.timeout_seconds,
-    )
     try:
-        if settings.provider == "openai":
-            from core.embeddings.openai_api import OpenAIEmbedder
-
-            return OpenAIEmbedder(**kwargs)
-        from core.embeddings.ollama_api import OllamaEmbedder
-
-        return OllamaEmbedder(**kwargs)
+        return new(base_url=settings.base_url.strip(), model=settings.model.strip(), api_key=reveal(settings.api_key),
+                   batch_size=settings.batch_size, timeout=settings.timeout_seconds)
     except EmbeddingRejected as exc:  # a malformed URL is a settings problem, reported as such
         raise InvalidSettings(exc.message) from None
+
+
+# the bundled models (and test/hash-N): this module is the "local" provider
+register_embedder(EmbeddingProvider("local", lambda settings, own: _local(settings.model.strip())))

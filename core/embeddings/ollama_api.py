@@ -10,6 +10,7 @@ from typing import Any
 
 from core.embeddings._api_base import ApiEmbedder
 from core.embeddings._http import post_json
+from core.embeddings.base import EmbeddingProvider, register_embedder
 from core.embeddings.errors import EmbeddingRejected
 
 
@@ -28,3 +29,12 @@ class OllamaEmbedder(ApiEmbedder):
                 "is the base URL the Ollama server root (not /v1)?"
             )
         return vectors
+
+
+def _make(settings, own):
+    from core.embeddings.factory import api_embedder
+
+    return api_embedder(settings, OllamaEmbedder)
+
+
+register_embedder(EmbeddingProvider("ollama", _make))

@@ -11,6 +11,7 @@ from typing import Any
 
 from core.embeddings._api_base import ApiEmbedder
 from core.embeddings._http import post_json
+from core.embeddings.base import EmbeddingProvider, register_embedder
 from core.embeddings.errors import EmbeddingRejected
 
 
@@ -34,3 +35,12 @@ class OpenAIEmbedder(ApiEmbedder):
         if all(isinstance(it.get("index"), int) for it in items):
             items = sorted(items, key=lambda it: it["index"])
         return [it["embedding"] for it in items]
+
+
+def _make(settings, own):
+    from core.embeddings.factory import api_embedder
+
+    return api_embedder(settings, OpenAIEmbedder)
+
+
+register_embedder(EmbeddingProvider("openai", _make))

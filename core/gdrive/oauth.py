@@ -35,6 +35,7 @@ from core.gdrive.models import DriveAuthRequest, DriveConnection
 from core.gdrive.transport import guard_oauth_session, guarded_requests
 from core.parsers.url_guard import AllowList
 from core.secrets.box import SecretBox
+from core.settings.fields import reveal
 from core.settings.model import GoogleDriveSettings
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ def _allow_loopback_http(*urls: str) -> Iterator[None]:
 
 
 def _flow(cfg: GoogleDriveSettings, **kw) -> Flow:
-    client = {"web": {"client_id": cfg.client_id, "client_secret": cfg.client_secret,
+    client = {"web": {"client_id": cfg.client_id, "client_secret": reveal(cfg.client_secret),
                       "auth_uri": cfg.oauth_auth_url, "token_uri": cfg.oauth_token_url,
                       "redirect_uris": [cfg.redirect_uri]}}
     return Flow.from_client_config(client, scopes=[SCOPE], redirect_uri=cfg.redirect_uri, **kw)
@@ -170,7 +171,7 @@ def connect_refresh_token(db: Database, box: SecretBox, cfg: GoogleDriveSettings
 def credentials_from(cfg: GoogleDriveSettings, refresh_token: str, access_token: str,
                      expiry: datetime | None) -> Credentials:
     creds = Credentials(token=access_token or None, refresh_token=refresh_token, token_uri=cfg.oauth_token_url,
-                        client_id=cfg.client_id, client_secret=cfg.client_secret, scopes=[SCOPE])
+                        client_id=cfg.client_id, client_secret=reveal(cfg.client_secret), scopes=[SCOPE])
     if expiry is not None:
         creds.expiry = _aware(expiry).replace(tzinfo=None)  # google-auth compares naive UTC times
     return creds

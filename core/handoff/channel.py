@@ -9,7 +9,9 @@ It is an interface, not a pipe for objects:
   only the commands the CLI sends, each with typed arguments; anything else is refused
   unread, and nothing is ever unpickled in either direction;
 - the server asks the kernel who connected (``SO_PEERCRED``) and refuses any peer whose UID
-  is not its own; it runs every command as the local admin itself — the client sends no Actor;
+  is not its own; it runs every command as the local admin itself — the client sends no Actor —
+  except ``api_call`` (the HTTP API), which runs as the user of the API token it carries, the
+  token checked by this process's engine;
 - the socket is created 0600 in the data folder (created 0700), or, when that path is too long
   for AF_UNIX, in a per-user 0700 folder ($XDG_RUNTIME_DIR, else /tmp/ragdesk-<uid>) whose
   owner and mode are verified; a folder or socket owned by someone else is never used

@@ -2,7 +2,8 @@
 result is written as JSON and read back into the types the CLI prints.
 
 Nothing else crosses the socket: no objects, no Actor (the server runs every command as the
-local admin), no callables. A request is ``{"command": name, "args": {...}}``; an argument
+local admin — except ``api_call``, which runs as the user of the API token it carries, checked
+here by the engine; see ``core/api/registry.py``), no callables. A request is ``{"command": name, "args": {...}}``; an argument
 that the schema does not name, or whose type is wrong, refuses the whole request.
 """
 
@@ -42,6 +43,22 @@ def _rows(rows) -> list[dict]:
     return [r.model_dump(mode="json") for r in rows]
 
 
+def _api_call(engine, args: dict):
+    from core.api.registry import invoke  # lazy: the API's operations import most of the engine
+
+    return invoke(engine, args["token"], args["op"], args["input"], client=args.get("client", ""))
+
+
+def _ingest_paths_queued(engine, kb: str, paths: list[str]) -> list:
+    """A CLI ingest handed to the dashboard runs on its job queue (progress and Cancel on the
+    dashboard, nothing long on the hand-off's own thread); the CLI waits for the results."""
+    from core.ingest.paths import ingest_paths
+
+    engine.get_kb(SYSTEM_ACTOR, kb)  # unknown: refused before any file is read
+    return ingest_paths(lambda uploads: engine.submit_ingest(SYSTEM_ACTOR, kb, uploads).result(), paths,
+                        engine.settings().parsing.max_upload_mb)
+
+
 def _save_settings(engine, patch: dict) -> None:
     engine.save_settings(SYSTEM_ACTOR, patch)  # the saved settings are not sent back: they hold secrets
 
@@ -56,19 +73,20 @@ COMMANDS: dict[str, Command] = {
                          lambda e, a: _kb(e.update_kb(SYSTEM_ACTOR, a["ref"], name=a["name"]))),
     "delete_kb": Command({"ref": _STR}, frozenset(), lambda e, a: e.delete_kb(SYSTEM_ACTOR, a["ref"])),
     "ingest_paths": Command({"kb": _STR, "paths": _STR_LIST}, frozenset(),
-                            lambda e, a: [_vars(r) for r in e.ingest_paths(SYSTEM_ACTOR, a["kb"], a["paths"])]),
+                            lambda e, a: [_vars(r) for r in _ingest_paths_queued(e, a["kb"], a["paths"])]),
     "list_files": Command({"kb": _OPT_STR, "status": _OPT_STR}, frozenset({"kb", "status"}),
                           lambda e, a: [f.model_dump(mode="json") for f in
                                         e.list_files(SYSTEM_ACTOR, a.get("kb"), a.get("status"))]),
     "delete_files": Command({"file_ids": _STR_LIST}, frozenset(),
                             lambda e, a: [_vars(r) for r in e.delete_files(SYSTEM_ACTOR, a["file_ids"])]),
-    "reindex": Command({"kb": _STR}, frozenset(), lambda e, a: _vars(e.reindex(SYSTEM_ACTOR, a["kb"]))),
+    "reindex": Command({"kb": _STR}, frozenset(), lambda e, a: _vars(e.submit_reindex(SYSTEM_ACTOR, a["kb"]).result())),
     "search": Command({"query": _STR, "kbs": _OPT_STR_LIST, "mode": _OPT_STR, "top_k": _OPT_INT,
                        "min_score": _OPT_FLOAT}, frozenset({"kbs", "mode", "top_k", "min_score"}),
                       lambda e, a: _vars(e.search(SYSTEM_ACTOR, a["query"], a.get("kbs"), mode=a.get("mode"),
                                                   top_k=a.get("top_k"), min_score=a.get("min_score")))),
     "doctor": Command({"repair": _BOOL}, frozenset({"repair"}),
-                      lambda e, a: _vars(e.doctor(SYSTEM_ACTOR, repair=a.get("repair", False)))),
+                      lambda e, a: _vars(e.submit_repair(SYSTEM_ACTOR).result() if a.get("repair")
+                                         else e.doctor(SYSTEM_ACTOR))),
     "settings_masked": Command({}, frozenset(), lambda e, a: e.settings_masked()),
     "save_settings": Command({"patch": _DICT}, frozenset(), lambda e, a: _save_settings(e, a["patch"])),
     # web: the normal side may search the web; strict answering never does (the engine decides)
@@ -89,8 +107,8 @@ COMMANDS: dict[str, Command] = {
     "gdrive_list": Command({"folder_id": _OPT_STR, "query": _STR}, frozenset({"folder_id", "query"}),
                            lambda e, a: e.gdrive_list(SYSTEM_ACTOR, a.get("folder_id"), a.get("query", ""))),
     "gdrive_import": Command({"kb": _STR, "ids": _STR_LIST, "watch": _BOOL}, frozenset({"watch"}),
-                             lambda e, a: _vars(e.gdrive_import(SYSTEM_ACTOR, a["kb"], a["ids"],
-                                                                watch=a.get("watch", False)))),
+                             lambda e, a: _vars(e.submit_gdrive_import(SYSTEM_ACTOR, a["kb"], a["ids"],
+                                                                       watch=a.get("watch", False)).result())),
     "gdrive_sync": Command({"kb": _OPT_STR}, frozenset({"kb"}),
                            lambda e, a: [_vars(r) for r in e.gdrive_sync(SYSTEM_ACTOR, a.get("kb"))]),
     # every due source, each as its owner (what `gdrive sync --due` runs in-process too)
@@ -101,7 +119,11 @@ COMMANDS: dict[str, Command] = {
     "watch_web_pages": Command({"kb": _STR, "urls": _STR_LIST, "watch": _BOOL}, frozenset({"watch"}),
                                lambda e, a: _vars(e.watch_web_pages(SYSTEM_ACTOR, a["kb"], a["urls"],
                                                                     watch=a.get("watch", True)))),
-    "sync_source": Command({"source_id": _STR}, frozenset(), lambda e, a: _vars(e.sync_source(SYSTEM_ACTOR, a["source_id"]))),
+    "sync_source": Command({"source_id": _STR}, frozenset(),
+                           lambda e, a: _vars(e.submit_sync_source(SYSTEM_ACTOR, a["source_id"]).result())),
+    # The HTTP API's every operation (core/api/registry.py) as the token's user, never as the admin:
+    # the token is verified here, next to the engine; uploads come as files the API staged.
+    "api_call": Command({"op": _STR, "input": _DICT, "token": _STR, "client": _STR}, frozenset({"client"}), _api_call),
     "sync_logs": Command({"source_id": _OPT_STR, "limit": _OPT_INT}, frozenset({"source_id", "limit"}),
                          lambda e, a: _rows(e.sync_logs(SYSTEM_ACTOR, a.get("source_id"),
                                                         limit=20 if a.get("limit") is None else a["limit"]))),
@@ -166,7 +188,9 @@ def error_payload(exc: CoreError) -> dict:
 
 # Modules that define CoreErrors of their own: imported so a reply naming one finds its class
 # (and its exit code) even when the CLI has not imported that module yet.
-_ERROR_MODULES = ("core.gdrive.errors", "core.sources.base", "core.websearch.base", "core.secrets.box", "core.accounts.signin_guard")
+_ERROR_MODULES = ("core.gdrive.errors", "core.sources.base", "core.websearch.base", "core.secrets.box", "core.accounts.signin_guard",
+                  "core.accounts.api_tokens", "core.sources.lease", "core.storage.data_folder", "core.embeddings.errors",
+                  "core.parsers.url")
 
 
 def _core_error_classes() -> dict[str, type[CoreError]]:
@@ -186,10 +210,13 @@ def error_from_payload(payload: Any) -> CoreError:
     if not isinstance(payload, dict) or not isinstance(payload.get("message"), str):
         return errors_mod.StoreError("the dashboard process sent a malformed error")
     cls = _core_error_classes().get(str(payload.get("kind")), CoreError)
-    try:
-        return cls(payload["message"])
-    except TypeError:  # a subclass with another constructor
-        return CoreError(payload["message"])
+    for candidate in cls.__mro__:  # a subclass with another constructor: its nearest base that takes a message
+        if isinstance(candidate, type) and issubclass(candidate, CoreError):
+            try:
+                return candidate(payload["message"])
+            except TypeError:
+                continue
+    return CoreError(payload["message"])
 
 
 # ---------------------------------------------------------------- results back into types (client)

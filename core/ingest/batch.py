@@ -21,12 +21,12 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, KnowledgeBase, utcnow
-from core.storage.diskspace import no_room_for_upload
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
+from core.ingest import ready
 from core.ingest.blobs import sha256_hex
-from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.jobs import JobTracker, cancelled_many
+from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
@@ -45,6 +45,7 @@ from core.ingest.service import (
 from core.messages import Said, say
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
+from core.storage.diskspace import no_room_for_upload
 from core.types import Actor, ParsedDoc
 
 log = logging.getLogger(__name__)
@@ -81,8 +82,10 @@ class _Prepared:
 
 def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[Upload], *, collection: str,
                 kb_id: str | None = None, chat_id: str | None = None, parsed: ParsedDoc | None = None,
-                progress: Callable[[str, int, int, str], None] | None = None) -> list[IngestResult]:
-    """``parsed``: the text of a single upload that is already parsed (a fetched page)."""
+                progress: Callable[[str, int, int, str], None] | None = None,
+                job_ids: list[str] | None = None) -> list[IngestResult]:
+    """``parsed``: the text of a single upload that is already parsed (a fetched page).
+    ``job_ids``: each upload's queued job (tracked instead of a new job row)."""
     results: list[IngestResult | None] = [None] * len(uploads)
     group: list[tuple[int, _Prepared]] = []
     # a knowledge base's own chunking, applied to the batch's one snapshot
@@ -91,7 +94,7 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
         on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
         _stop_cancelled(parts, group, results)
         prepared = _prepare(parts, snap, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,
-                            progress=on_progress, parsed=parsed,
+                            progress=on_progress, parsed=parsed, job_id=job_ids[i] if job_ids else None,
                             between_steps=lambda: _stop_cancelled(parts, group, results))
         if isinstance(prepared, IngestResult):
             results[i] = prepared
@@ -140,7 +143,8 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
 
 def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *, collection: str,
              kb_id: str | None, chat_id: str | None, progress: Progress | None,
-             parsed: ParsedDoc | None, between_steps: Callable[[], None] = lambda: None) -> _Prepared | IngestResult:
+             parsed: ParsedDoc | None, between_steps: Callable[[], None] = lambda: None,
+             job_id: str | None = None) -> _Prepared | IngestResult:
     """Record, parse and chunk one file. Anything wrong fails this file alone. ``between_steps``
     runs at each step of its parse (a page): the cancel checks of the files waiting before it."""
     settings = snap.settings
@@ -176,8 +180,11 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
         record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
                             kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
         s.add(record)
-        tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
-                                      said=say("job.parsing", name=upload.name))
+        if job_id is not None:
+            tracker = JobTracker.adopt_in(parts.db, s, job_id, file_id=record.id, said=say("job.parsing", name=upload.name))
+        else:
+            tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
+                                          said=say("job.parsing", name=upload.name))
     target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
     prepared = _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=None, progress=progress, sha=sha)
 
@@ -221,7 +228,8 @@ def _check_upload(upload: Upload, parsing) -> Upload | CoreError:
 
 def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) -> dict[int, IngestResult]:
     """Make a group of fully embedded files searchable in one transaction (one commit, not one
-    per file). Their originals and parsed text are made durable first (one sync for all)."""
+    per file), then flag their points ready (one store update per collection: ``ready.publish``).
+    Their originals and parsed text are made durable first (one sync for all)."""
     parts.blobs.sync()
     problems: dict[int, tuple[str, str]] = {}  # id(prepared) -> (state, reason)
     with parts.db.write() as s:
@@ -256,12 +264,22 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
             rec.updated_at = utcnow()
             s.add(rec)
             p.tracker.finish_in(s, "done", said=say("job.chunks", n=len(chunks)), total=len(chunks))
+    indexed: dict[str, list[str]] = {}
+    for p in group:
+        if id(p) not in problems:
+            indexed.setdefault(p.job.target.collection, []).append(p.record_id)
+    unflagged = ready.publish(parts.store, indexed)
+    ready.mark_searchable(parts.db, [f for ids in indexed.values() for f in ids if f not in unflagged])
     out: dict[int, IngestResult] = {}
     for p in group:
         if id(p) in problems:
             p.fail(parts, *problems[id(p)])
             out[id(p)] = p.failed  # type: ignore[assignment]
         else:
+            warnings = list(p.doc.warnings)
+            if p.record_id in unflagged:
+                warnings.append(f"indexed, but not searchable until the next start or doctor run: "
+                                f"{unflagged[p.record_id]}")
             out[id(p)] = IngestResult(p.upload.name, "indexed", file_id=p.record_id, chunks=len(p.job.chunks),
-                                      job_id=p.tracker.job_id, warnings=list(p.doc.warnings))
+                                      job_id=p.tracker.job_id, warnings=warnings)
     return out

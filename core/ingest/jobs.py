@@ -64,6 +64,22 @@ class JobTracker:
         session.add(job)
         return cls(db, job.id)
 
+    @classmethod
+    def adopt_in(cls, db: Database, session, job_id: str, *, file_id: str | None = None, message: str = "",
+                 said: Said | None = None) -> "JobTracker":
+        """Track a queued job a worker has claimed (core/jobs/) instead of a new row: it learns
+        its file in the caller's transaction (one commit for the file row and its job)."""
+        job = session.get(Job, job_id)
+        if job is None:
+            raise NotFound(f"job '{job_id}' not found")
+        if file_id is not None:
+            job.file_id = file_id
+        job.message = said.text if said else (message or job.message)
+        _set_said(job, said)
+        job.updated_at = utcnow()
+        session.add(job)
+        return cls(db, job_id)
+
     def progress(self, done: int, total: int, message: str, said: Said | None = None) -> None:
         now = time.monotonic()
         if now - self._last_write < _PROGRESS_INTERVAL:
@@ -198,8 +214,9 @@ def list_jobs(db: Database, actor: Actor, *, ids: list[str] | None = None, activ
 
 
 def abandoned(job: Job) -> bool:
-    """A running job whose process is gone (killed, crashed, machine restarted)."""
-    if job.state not in ("queued", "running"):
+    """A running job whose process is gone (killed, crashed, machine restarted). A queued job
+    waits in the queue for any worker: never abandoned."""
+    if job.state != "running":
         return False
     # Another machine's job (shared PostgreSQL) can't be judged from here: leave it alone.
     return job.host == HOST and not process_alive(job.pid)
@@ -212,11 +229,12 @@ INTERRUPTED = "interrupted: the process running it stopped; run it again"
 
 
 def mark_abandoned(db: Database) -> list[str]:
-    """Close every queued or running job whose process on this machine is gone (run at start-up,
-    and by the doctor's repair): it is marked failed as interrupted, so nothing waits on it."""
+    """Close every running job whose process on this machine is gone (run at start-up, and by
+    the doctor's repair): it is marked failed as interrupted, so nothing waits on it. A job a
+    queue worker held is the queue's to run again (core/jobs/queue.py ``release_dead``)."""
     closed = []
     with db.write() as s:
-        for job in s.exec(select(Job).where(Job.state.in_(["queued", "running"]))).all():
+        for job in s.exec(select(Job).where(Job.state == "running", Job.worker_id.is_(None))).all():
             if abandoned(job):
                 job.state, job.error, job.updated_at = "failed", INTERRUPTED, utcnow()
                 s.add(job)

@@ -18,7 +18,7 @@ from core.errors import CoreError, EmbeddingError
 from core.retrieval import bm25
 from core.settings.model import ChunkingSettings
 from core.types import Chunk, ParsedDoc, VectorPoint
-from core.vectorstore.base import VectorStore
+from core.vectorstore.base import NOT_READY, READY_KEY, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,8 @@ def chunk_payload(chunk: Chunk, target: FileTarget) -> dict:
         "heading_path": list(chunk.heading_path),
         "source_name": chunk.source_name,
         "merged_count": chunk.merged_count,
+        # invisible to retrieval until its file is committed as indexed (mark_ready)
+        READY_KEY: NOT_READY,
     }
     for key in ("page", "slide", "start_seconds"):
         value = getattr(chunk, key)

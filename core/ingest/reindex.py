@@ -50,15 +50,20 @@ class ReindexResult:
 
 
 def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
-            progress: Callable[[int, int, str], None] | None = None) -> ReindexResult:
+            progress: Callable[[int, int, str], None] | None = None, job_id: str | None = None) -> ReindexResult:
+    """``job_id``: the queued job that runs it (core/jobs/), tracked instead of a new job row."""
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
     mark_abandoned(parts.db)  # a reindex killed earlier (by another process) no longer counts as running
     settings, embedder = settings_for_kb(snap.settings, kb), snap.embedder  # with the knowledge base's own chunking
     version = kb.collection_version + 1
     new = kb_collection_name(kb.id, version)
-    tracker = JobTracker.start(parts.db, kind="reindex", actor=actor, kb_id=kb.id, file_id=None,
-                               said=say("job.reindexing", name=kb.name))
+    if job_id is not None:
+        with parts.db.write() as s:
+            tracker = JobTracker.adopt_in(parts.db, s, job_id, said=say("job.reindexing", name=kb.name))
+    else:
+        tracker = JobTracker.start(parts.db, kind="reindex", actor=actor, kb_id=kb.id, file_id=None,
+                                   said=say("job.reindexing", name=kb.name))
     result = ReindexResult(kb=kb.name, status="running", collection=new, job_id=tracker.job_id)
     parts.store.drop_collection(new)  # leftover of an earlier interrupted attempt
     parts.store.create_collection(new, embedder.dimension)
@@ -191,6 +196,9 @@ def switch_when_caught_up(parts, kb_id: str, new: str, version: int, embedder, s
     is checked inside the switch's own transaction, so no ingest can commit in between — a file
     indexed there would otherwise keep pointing at the old collection, which is then dropped."""
     parts.blobs.sync()  # parsed text rewritten during the reindex is durable before the switch
+    # Flagged before the switch: nothing searches the new index until it commits (a crash in
+    # between leaves an unused collection that start-up drops), and after it every file answers.
+    parts.store.mark_ready(new, [file_id for file_id, n in done.items() if n >= 0])
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if kb is None:
@@ -210,5 +218,6 @@ def switch_when_caught_up(parts, kb_id: str, new: str, version: int, embedder, s
         for rec in s.exec(select(FileRecord).where(FileRecord.kb_id == kb_id, FileRecord.status == "indexed")).all():
             if rec.id in done:
                 rec.collection, rec.chunk_count = new, done[rec.id]
+                rec.searchable = rec.searchable or done[rec.id] >= 0  # flagged in the new index above
                 s.add(rec)
     return old

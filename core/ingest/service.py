@@ -109,12 +109,15 @@ def _name_first_collection(parts: EngineParts, snap: Snapshot, kb_id: str) -> Kn
     """Record the first collection of a knowledge base (once: a concurrent first ingest that
     got here first has recorded it already, and that is what both use)."""
     embedder = snap.embedder
+    # Learnt before the write transaction: an API embedder asks its server (a slow call must not
+    # hold the database's write lock, which every other writer — other workers too — waits on).
+    dimension = embedder.dimension
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if not kb.collection:
             kb.collection_version = 1
             kb.collection = kb_collection_name(kb.id, 1)
-            kb.embedder_id, kb.dimension = embedder.id, embedder.dimension
+            kb.embedder_id, kb.dimension = embedder.id, dimension
             kb.sparse_encoder = bm25.TOKENIZER_ID
             kb.chunking = effective_chunking(snap.settings, kb.chunking_override).model_dump()
             kb.updated_at = utcnow()
@@ -123,15 +126,17 @@ def _name_first_collection(parts: EngineParts, snap: Snapshot, kb_id: str) -> Kn
 
 
 def ingest(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str, uploads: list[Upload],
-           progress: FileProgress | None = None) -> list[IngestResult]:
+           progress: FileProgress | None = None, job_ids: list[str] | None = None) -> list[IngestResult]:
     """Index uploads into a knowledge base, one result per upload; a bad file fails alone.
-    The index check and every file of the batch use the same snapshot."""
+    The index check and every file of the batch use the same snapshot. ``job_ids``: the queued
+    job of each upload (core/jobs/), tracked instead of a new job row per file."""
     from core.ingest.batch import ingest_many
 
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
     kb = ensure_kb_index(parts, snap, kb.id)
-    return ingest_many(parts, snap, actor, uploads, collection=kb.collection, kb_id=kb.id, progress=progress)
+    return ingest_many(parts, snap, actor, uploads, collection=kb.collection, kb_id=kb.id, progress=progress,
+                       job_ids=job_ids)
 
 
 def fetch_url_doc(url: str, settings):
@@ -181,12 +186,16 @@ def drop_unused_original(parts: EngineParts, sha: str) -> None:
     no failed or cancelled knowledge-base file that Retry may send again."""
     if not sha:
         return
+    from core.db.models import Job
+
     with parts.db.read() as s:
         used = s.exec(select(FileRecord.id).where(
             FileRecord.sha256 == sha,
             FileRecord.status.in_(["indexed", "processing", "pending"])
             | (FileRecord.status.in_(list(RETRY_STATES)) & FileRecord.kb_id.is_not(None)))).first()
-    if used is None:
+        # an upload waiting in the queue (or being worked on) names its original too
+        waiting = s.exec(select(Job.id).where(Job.blob == sha, Job.state.in_(["staged", "queued", "running"]))).first()
+    if used is None and waiting is None:
         parts.blobs.delete_blob(sha)
 
 
@@ -242,7 +251,7 @@ def recover_interrupted(parts: EngineParts) -> list[str]:
         if job is not None and not abandoned(job):
             continue  # still being worked on by a live process
         abandon_file(parts, rec.id, rec.collection, "failed", "interrupted: the process stopped while indexing; upload again")
-        if job is not None:
+        if job is not None and not job.worker_id:  # a queue job is queued again instead (core/jobs/queue.py)
             JobTracker(parts.db, job.id).finish("failed", error="interrupted")
         cleaned.append(rec.id)
     dead_reindexes = {j.kb_id for j in active if j.kind == "reindex" and j.kb_id and abandoned(j)}

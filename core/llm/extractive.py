@@ -132,6 +132,7 @@ class _Sentence:
 
 class ExtractiveAnswerer:
     id = "extractive"
+    quotes_only = True  # not a language model: it quotes the passages it is given
 
     def __init__(
         self,
@@ -384,3 +385,16 @@ def _sentences(passages: list[Passage], per_passage: list[list[QuoteUnit]]) -> l
             if found:
                 out.append(_Sentence((p_pos, u_pos), passage.n, unit.text, found, normalize(unit.match), unit))
     return out
+
+
+def _make(settings, own) -> ExtractiveAnswerer:
+    return ExtractiveAnswerer(context_length=settings.context_length)
+
+
+def _register() -> None:
+    from core.llm.providers import ChatProvider, register_provider
+
+    register_provider(ChatProvider("extractive", _make, quotes_only=True))
+
+
+_register()

@@ -32,7 +32,7 @@ EXTENSIONS_BY_KIND: dict[str, tuple[str, ...]] = {
 SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(e for exts in EXTENSIONS_BY_KIND.values() for e in exts)
 _KIND_OF_EXTENSION = {e: k for k, exts in EXTENSIONS_BY_KIND.items() for e in exts}
 
-_KIND_LABELS = {
+KIND_LABELS = {
     "pdf": "PDF",
     "docx": "Word (.docx)",
     "pptx": "PowerPoint (.pptx)",
@@ -160,7 +160,7 @@ def _mismatch(ext: str, kind: str) -> str | None:
         return None
     if {expected, kind} <= {"markdown", "text"}:
         return None
-    return f"the file name ends in .{ext} but the content is {_KIND_LABELS[kind]}; it was parsed as {_KIND_LABELS[kind]}"
+    return f"the file name ends in .{ext} but the content is {KIND_LABELS[kind]}; it was parsed as {KIND_LABELS[kind]}"
 
 
 def sniff(data: bytes, source_name: str) -> Detection:
@@ -169,6 +169,11 @@ def sniff(data: bytes, source_name: str) -> Detection:
     head = data[:4096]
     if not data:
         raise ParseError.of(say("parse.empty_file", name=source_name))
+    from core.parsers.formats import plugin_format_for  # formats.py imports this module
+
+    plugin = plugin_format_for(ext, data)
+    if plugin is not None:
+        return Detection(kind=plugin.kind)
 
     if ext in ("docx", "pptx", "xlsx") and not head.startswith(b"PK"):
         label = {"docx": "Word", "pptx": "PowerPoint", "xlsx": "Excel"}[ext]

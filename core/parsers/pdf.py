@@ -4,7 +4,9 @@ Each page is judged on its own, so a mixed document (typed pages and scans) come
 a page whose text layer is missing, too short for the picture it shows, or garbage (few real
 characters, e.g. a font without a Unicode map) is rendered with pypdfium2 and read by OCR. On
 the other pages, pictures large enough to hold text are OCR'd on their own and their lines
-join the text layer in reading order (pdf_images.py).
+join the text layer in reading order (pdf_images.py). With two or more scanned pages, those
+pages are read in parallel processes (ocr_pool.py, ``parsing.ocr_workers``) while the pages are
+walked in order, so the text and the progress are the same as one page at a time.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from core.errors import ParseError
 from core.messages import say
 from core.parsers.base import ParseContext
 from core.parsers.layout import Box, reading_text
+from core.parsers.ocr_pool import PagesRead, pool_size, read_pages
 from core.parsers.pdf_images import ocr_pictures, picture_regions
 from core.parsers.pdf_tables import find_tables
 from core.parsers.pdf_text import SOFT_HYPHEN, PageText, read_page_edges, read_page_text
@@ -101,13 +104,15 @@ def render_for_ocr(page: pdfium.PdfPage, dpi: int):
         bitmap.close()
 
 
-def _ocr_page(page: pdfium.PdfPage, number: int, ctx: ParseContext, notes: list[str]) -> tuple[str, list[Box]]:
-    """The page's OCR text and its lines, placed in page points (y from the top of the page as shown)."""
+def ocr_page(page: pdfium.PdfPage, number: int, *, dpi: int, timeout_seconds: float,
+             notes: list[str]) -> tuple[str, list[Box]]:
+    """The page's OCR text and its lines, placed in page points (y from the top of the page as
+    shown). Runs in this process or in an OCR worker (ocr_pool.py)."""
     from core.parsers.ocr import ocr_boxes, ocr_reading_text  # loads OCR only when a page needs it
 
-    scale = ocr_scale(page, ctx.settings.ocr_dpi)
-    image = render_for_ocr(page, ctx.settings.ocr_dpi)
-    boxes = ocr_boxes(image, timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=f"page {number}", notes=notes)
+    scale = ocr_scale(page, dpi)
+    image = render_for_ocr(page, dpi)
+    boxes = ocr_boxes(image, timeout_seconds=timeout_seconds, what=f"page {number}", notes=notes)
     lines = [Box(b.x0 / scale, b.top / scale, b.x1 / scale, b.bottom / scale, b.text) for b in boxes]
     return ocr_reading_text(boxes), lines
 
@@ -124,72 +129,120 @@ class PdfParser:
     def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
         document = _open(data, source_name)
         try:
-            return self._parse_open(document, source_name, ctx)
+            return self._parse_open(document, data, source_name, ctx)
         finally:
             document.close()
 
-    def _parse_open(self, document: pdfium.PdfDocument, source_name: str, ctx: ParseContext) -> ParsedDoc:
+    def _parse_open(self, document: pdfium.PdfDocument, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
         total = len(document)
         if total == 0:
             raise ParseError(f"{source_name} has no pages")
-        parts: list[DocPart] = []
-        ocr_pages: list[int] = []
-        picture_pages: list[int] = []  # pages whose pictures were OCR'd beside their text layer
-        warnings: list[str] = []
-        table_count = 0
-        ocr_lines: dict[str, list[list]] = {}  # page number -> OCR lines in points (citations)
+        texts = _scanned_pages(document, source_name, ctx)
+        scanned = [(i, i + 1) for i, (_, reason) in texts.items() if reason]
+        workers = pool_size(ctx.settings.ocr_workers, len(scanned)) if ctx.settings.ocr_enabled else 1
+        if workers < 2:
+            return _PageWalk(document, source_name, ctx, texts).run()
+        # the scanned pages are read ahead, in parallel, while the walk below takes them in order
+        with read_pages(data, scanned, workers=workers, dpi=ctx.settings.ocr_dpi,
+                        timeout_seconds=ctx.settings.ocr_page_timeout_seconds,
+                        check=lambda: ctx.progress(0, total, "reading scanned pages")) as ahead:
+            doc = _PageWalk(document, source_name, ctx, texts, ahead).run()
+        doc.metadata["ocr_workers"] = workers
+        doc.metadata["ocr_worker_peak_rss_mb"] = round(ahead.peak_rss_mb)
+        return doc
+
+
+def _scanned_pages(document: pdfium.PdfDocument, source_name: str,
+                   ctx: ParseContext) -> dict[int, tuple[PageText, str | None]]:
+    """Every page's text layer and why it needs OCR (None: it does not), in page order."""
+    out: dict[int, tuple[PageText, str | None]] = {}
+    total = len(document)
+    for index in range(total):
+        ctx.progress(0, total, f"page {index + 1} of {total}: text layer")  # may raise Cancelled
+        page = document[index]
+        try:
+            text = read_page_text(page)
+            out[index] = (text, ocr_reason(page, text))
+        except pdfium.PdfiumError as exc:
+            raise ParseError(f"page {index + 1} of {source_name} could not be read (corrupt PDF)", detail=str(exc)) from exc
+        finally:
+            page.close()
+    return out
+
+
+class _PageWalk:
+    """The pages in order: OCR'd (here, or taken from the pool's read-ahead), or their text layer
+    with any pictures OCR'd, into one document."""
+
+    def __init__(self, document: pdfium.PdfDocument, source_name: str, ctx: ParseContext,
+                 texts: dict[int, tuple[PageText, str | None]], ahead: PagesRead | None = None):
+        self.document, self.source_name, self.ctx, self.texts, self.ahead = document, source_name, ctx, texts, ahead
+        self.parts: list[DocPart] = []
+        self.ocr_pages: list[int] = []
+        self.picture_pages: list[int] = []  # pages whose pictures were OCR'd beside their text layer
+        self.warnings: list[str] = []
+        self.table_count = 0
+        self.ocr_lines: dict[str, list[list]] = {}  # page number -> OCR lines in points (citations)
+
+    def run(self) -> ParsedDoc:
+        total, ctx = len(self.document), self.ctx
         for index in range(total):
             number = index + 1
             ctx.progress(index, total, f"page {number} of {total}")
-            page = document[index]
+            page = self.document[index]
             try:
-                text = read_page_text(page)
-                reason = ocr_reason(page, text)
-                if reason and ctx.settings.ocr_enabled:
-                    ctx.progress(index, total, f"page {number} of {total}: OCR ({reason})")
-                    body, lines = _ocr_page(page, number, ctx, warnings)
-                    ocr_lines[str(number)] = stored_lines(lines)
-                    ocr_pages.append(number)
-                elif reason and text.real_share < MIN_REAL_SHARE:
-                    # Garbage would only pollute the index: skip the page, say so.
-                    warnings.append(f"page {number}: {reason}, and OCR is turned off; the page was skipped")
-                    body = ""
-                else:
-                    if reason:
-                        warnings.append(f"page {number}: {reason}, and OCR is turned off; its text may be missing")
-                    picture_lines: list[Box] = []
-                    if ctx.settings.ocr_enabled and ctx.settings.ocr_pdf_pictures:
-                        regions = picture_regions(page)
-                        if regions:
-                            ctx.progress(index, total, f"page {number} of {total}: OCR of {len(regions)} picture(s)")
-                            placed: list[Box] = []
-                            picture_lines = ocr_pictures(
-                                page, regions, text.words, dpi=ctx.settings.ocr_dpi,
-                                timeout_seconds=ctx.settings.ocr_page_timeout_seconds, what=f"page {number}",
-                                notes=warnings, placed_lines=placed)
-                            if placed:
-                                ocr_lines[str(number)] = stored_lines(placed)
-                            picture_pages.append(number)
-                    body, tables = _text_layer(page, text, picture_lines)
-                    table_count += tables
+                body = self._page(page, index, number, total)
             except pdfium.PdfiumError as exc:
-                raise ParseError(f"page {number} of {source_name} could not be read (corrupt PDF)", detail=str(exc)) from exc
+                raise ParseError(f"page {number} of {self.source_name} could not be read (corrupt PDF)",
+                                 detail=str(exc)) from exc
             finally:
                 page.close()
             if body.strip():
-                parts.append(DocPart(text=body, page=number))
+                self.parts.append(DocPart(text=body, page=number))
         ctx.progress(total, total, f"{total} pages read")
-        metadata = {"pages": total, "ocr_pages": ocr_pages, "ocr_picture_pages": picture_pages, "tables": table_count}
-        if ocr_lines:  # a dict: it stays in the parsed text, out of the file's database row
-            metadata["ocr_lines"] = ocr_lines
-        return ParsedDoc(
-            source_name=source_name,
-            mime="application/pdf",
-            parts=parts,
-            title=_title(document),
-            metadata=metadata,
-            warnings=warnings,
-        )
+        metadata = {"pages": total, "ocr_pages": self.ocr_pages, "ocr_picture_pages": self.picture_pages,
+                    "tables": self.table_count}
+        if self.ocr_lines:  # a dict: it stays in the parsed text, out of the file's database row
+            metadata["ocr_lines"] = self.ocr_lines
+        return ParsedDoc(source_name=self.source_name, mime="application/pdf", parts=self.parts,
+                         title=_title(self.document), metadata=metadata, warnings=self.warnings)
+
+    def _page(self, page: pdfium.PdfPage, index: int, number: int, total: int) -> str:
+        ctx, settings = self.ctx, self.ctx.settings
+        text, reason = self.texts[index]
+        if reason and settings.ocr_enabled:
+            ctx.progress(index, total, f"page {number} of {total}: OCR ({reason})")
+            if self.ahead is not None:
+                read = self.ahead.take(number)
+                body, lines = read.text, read.lines
+                self.warnings.extend(read.notes)
+            else:
+                body, lines = ocr_page(page, number, dpi=settings.ocr_dpi,
+                                       timeout_seconds=settings.ocr_page_timeout_seconds, notes=self.warnings)
+            self.ocr_lines[str(number)] = stored_lines(lines)
+            self.ocr_pages.append(number)
+            return body
+        if reason and text.real_share < MIN_REAL_SHARE:
+            # Garbage would only pollute the index: skip the page, say so.
+            self.warnings.append(f"page {number}: {reason}, and OCR is turned off; the page was skipped")
+            return ""
+        if reason:
+            self.warnings.append(f"page {number}: {reason}, and OCR is turned off; its text may be missing")
+        picture_lines: list[Box] = []
+        if settings.ocr_enabled and settings.ocr_pdf_pictures:
+            regions = picture_regions(page)
+            if regions:
+                ctx.progress(index, total, f"page {number} of {total}: OCR of {len(regions)} picture(s)")
+                placed: list[Box] = []
+                picture_lines = ocr_pictures(
+                    page, regions, text.words, dpi=settings.ocr_dpi, timeout_seconds=settings.ocr_page_timeout_seconds,
+                    what=f"page {number}", notes=self.warnings, placed_lines=placed)
+                if placed:
+                    self.ocr_lines[str(number)] = stored_lines(placed)
+                self.picture_pages.append(number)
+        body, tables = _text_layer(page, text, picture_lines)
+        self.table_count += tables
+        return body
 
 
 def _title(document: pdfium.PdfDocument) -> str | None:

@@ -7,7 +7,6 @@ about 300 MB resident) when a page actually needs it, and a Markdown upload load
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from core.parsers.detect import (
     extension_of,
     sniff,
 )
+from core.plugins import FORMATS
 from core.types import ParsedDoc
 
 __all__ = [
@@ -35,40 +35,12 @@ __all__ = [
     "to_json",
 ]
 
-# kind -> (module, attribute holding the parser object)
-_PARSER_MODULES: dict[str, tuple[str, str]] = {
-    "pdf": ("core.parsers.pdf", "PARSER"),
-    "image": ("core.parsers.image", "PARSER"),
-    "markdown": ("core.parsers.text", "PARSER"),
-    "text": ("core.parsers.text", "PLAIN_PARSER"),
-    "docx": ("core.parsers.docx", "PARSER"),
-    "pptx": ("core.parsers.pptx", "PARSER"),
-    "xlsx": ("core.parsers.spreadsheet", "XLSX_PARSER"),
-    "csv": ("core.parsers.spreadsheet", "CSV_PARSER"),
-    "html": ("core.parsers.html", "PARSER"),
-}
-
-_MIME_BY_KIND = {
-    "pdf": "application/pdf",
-    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    "csv": "text/csv",
-    "image": "image/*",
-    "html": "text/html",
-    "markdown": "text/markdown",
-    "text": "text/plain",
-}
-
-
 def get_parser(kind: str) -> Parser:
-    """The parser object for a kind, importing its module on first use."""
-    try:
-        module_name, attribute = _PARSER_MODULES[kind]
-    except KeyError:
-        raise ParseError(f"no parser for kind {kind!r}; known kinds: {', '.join(KINDS)}") from None
-    module = importlib.import_module(module_name)
-    return getattr(module, attribute)
+    """The parser object for a kind (a registered document format), importing its module on first use."""
+    fmt = FORMATS.find(kind)
+    if fmt is None:
+        raise ParseError(f"no parser for kind {kind!r}; known kinds: {', '.join(FORMATS.names())}")
+    return fmt.load()
 
 
 def _check_size(size: int, source_name: str, ctx: ParseContext) -> None:
@@ -123,7 +95,7 @@ def parse_bytes(data: bytes, source_name: str, ctx: ParseContext | None = None) 
     doc.metadata.setdefault("kind", detection.kind)
     doc.metadata.setdefault("parser", parser.name)
     if not doc.mime:
-        doc.mime = _MIME_BY_KIND[detection.kind]
+        doc.mime = FORMATS.get(detection.kind).mime
     return doc
 
 

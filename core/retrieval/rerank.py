@@ -16,6 +16,7 @@ from typing import Protocol
 import httpx
 
 from core.errors import CoreError, InvalidSettings
+from core.settings.fields import reveal
 from core.settings.model import RerankerSettings
 
 
@@ -102,4 +103,4 @@ def make_reranker(cfg: RerankerSettings) -> Reranker | None:
         return None
     if cfg.kind == "cross-encoder":
         return CrossEncoderReranker(cfg.model_path, cfg.scores)
-    return HttpReranker(cfg.url, cfg.api_key, cfg.model, scores=cfg.scores)
+    return HttpReranker(cfg.url, reveal(cfg.api_key), cfg.model, scores=cfg.scores)

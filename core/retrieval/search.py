@@ -1,9 +1,12 @@
 """Hybrid retrieval: dense + BM25 recall in the engine, a weighted fusion of the two calibrated
 scores, an optional cross-encoder rerank, one threshold, dedupe, citations.
 
-Per searched collection two engine queries run (one per channel) with the same filter: files
-that are not fully indexed are excluded inside the engine, so they never take a candidate's
-place. The candidates are the union of both lists; each is scored by
+Every searched collection gets two channel queries (dense, BM25) with the same filter, and all
+of them go to the store in one batch (``VectorStore.search_batch``: one engine call per
+collection, on a server one request per collection sent together; no existence check per
+query). The filter keeps only points flagged ``ready`` (their file fully written and marked
+indexed), one indexed condition however many files failed, so an unfinished file never takes
+a candidate's place. The candidates are the union of both lists; each is scored by
 ``(w_d * dense + w_b * bm25) / (w_d + w_b)`` on calibrated channel scores (calibration.py).
 The engine's RRF fusion is not used: over the same two lists it adds no candidate, and a
 rank-only score cannot carry the threshold. With a reranker, its head is rescored and only
@@ -27,11 +30,10 @@ from core.retrieval.calibration import ENGLISH_ONLY, calibrate_bm25, calibrate_d
 from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.rerank import Reranker
 from core.settings.model import RetrievalSettings
-from core.types import ScoredPoint, SearchFilter
+from core.types import ChannelQuery, ScoredPoint, SearchFilter
 from core.vectorstore.base import VectorStore
 
 MODES = ("dense", "bm25", "hybrid", "hybrid+rerank")
-_UNSEARCHABLE = ("pending", "processing", "failed", "cancelled")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -119,7 +121,6 @@ def search(
     top_k = top_k or cfg.rag_max_results
     min_score = cfg.rag_min_similarity if min_score is None else min_score
     result = SearchResult(query=query, mode=mode, hits=[])
-    targets = [t for t in targets if store.collection_exists(t.collection)]
     if not targets or not query.strip():
         return result
     check_embedder(targets, embedder)
@@ -136,12 +137,18 @@ def search(
 
     n = cfg.candidates
     candidates: dict[str, SearchHit] = {}
-    # db is None for collections without file records (web-search results)
-    excluded = _not_indexed(db, [t.collection for t in targets]) if db is not None else ()
-    flt = SearchFilter(file_ids=tuple(file_ids), exclude_file_ids=excluded)
+    # db is None for a collection written whole before this search (web search): no flag to wait for
+    flt = SearchFilter(file_ids=tuple(file_ids), ready_only=db is not None)
+    queries: list[ChannelQuery] = []
     for target in targets:
-        dense = store.search_dense(target.collection, dense_q, n, flt) if dense_q else []
-        sparse = store.search_sparse(target.collection, sparse_q, n, flt) if n_terms and mode != "dense" else []
+        if dense_q:
+            queries.append(ChannelQuery(target.collection, n, flt, dense=dense_q))
+        if n_terms and mode != "dense":
+            queries.append(ChannelQuery(target.collection, n, flt, sparse=sparse_q))
+    found = iter(store.search_batch(queries))
+    for target in targets:  # in target order, as the results came (a missing collection gave [])
+        dense = next(found) if dense_q else []
+        sparse = next(found) if n_terms and mode != "dense" else []
         _merge(candidates, dense, "dense", target)
         _merge(candidates, sparse, "bm25", target)
         _fill_missing(candidates, dense, sparse)
@@ -213,17 +220,10 @@ def _fill_missing(candidates: dict[str, SearchHit], dense: list[ScoredPoint], sp
             h.bm25 = float(sparse_floor) * 0.5 if sparse else 0.0
 
 
-def _not_indexed(db, collections: list[str]) -> tuple[str, ...]:
-    """Files whose points may be in these collections but are not searchable yet (or any more)."""
-    with db.read() as s:
-        rows = s.exec(select(FileRecord.id).where(FileRecord.collection.in_(collections),
-                                                  FileRecord.status.in_(_UNSEARCHABLE)))
-        return tuple(sorted(rows))
-
-
 def _only_indexed(db, hits: list[SearchHit]) -> list[SearchHit]:
     """Safety net after recall: drop points whose file has no indexed record (a deleted file's
-    leftovers, which the doctor removes); files known to be unfinished were excluded in the engine."""
+    leftovers, which the doctor removes); unfinished files were never flagged ready in the engine.
+    One query on the candidates' ids, bounded by the candidate count."""
     if not hits:
         return hits
     ids = {h.file_id for h in hits}

@@ -210,6 +210,9 @@ def install_log_scrubbing() -> None:
 
 
 _TOKENISH = re.compile(r"(?i)(bearer\s+|api[_-]?key[=:]\s*|token[=:]\s*|key=)([A-Za-z0-9._~+/\-]{8,})")
+# ragdesk's own API tokens (core/accounts/api_tokens.py), wherever they appear: no box has seen them
+# (only their hash is stored), so they are recognised by shape; the recognisable prefix stays.
+_API_TOKEN = re.compile(r"\b(rd_)[A-Za-z0-9_\-]{20,}")
 
 
 def scrub(text: str, secrets: set[str] | list[str] = ()) -> str:
@@ -218,6 +221,7 @@ def scrub(text: str, secrets: set[str] | list[str] = ()) -> str:
     for s in sorted(secrets, key=len, reverse=True):
         if s and s in out:
             out = out.replace(s, MASK)
+    out = _API_TOKEN.sub(lambda m: m.group(1) + MASK, out)
     return _TOKENISH.sub(lambda m: m.group(1) + MASK, out)
 
 

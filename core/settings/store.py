@@ -15,16 +15,19 @@ import copy
 import json
 import os
 import threading
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, get_origin
 
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 from sqlmodel import select
 
 from core.db import models
 from core.db.database import Database
 from core.errors import InvalidSettings
+from core.plugins import load_plugins
 from core.secrets.box import SecretBox
-from core.settings.model import SECRET_FIELDS, Settings
+from core.settings.fields import env_aliases, plain_dump, secret_paths
+from core.settings.model import Settings, legacy_keys, upgrade_legacy
 
 ENV_PREFIX = "RAGDESK_"
 SECRET_MASK = "********"
@@ -39,36 +42,6 @@ def format_validation_error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-# The environment names of the product brief and of the reference implementation, so their users'
-# deployments carry over. A RAGDESK_SECTION__FIELD variable for the same field wins.
-ENV_ALIASES: dict[str, tuple[str, str]] = {
-    "GOOGLE_DRIVE_CLIENT_ID": ("gdrive", "client_id"),
-    "GOOGLE_DRIVE_CLIENT_SECRET": ("gdrive", "client_secret"),
-    "GOOGLE_DRIVE_API_KEY": ("gdrive", "api_key"),
-    "GOOGLE_REDIRECT_URI": ("gdrive", "redirect_uri"),
-    "ENABLE_GOOGLE_DRIVE_INTEGRATION": ("gdrive", "enabled"),
-    "ENABLE_WEB_SEARCH": ("web_search", "enable_web_search"),
-    "ENABLE_RAG_WEB_SEARCH": ("web_search", "enable_web_search"),
-    "WEB_SEARCH_ENGINE": ("web_search", "web_search_engine"),
-    "RAG_WEB_SEARCH_ENGINE": ("web_search", "web_search_engine"),
-    "WEB_SEARCH_RESULT_COUNT": ("web_search", "web_search_result_count"),
-    "WEB_SEARCH_CONCURRENT_REQUESTS": ("web_search", "web_search_concurrent_requests"),
-    "WEB_SEARCH_DOMAIN_FILTER_LIST": ("web_search", "web_search_domain_filter_list"),
-    "WEB_SEARCH_TRUST_ENV": ("web_search", "web_search_trust_env"),
-    "ENABLE_WEB_LOADER_SSL_VERIFICATION": ("web_search", "enable_web_loader_ssl_verification"),
-    "BYPASS_WEB_SEARCH_WEB_LOADER": ("web_search", "bypass_web_search_web_loader"),
-    "BYPASS_WEB_SEARCH_EMBEDDING_AND_RETRIEVAL": ("web_search", "bypass_web_search_embedding_and_retrieval"),
-    "SEARXNG_QUERY_URL": ("web_search", "searxng_query_url"),
-    "TAVILY_API_KEY": ("web_search", "tavily_api_key"),
-    "BRAVE_SEARCH_API_KEY": ("web_search", "brave_search_api_key"),
-    "GOOGLE_PSE_API_KEY": ("web_search", "google_pse_api_key"),
-    "GOOGLE_PSE_ENGINE_ID": ("web_search", "google_pse_engine_id"),
-    "SERPER_API_KEY": ("web_search", "serper_api_key"),
-    "EXTERNAL_WEB_SEARCH_URL": ("web_search", "external_web_search_url"),
-    "EXTERNAL_WEB_SEARCH_API_KEY": ("web_search", "external_web_search_api_key"),
-}
-
-
 def _env_value(raw: str) -> Any:
     if raw[:1] in "[{":
         try:
@@ -78,31 +51,34 @@ def _env_value(raw: str) -> Any:
     return raw
 
 
+def _set_path(out: dict, path: tuple[str, ...], value: Any) -> None:
+    node = out
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = value
+
+
 def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
-    """Nested {section: {field: raw value}} from RAGDESK_SECTION__FIELD variables (and the aliases)."""
+    """Nested {section: {field: raw value}} from RAGDESK_SECTION__FIELD variables and the aliases
+    the fields declare (the brief's names, e.g. TAVILY_API_KEY; a RAGDESK_ variable wins)."""
     environ = os.environ if environ is None else environ
     sections = set(Settings.model_fields)
     out: dict[str, dict[str, Any]] = {}
-    for key, (section, field) in ENV_ALIASES.items():
+    for key, leaf in env_aliases(Settings).items():
         raw = environ.get(key)
         if raw:
             value = _env_value(raw)
-            if field.endswith("_list") and isinstance(value, str):
+            if get_origin(leaf.info.annotation) is list and isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
-            out.setdefault(section, {})[field] = value
+            _set_path(out, leaf.path, value)
     for key, raw in environ.items():
         if not key.startswith(ENV_PREFIX) or "__" not in key:
             continue
         section, _, field = key[len(ENV_PREFIX):].lower().partition("__")
         if section not in sections:
             continue
-        value = _env_value(raw)
-        node = out.setdefault(section, {})
-        *parents, leaf = field.split("__")
-        for p in parents:
-            node = node.setdefault(p, {})
-        node[leaf] = value
-    return out
+        _set_path(out, (section, *field.split("__")), _env_value(raw))
+    return upgrade_legacy(out)  # RAGDESK_WEB_SEARCH__TAVILY_API_KEY (today's name) still works
 
 
 def _deep_merge(base: dict, patch: Mapping) -> dict:
@@ -125,15 +101,25 @@ def validate(data: Mapping, *, stored: bool = False) -> Settings:
 
 
 def masked(settings: Settings) -> dict:
-    """Settings as a dict with every secret replaced by a mask (for pages, logs and the CLI)."""
-    data = settings.model_dump()
-    for section, field in SECRET_FIELDS:
-        node = data
-        for part in section.split("."):
-            node = node[part]
-        if node.get(field):
-            node[field] = SECRET_MASK
+    """Settings as a dict with every secret (a SecretStr field) replaced by a mask (pages, logs, CLI)."""
+    return _masked(settings.model_dump())
+
+
+def _masked(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: _masked(v) for k, v in data.items()}
+    if isinstance(data, SecretStr):
+        return SECRET_MASK if data.get_secret_value() else ""
     return data
+
+
+def _secret_paths() -> list[tuple[str, ...]]:
+    """Where secrets sit in a settings dict: every SecretStr field of the model and of each
+    registered plugin's sub-model (walked each time: a plugin may register after start), and
+    the flat keys earlier releases kept some of them under."""
+    paths = secret_paths(Settings)
+    moved = {new: old for old, new in legacy_keys()}
+    return paths + [moved[p] for p in paths if p in moved]
 
 
 def mask_secret_fields(data: dict) -> dict:
@@ -146,12 +132,12 @@ def mask_secret_fields(data: dict) -> dict:
 
 def _secret_nodes(data: dict):
     """(node, field) for every secret field present in a nested settings dict."""
-    for section, field in SECRET_FIELDS:
+    for path in _secret_paths():
         node: Any = data
-        for part in section.split("."):
+        for part in path[:-1]:
             node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, dict) and isinstance(node.get(field), str) and node[field]:
-            yield node, field
+        if isinstance(node, dict) and isinstance(node.get(path[-1]), str) and node[path[-1]]:
+            yield node, path[-1]
 
 
 def encrypt_secrets(data: dict, box: SecretBox) -> dict:
@@ -166,6 +152,18 @@ def decrypt_secrets(data: dict, box: SecretBox) -> dict:
     out = copy.deepcopy(data)
     for node, field in _secret_nodes(out):
         node[field] = box.decrypt(node[field])
+    return out
+
+
+def _pruned(data: dict) -> dict:
+    """Without empty sections (a plugin sub-model nobody set): the row keeps only what was set."""
+    out = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = _pruned(value)
+            if not value:
+                continue
+        out[key] = value
     return out
 
 
@@ -187,6 +185,7 @@ class SettingsStore:
     as given — only for tools that never read a secret)."""
 
     def __init__(self, db: Database, environ: Mapping[str, str] | None = None, box: SecretBox | None = None):
+        load_plugins()  # plugin settings sub-models must be known before a row is read
         self._db = db
         self._environ = environ
         self._box = box
@@ -210,7 +209,7 @@ class SettingsStore:
                 return self._current
             with self._db.read() as s:
                 row = s.get(models.SettingsVersion, version) if version else None
-            saved = dict(row.data) if row else {}
+            saved = upgrade_legacy(dict(row.data)) if row else {}
             if self._box is not None:
                 saved = decrypt_secrets(saved, self._box)
             overrides = self.overridden()
@@ -230,18 +229,18 @@ class SettingsStore:
 
         A secret sent back as the mask keeps its saved value (forms round-trip masked values).
         """
-        patch = _drop_masked_secrets(patch)
+        patch = _drop_masked_secrets(upgrade_legacy(dict(patch)))
         with self._db.write() as s:
             row = s.exec(select(models.SettingsVersion).order_by(models.SettingsVersion.version.desc()).limit(1)).first()
-            saved = dict(row.data) if row else {}
+            saved = upgrade_legacy(dict(row.data)) if row else {}
             if self._box is not None:
                 saved = decrypt_secrets(saved, self._box)
             # an earlier release's value that a newer rule refuses was never in force: drop it here
-            saved = validate(saved, stored=True).model_dump(exclude_unset=True) if saved else {}
+            saved = plain_dump(validate(saved, stored=True), exclude_unset=True) if saved else {}
             merged = _deep_merge(saved, patch)
             validate(_deep_merge(merged, self.overridden()))  # what will be in force must be valid
             # keep only what the admin set: a later release's better defaults still apply
-            clean = validate(merged).model_dump(exclude_unset=True)
+            clean = _pruned(plain_dump(validate(merged), exclude_unset=True))
             if self._box is not None:
                 clean = encrypt_secrets(clean, self._box)
             s.add(models.SettingsVersion(version=(row.version if row else 0) + 1, data=clean, saved_by=saved_by))
@@ -250,12 +249,7 @@ class SettingsStore:
 
 def _drop_masked_secrets(patch: Mapping) -> dict:
     out = _deep_merge({}, patch)
-    for section, field in SECRET_FIELDS:
-        node: Any = out
-        for part in section.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-            if node is None:
-                break
-        if isinstance(node, dict) and node.get(field) == SECRET_MASK:
+    for node, field in list(_secret_nodes(out)):
+        if node[field] == SECRET_MASK:
             del node[field]
     return out

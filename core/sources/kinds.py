@@ -1,51 +1,61 @@
 """Where source kinds meet the sync engine: a source row → the Source that reads it.
 
-The sync engine knows neither kind; this is the one place that knows both.
+The sync engine knows no kind; the source-kind registry (core/plugins.py) says which kinds exist.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from core.error_report import new_error_id
 from core.errors import CoreError, InvalidInput
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
-from core.ingest.service import fetch_url_doc
+from core.plugins import SOURCES, UnknownPlugin
 from core.secrets.box import SecretBox
 from core.sources import service as sources
 from core.sources.base import SyncBusy
 from core.sources.models import SyncedSource
+from core.sources.plugin import SourceContext, SourceKind
 from core.sources.sync import SyncReport, run_sync
-from core.sources.web import WebPagesSource
 from core.types import Actor
 
 log = logging.getLogger(__name__)
-KINDS = ("gdrive", "web")
+
+
+def _kind(name: str) -> SourceKind:
+    try:
+        return SOURCES.get(name)
+    except UnknownPlugin as exc:
+        raise InvalidInput(str(exc)) from None
 
 
 def run_source(parts: EngineParts, box: SecretBox, actor: Actor, row: SyncedSource, *, trigger: str,
                progress: Callable | None = None, tracker: JobTracker | None = None) -> SyncReport:
-    if row.kind == "gdrive":
-        from core.gdrive.service import sync_source  # lazy: pulls the Google client libraries
+    kind = _kind(row.kind)
+    if kind.sync is not None:
+        return kind.sync(parts, box, actor, row, trigger=trigger, progress=progress, tracker=tracker)
+    own = parts.snapshot().settings.sources.kinds.get(kind.name)
+    source = kind.open(SourceContext(parts, row, own, box))
+    return run_sync(parts, actor, row.id, source, trigger=trigger, progress=progress, tracker=tracker)
 
-        return sync_source(parts, box, actor, row, trigger=trigger, progress=progress, tracker=tracker)
-    if row.kind == "web":
-        source = WebPagesSource(list(row.config.get("urls", [])), lambda url: fetch_url_doc(url, parts.snapshot().settings))
-        return run_sync(parts, actor, row.id, source, trigger=trigger, progress=progress, tracker=tracker)
-    raise InvalidInput(f"unknown source kind '{row.kind}' (known: {', '.join(KINDS)})")
+
+def add_source(parts: EngineParts, box: SecretBox, actor: Actor, kind_name: str, kb: str, config: dict, *,
+               watch: bool = True, progress: Callable | None = None) -> SyncReport:
+    """A source of any kind synced by the common sync engine, added (or found again) and synced once."""
+    kind = _kind(kind_name)
+    if kind.open is None:
+        raise InvalidInput(f"a {kind_name} source is added from its own page, not by a config")
+    config = kind.check_config(dict(config)) if kind.check_config else dict(config)
+    title = kind.title(config) if kind.title else f"{kind_name} source"
+    row = sources.find_or_create(parts, actor, kind=kind_name, kb_ref=kb, config=config, title=title, watch=watch)
+    return run_source(parts, box, actor, row, trigger="import", progress=progress)
 
 
 def add_web_pages(parts: EngineParts, box: SecretBox, actor: Actor, kb: str, urls: list[str], *, watch: bool = True,
                   progress: Callable | None = None) -> SyncReport:
-    urls = sorted(dict.fromkeys(u.strip() for u in urls if u.strip()))
-    bad = [u for u in urls if not u.startswith(("http://", "https://"))]
-    if not urls or bad:
-        raise InvalidInput(f"web pages need http(s) URLs (got: {', '.join(bad) or 'none'})")
-    row = sources.find_or_create(parts, actor, kind="web", kb_ref=kb, config={"urls": urls},
-                                 title=f"Web pages: {len(urls)}", watch=watch)
-    return run_source(parts, box, actor, row, trigger="import", progress=progress)
+    return add_source(parts, box, actor, "web", kb, {"urls": urls}, watch=watch, progress=progress)
 
 
 def run_due(parts: EngineParts, box: SecretBox, actor_for: Callable[[str], Actor], interval_minutes: int) -> list[SyncReport]:

@@ -1,9 +1,11 @@
-"""The scheduled sync inside the dashboard process (APScheduler's BackgroundScheduler).
+"""The sync scheduler of a dashboard or worker process (APScheduler's BackgroundScheduler).
 
-A tick every ``tick_seconds`` asks the engine for one pass over the watched sources that are
-due; the interval itself is read from the settings on each tick, so a change applies without a
-restart. Ticks never overlap (max_instances=1) and missed ones are not replayed (coalesce).
-Pages are never blocked: the work runs on the scheduler's own thread.
+A tick every ``tick_seconds`` asks the engine to queue the watched sources that are due
+(``Engine.queue_scheduled_syncs``): only the process holding the scheduler lease in the database
+does (core/jobs/leader.py), so replicas and workers never double a sync; the syncs themselves
+run on the queue's workers. The interval is read from the settings on each tick, so a change
+applies without a restart. Ticks never overlap (max_instances=1) and missed ones are not
+replayed (coalesce).
 """
 
 from __future__ import annotations

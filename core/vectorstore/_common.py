@@ -6,7 +6,7 @@ import re
 import uuid
 
 from core.errors import InvalidInput
-from core.types import ScoredPoint, SparseVector, VectorPoint
+from core.types import ChannelQuery, ScoredPoint, SparseVector, VectorPoint
 
 # Reciprocal rank fusion: score = sum over channels of 1 / (RRF_K + rank), rank 0-based.
 # 2 is Qdrant's default (the server engine relies on it). Measured against the textbook 60,
@@ -62,3 +62,23 @@ def is_empty(sparse: SparseVector) -> bool:
 def in_chunk_order(points: list[ScoredPoint]) -> list[ScoredPoint]:
     """A file's points by ``chunk_index`` (ties, which should not happen, by id)."""
     return sorted(points, key=lambda p: (int(p.payload.get("chunk_index", 0)), p.id))
+
+
+def by_collection(queries: list[ChannelQuery]) -> dict[str, list[int]]:
+    """Positions of a batch's queries grouped by collection, in first-seen order."""
+    groups: dict[str, list[int]] = {}
+    for i, q in enumerate(queries):
+        check_name(q.collection)
+        if (q.dense is None) == (q.sparse is None):
+            raise InvalidInput("A channel query needs exactly one of a dense or a sparse vector.")
+        groups.setdefault(q.collection, []).append(i)
+    return groups
+
+
+# Files flagged per update: a large reindex or migration does not send one giant filter.
+_READY_BATCH = 256
+
+
+def ready_batches(file_ids: list[str]) -> list[list[str]]:
+    ids = sorted(set(file_ids))
+    return [ids[i : i + _READY_BATCH] for i in range(0, len(ids), _READY_BATCH)]

@@ -5,6 +5,14 @@ point carries a dense vector named ``dense`` and a BM25 sparse vector named ``bm
 applied by the engine), plus a payload with at least: ``file_id``, ``kb_id``,
 ``chunk_index``, ``text``, ``heading_path``, ``source_name`` and, where known, ``page``,
 ``slide``, ``start_seconds``.
+
+The payload flag ``ready`` (``READY`` = 1, else 0 or absent) says a point's file is fully
+written and marked indexed: ingest writes its points with 0 and sets 1 after the commit that
+marks the file indexed (``mark_ready``); retrieval searches with ``SearchFilter(ready_only=True)``,
+a ``must`` on that indexed flag. So a half-written, failed or cancelled file is never visible,
+and the filter stays one condition however many such files there are. It is an integer, not a
+bool: qdrant-edge 0.9.0's Python binding turns ``True`` in a match condition into ``1`` and then
+matches no stored ``true`` (checked), so a bool flag could not be searched on the embedded engine.
 """
 
 from __future__ import annotations
@@ -12,7 +20,13 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
-from core.types import ScoredPoint, SearchFilter, SparseVector, VectorPoint
+from core.types import (
+    ChannelQuery,
+    ScoredPoint,
+    SearchFilter,
+    SparseVector,
+    VectorPoint,
+)
 
 DENSE = "dense"
 SPARSE = "bm25"
@@ -42,6 +56,10 @@ def is_ours(name: str) -> bool:
 
 # Payload keys that get a keyword index (filters on them must stay fast at 100k points).
 INDEXED_KEYWORDS = ("file_id", "kb_id")
+# The readiness flag (see the module doc) and its integer index.
+READY_KEY = "ready"
+READY = 1
+NOT_READY = 0
 
 
 class VectorStore(Protocol):
@@ -87,6 +105,22 @@ class VectorStore(Protocol):
         prefetch_limit: int,
     ) -> list[ScoredPoint]:
         """Both channels prefetched and fused by RRF inside the engine, best first."""
+
+    def search_batch(self, queries: list[ChannelQuery]) -> list[list[ScoredPoint]]:
+        """Every query (any collections, both channels) in the fewest engine calls: one batch per
+        collection (on a server, one request per collection, sent together). One result list per
+        query, in order; a collection that does not exist answers ``[]`` (no existence call per
+        query: existence is cached, and a miss is checked again)."""
+
+    def mark_ready(self, name: str, file_ids: list[str]) -> None:
+        """Set ``ready`` on every point of these files (idempotent; missing points: nothing)."""
+
+    def unready_file_ids(self, name: str) -> dict[str, int]:
+        """Files with points whose ``ready`` flag is not set, with their counts (old collections
+        written before the flag existed list every file)."""
+
+    def ensure_ready_index(self, name: str) -> None:
+        """Create the ``ready`` payload index on a collection made before it existed (idempotent)."""
 
     def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
         """All points of one file ordered by ``chunk_index`` (score 0), for the chunk inspector."""

@@ -7,6 +7,13 @@ or a path) stand in for a server in the tests; they are too slow to be the embed
 
 Hybrid search fuses with ``FusionQuery(fusion=RRF)``, whose constant is Qdrant's default
 k = 2; the embedded engine sets the same k explicitly (``RRF_K``).
+
+A query's searches go in one ``query_batch_points`` request per collection (both channels in
+it); Qdrant has no request spanning collections, so several knowledge bases send their
+requests together (a small thread pool) and the query waits about one round trip. Which
+collections exist (and their dimension) is cached: set by create, cleared by drop in this
+process; a name not cached is asked again, and a cached one another process dropped answers
+404, which clears it.
 """
 
 from __future__ import annotations
@@ -14,17 +21,31 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from qdrant_client import QdrantClient, models
 
 from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError
-from core.types import ScoredPoint, SearchFilter, SparseVector, VectorPoint
-from core.vectorstore._common import check_name, check_points, check_query, in_chunk_order, is_empty, point_id
-from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, SPARSE
+from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
+from core.vectorstore._common import (
+    by_collection,
+    check_name,
+    check_points,
+    check_query,
+    in_chunk_order,
+    is_empty,
+    point_id,
+    ready_batches,
+)
+from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, READY, READY_KEY, SPARSE
 
 _UPSERT_BATCH = 256
 _SCROLL_PAGE = 512
+_PARALLEL_COLLECTIONS = 4  # requests of one query's collections in flight together
+# int8 copies searched, the best 2 x limit rescored with the stored vectors (exact scores back)
+_DENSE_PARAMS = models.SearchParams(quantization=models.QuantizationSearchParams(rescore=True, oversampling=2.0))
+_NOT_READY = models.Filter(must_not=[models.FieldCondition(key=READY_KEY, match=models.MatchValue(value=READY))])
 
 
 def _server_filter(flt: SearchFilter | None = None, file_id: str | None = None) -> models.Filter | None:
@@ -35,12 +56,24 @@ def _server_filter(flt: SearchFilter | None = None, file_id: str | None = None) 
         must.append(models.FieldCondition(key="file_id", match=models.MatchAny(any=list(flt.file_ids))))
     if file_id is not None:
         must.append(models.FieldCondition(key="file_id", match=models.MatchValue(value=file_id)))
+    if flt is not None and flt.ready_only:
+        must.append(models.FieldCondition(key=READY_KEY, match=models.MatchValue(value=READY)))
     must_not: list[models.Condition] = []
     if flt is not None and flt.exclude_file_ids:
         must_not.append(models.FieldCondition(key="file_id", match=models.MatchAny(any=list(flt.exclude_file_ids))))
     if not must and not must_not:
         return None
     return models.Filter(must=must or None, must_not=must_not or None)
+
+
+def _channel_request(q: ChannelQuery, params: models.SearchParams | None) -> models.QueryRequest:
+    if q.dense is not None:
+        return models.QueryRequest(query=q.dense, using=DENSE, filter=_server_filter(q.flt), limit=q.limit,
+                                   with_payload=True, params=params)
+    assert q.sparse is not None
+    sparse = models.SparseVector(indices=q.sparse.indices, values=q.sparse.values)
+    return models.QueryRequest(query=sparse, using=SPARSE, filter=_server_filter(q.flt), limit=q.limit,
+                               with_payload=True)
 
 
 def _scored(hits: list) -> list[ScoredPoint]:
@@ -63,8 +96,11 @@ class QdrantServerStore:
         else:
             raise InvalidSettings("A Qdrant server URL (QDRANT_URL) is required for the server vector store.")
         self._local = bool(path_or_memory)
-        self._dimensions: dict[str, int] = {}
-        self._lock = threading.Lock()  # only guards the dimension cache; the client is thread-safe
+        self._dimensions: dict[str, int] = {}  # the existence cache: collections known to exist
+        self._lock = threading.Lock()  # only guards the caches; the client is thread-safe
+        self._pool: ThreadPoolExecutor | None = None  # made on the first query of several collections
+        # local mode searches exactly and warns that search parameters do nothing there
+        self._dense_params = None if self._local else _DENSE_PARAMS
 
     def __repr__(self) -> str:
         return f"QdrantServerStore({self._where})"
@@ -80,7 +116,13 @@ class QdrantServerStore:
                 f"The vector store ({self._where}) could not {action} (collection {name}).", detail=str(exc)
             ) from exc
 
+    def _forget(self, name: str) -> None:
+        with self._lock:
+            self._dimensions.pop(name, None)
+
     def _dimension(self, name: str) -> int:
+        """The dimension of an existing collection (NotFound otherwise); cached, so it is the
+        existence check too: asked of the server once per collection and process."""
         check_name(name)
         with self._lock:
             if name in self._dimensions:
@@ -106,7 +148,9 @@ class QdrantServerStore:
                 name,
                 vectors_config={
                     DENSE: models.VectorParams(
-                        size=dimension, distance=models.Distance.COSINE, datatype=models.Datatype.FLOAT16
+                        size=dimension, distance=models.Distance.COSINE, datatype=models.Datatype.FLOAT16,
+                        quantization_config=models.ScalarQuantization(scalar=models.ScalarQuantizationConfig(
+                            type=models.ScalarType.INT8, quantile=0.99, always_ram=True)),
                     )
                 },
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
@@ -116,19 +160,23 @@ class QdrantServerStore:
                     warnings.filterwarnings("ignore", message="Payload indexes have no effect")
                 for key in INDEXED_KEYWORDS:
                     self._client.create_payload_index(name, key, models.PayloadSchemaType.KEYWORD, wait=True)
+                self._client.create_payload_index(name, READY_KEY, models.PayloadSchemaType.INTEGER, wait=True)
+        with self._lock:
+            self._dimensions[name] = dimension
 
     def drop_collection(self, name: str) -> None:
         check_name(name)
-        with self._lock:
-            self._dimensions.pop(name, None)
+        self._forget(name)
         with self._engine("drop", name):
             if self._client.collection_exists(name):
                 self._client.delete_collection(name)
 
     def collection_exists(self, name: str) -> bool:
-        check_name(name)
-        with self._engine("look up", name):
-            return bool(self._client.collection_exists(name))
+        try:
+            self._dimension(name)  # cached: no request for a collection known to exist
+        except NotFound:
+            return False
+        return True
 
     def list_collections(self) -> list[str]:
         with self._engine("list collections", "*"):
@@ -175,6 +223,31 @@ class QdrantServerStore:
             facet = self._client.facet(name, key="file_id", limit=total, exact=True)
         return {str(hit.value): int(hit.count) for hit in facet.hits}
 
+    def mark_ready(self, name: str, file_ids: list[str]) -> None:
+        self._dimension(name)
+        with self._engine("mark files searchable", name):
+            for ids in ready_batches(file_ids):
+                where = models.Filter(must=[models.FieldCondition(key="file_id", match=models.MatchAny(any=ids))])
+                self._client.set_payload(name, payload={READY_KEY: READY}, points=models.FilterSelector(filter=where),
+                                         wait=True)
+
+    def unready_file_ids(self, name: str) -> dict[str, int]:
+        self._dimension(name)
+        with self._engine("list unfinished files", name):
+            total = int(self._client.count(name, count_filter=_NOT_READY, exact=True).count)
+            if total == 0:
+                return {}
+            facet = self._client.facet(name, key="file_id", facet_filter=_NOT_READY, limit=total, exact=True)
+        return {str(hit.value): int(hit.count) for hit in facet.hits if hit.count > 0}
+
+    def ensure_ready_index(self, name: str) -> None:
+        self._dimension(name)
+        with self._engine("index the ready flag", name), warnings.catch_warnings():
+            if self._local:
+                warnings.filterwarnings("ignore", message="Payload indexes have no effect")
+            # idempotent on a server: an index that exists with this schema is left as it is
+            self._client.create_payload_index(name, READY_KEY, models.PayloadSchemaType.INTEGER, wait=True)
+
     def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
         self._dimension(name)
         flt = _server_filter(file_id=file_id)
@@ -192,11 +265,53 @@ class QdrantServerStore:
 
     # ------------------------------------------------------------ search
 
+    def search_batch(self, queries: list[ChannelQuery]) -> list[list[ScoredPoint]]:
+        out: list[list[ScoredPoint]] = [[] for _ in queries]
+        jobs = []
+        for name, positions in by_collection(queries).items():
+            asked = [i for i in positions if not (queries[i].sparse and is_empty(queries[i].sparse))]
+            try:
+                dimension = self._dimension(name)
+            except NotFound:
+                continue  # never made, or dropped: nothing to find there
+            for i in asked:
+                check_query(queries[i].dense, dimension)
+            if asked:
+                jobs.append((name, asked))
+        if len(jobs) > 1 and not self._local:  # local mode is one in-process engine: no overlap to gain
+            results = list(self._parallel().map(lambda job: self._batch(job[0], [queries[i] for i in job[1]]), jobs))
+        else:
+            results = [self._batch(name, [queries[i] for i in asked]) for name, asked in jobs]
+        for (_, asked), found in zip(jobs, results):
+            for i, hits in zip(asked, found):
+                out[i] = hits
+        return out
+
+    def _parallel(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=_PARALLEL_COLLECTIONS, thread_name_prefix="ragdesk-qdrant")
+            return self._pool
+
+    def _batch(self, name: str, queries: list[ChannelQuery]) -> list[list[ScoredPoint]]:
+        """One request for every channel query of one collection."""
+        try:
+            responses = self._client.query_batch_points(name, requests=[_channel_request(q, self._dense_params) for q in queries])
+        except Exception as exc:
+            self._forget(name)  # dropped by another process since it was cached?
+            with self._engine("search", name):
+                if not self._client.collection_exists(name):
+                    return [[] for _ in queries]
+            raise StoreError(f"The vector store ({self._where}) could not search (collection {name}).",
+                             detail=str(exc)) from exc
+        return [_scored(r.points) for r in responses]
+
     def search_dense(self, name: str, vector: list[float], limit: int, flt: SearchFilter) -> list[ScoredPoint]:
         check_query(vector, self._dimension(name))
         with self._engine("search", name):
             response = self._client.query_points(
-                name, query=vector, using=DENSE, query_filter=_server_filter(flt), limit=limit, with_payload=True
+                name, query=vector, using=DENSE, query_filter=_server_filter(flt), limit=limit, with_payload=True,
+                search_params=self._dense_params,
             )
         return _scored(response.points)
 
@@ -238,4 +353,6 @@ class QdrantServerStore:
         return _scored(response.points)
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
         self._client.close()

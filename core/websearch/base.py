@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import ssl
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,6 +45,35 @@ class SearchResult:
     link: str
     title: str = ""
     snippet: str = ""
+
+
+@dataclass(frozen=True)
+class SearchEngine:
+    """A web search engine plugin (registered in ``core.plugins.SEARCH_ENGINES`` by its module).
+
+    ``search(query, count, web_search_settings, own_settings, client)`` returns results in rank
+    order; ``own_settings`` is an instance of ``settings`` (the engine's sub-model, shown at
+    ``web_search.engines.<name>``). ``required``: fields of it that must be set before a request.
+    ``legacy``: the flat ``web_search.*`` key each field had before engines had sub-models."""
+
+    name: str
+    search: Callable[..., list[SearchResult]]
+    settings: type | None = None
+    required: tuple[str, ...] = ()
+    legacy: Mapping[str, str] = field(default_factory=dict)
+    unofficial: bool = False
+    doc: str = ""
+
+
+def register_engine(engine: SearchEngine) -> SearchEngine:
+    from core.plugins import SEARCH_ENGINES
+
+    return SEARCH_ENGINES.register(engine.name, engine)
+
+
+def setting_name(engine: str, name: str) -> str:
+    """How an admin finds an engine's setting (its path in the settings)."""
+    return f"web_search.engines.{engine}.{name}"
 
 
 @dataclass(frozen=True)
@@ -75,10 +105,10 @@ def _unverified_tls() -> ssl.SSLContext:
 
 def check_engine_url(url: str, setting: str) -> None:
     """An admin-set engine address is http(s) with a host; where it may connect is the guard's
-    decision, made when the request connects."""
+    decision, made when the request connects. ``setting``: the setting's full name."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidSettings(f"web_search.{setting} must be an http:// or https:// URL with a host")
+        raise InvalidSettings(f"{setting} must be an http:// or https:// URL with a host")
 
 
 def request_json(client: httpx.Client, method: str, url: str, *, engine: str, **kwargs: Any) -> Any:
@@ -116,7 +146,9 @@ def results_from(items: Any, link: str, title: str, snippet: str, count: int) ->
     return out
 
 
-def require(value: str, setting: str, engine: str) -> str:
-    if not value.strip():
-        raise InvalidSettings(f"web search engine {engine!r} needs web_search.{setting}")
-    return value.strip()
+def require(value: Any, setting: str, engine: str) -> str:
+    """The engine's setting ``setting`` (a field of its sub-model; a SecretStr is revealed here only)."""
+    plain = value.get_secret_value() if hasattr(value, "get_secret_value") else str(value)
+    if not plain.strip():
+        raise InvalidSettings(f"web search engine {engine!r} needs {setting_name(engine, setting)}")
+    return plain.strip()

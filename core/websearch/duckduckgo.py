@@ -8,12 +8,16 @@ import httpx
 
 from core.errors import InvalidSettings
 from core.settings.model import WebSearchSettings
-from core.websearch.base import SearchResult, WebSearchError, results_from
+from core.websearch.base import (
+    SearchEngine,
+    SearchResult,
+    WebSearchError,
+    register_engine,
+    results_from,
+)
 
-REQUIRED: tuple[str, ...] = ()
 
-
-def search(query: str, count: int, cfg: WebSearchSettings, client: httpx.Client) -> list[SearchResult]:
+def search(query: str, count: int, cfg: WebSearchSettings, own: None, client: httpx.Client) -> list[SearchResult]:
     try:
         from ddgs import DDGS
     except ImportError:
@@ -24,3 +28,6 @@ def search(query: str, count: int, cfg: WebSearchSettings, client: httpx.Client)
     except Exception as exc:  # the client raises its own family; report it as a search failure
         raise WebSearchError(f"DuckDuckGo (unofficial client) failed: {type(exc).__name__}") from exc
     return results_from(list(items or []), "href", "title", "body", count)
+
+
+register_engine(SearchEngine("duckduckgo", search, unofficial=True, doc=__doc__ or ""))

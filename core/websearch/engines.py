@@ -1,37 +1,30 @@
-"""The engine registry: pick the configured engine, check its settings, run one query."""
+"""Pick the configured engine from the registry, check its settings, run one query."""
 
 from __future__ import annotations
-
-from types import ModuleType
 
 import httpx
 
 from core.errors import InvalidSettings
+from core.plugins import SEARCH_ENGINES, UnknownPlugin
 from core.settings.model import WebSearchSettings
-from core.websearch import brave, duckduckgo, external, google_pse, searxng, serper, tavily
-from core.websearch.base import SearchResult
-
-ENGINES: dict[str, ModuleType] = {
-    "searxng": searxng, "tavily": tavily, "brave": brave, "google_pse": google_pse, "serper": serper,
-    "external": external, "duckduckgo": duckduckgo,
-}
+from core.websearch.base import SearchEngine, SearchResult, require
 
 
-def engine_module(cfg: WebSearchSettings) -> ModuleType:
-    module = ENGINES.get(cfg.web_search_engine)
-    if module is None:
-        raise InvalidSettings(f"unknown web search engine {cfg.web_search_engine!r} (choose one of {', '.join(ENGINES)})")
-    return module
+def engine_for(cfg: WebSearchSettings) -> SearchEngine:
+    try:
+        return SEARCH_ENGINES.get(cfg.web_search_engine)
+    except UnknownPlugin as exc:  # saved while a plugin engine was installed, and it is gone now
+        raise InvalidSettings(str(exc)) from None
 
 
 def check_configured(cfg: WebSearchSettings) -> None:
     """Raise a clear InvalidSettings naming what the chosen engine lacks (before any request)."""
-    module = engine_module(cfg)
-    missing = [name for name in module.REQUIRED if not str(getattr(cfg, name)).strip()]
-    if missing:
-        raise InvalidSettings(f"web search engine {cfg.web_search_engine!r} needs "
-                              + " and ".join(f"web_search.{m}" for m in missing))
+    engine = engine_for(cfg)
+    own = cfg.engine_settings(engine.name)
+    for name in engine.required:
+        require(getattr(own, name), name, engine.name)
 
 
 def search_one(cfg: WebSearchSettings, query: str, client: httpx.Client) -> list[SearchResult]:
-    return engine_module(cfg).search(query, cfg.web_search_result_count, cfg, client)
+    engine = engine_for(cfg)
+    return engine.search(query, cfg.web_search_result_count, cfg, cfg.engine_settings(engine.name), client)

@@ -32,6 +32,7 @@ from core.websearch.engines import check_configured, search_one
 from core.websearch.filters import dedupe, filter_domains
 from core.websearch.pages import load_pages
 from core.websearch.queries import parse_queries, query_prompt
+from core.websearch.stages import StageClock, stage
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,7 @@ class WebContext:
     whole_documents: bool = False  # bypass_web_search_embedding_and_retrieval
     collection: str = ""
     error: str = ""
+    stages: StageClock = field(default_factory=StageClock)  # wall and CPU ms per stage (stages.py)
 
 
 def generate_queries(req: WebSearchRequest) -> list[str]:
@@ -113,7 +115,16 @@ def generate_queries(req: WebSearchRequest) -> list[str]:
 
 
 def run_web_search(req: WebSearchRequest) -> WebContext:
-    queries = generate_queries(req)
+    clock = StageClock()
+    with clock.current():
+        context = _run(req)
+    context.stages = clock
+    return context
+
+
+def _run(req: WebSearchRequest) -> WebContext:
+    with stage("queries"):
+        queries = generate_queries(req)
     if not queries:
         req.on_status(WebStatus(NO_QUERY, done=True))
         return WebContext()
@@ -132,14 +143,16 @@ def _search(req: WebSearchRequest, queries: list[str]) -> WebContext:
     cfg = req.settings
     req.on_status(WebStatus(SEARCHING, queries=tuple(queries)))
     check_configured(cfg)
-    results = search_all(cfg, queries, req.on_notice, AllowList.of(req.parsing))
+    with stage("engine"):
+        results = search_all(cfg, queries, req.on_notice, AllowList.of(req.parsing))
     results, dropped = filter_domains(dedupe(results), cfg.web_search_domain_filter_list)
     if dropped:
         req.on_notice(f"{len(dropped)} result(s) outside the domain filter were dropped")
     if not results:
         req.on_status(WebStatus(NO_RESULTS, done=True, error=True, queries=tuple(queries)))
         return WebContext(queries=queries)
-    docs = _documents(req, results)
+    with stage("load"):
+        docs = _documents(req, results)
     if not docs:
         req.on_status(WebStatus(NO_RESULTS, done=True, error=True, queries=tuple(queries)))
         return WebContext(queries=queries)

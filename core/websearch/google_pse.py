@@ -5,19 +5,35 @@ the following pages; answer ``{"items": [{"link", "title", "snippet"}]}``."""
 from __future__ import annotations
 
 import httpx
+from pydantic import Field, SecretStr
 
+from core.settings.fields import PluginSettings, env, secret
 from core.settings.model import WebSearchSettings
-from core.websearch.base import SearchResult, check_engine_url, request_json, require, results_from
+from core.websearch.base import (
+    SearchEngine,
+    SearchResult,
+    check_engine_url,
+    register_engine,
+    request_json,
+    require,
+    results_from,
+    setting_name,
+)
 
-REQUIRED = ("google_pse_api_key", "google_pse_engine_id")
 PAGE = 10
 
 
-def search(query: str, count: int, cfg: WebSearchSettings, client: httpx.Client) -> list[SearchResult]:
-    key = require(cfg.google_pse_api_key, "google_pse_api_key", "google_pse")
-    cx = require(cfg.google_pse_engine_id, "google_pse_engine_id", "google_pse")
-    url = cfg.google_pse_base_url.rstrip("/") + "/customsearch/v1"
-    check_engine_url(url, "google_pse_base_url")
+class GooglePseSettings(PluginSettings):
+    api_key: SecretStr = secret("Custom Search JSON API key.", "GOOGLE_PSE_API_KEY")
+    engine_id: str = Field("", description="The search engine id (cx).", json_schema_extra=env("GOOGLE_PSE_ENGINE_ID"))
+    base_url: str = "https://www.googleapis.com"
+
+
+def search(query: str, count: int, cfg: WebSearchSettings, own: GooglePseSettings, client: httpx.Client) -> list[SearchResult]:
+    key = require(own.api_key, "api_key", "google_pse")
+    cx = require(own.engine_id, "engine_id", "google_pse")
+    url = own.base_url.rstrip("/") + "/customsearch/v1"
+    check_engine_url(url, setting_name("google_pse", "base_url"))
     out: list[SearchResult] = []
     start = 1
     while len(out) < count:
@@ -30,3 +46,8 @@ def search(query: str, count: int, cfg: WebSearchSettings, client: httpx.Client)
             break  # no more results
         start += num
     return out
+
+
+register_engine(SearchEngine("google_pse", search, GooglePseSettings, required=("api_key", "engine_id"),
+                             legacy={"google_pse_api_key": "api_key", "google_pse_engine_id": "engine_id",
+                                     "google_pse_base_url": "base_url"}, doc=__doc__ or ""))

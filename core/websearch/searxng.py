@@ -1,6 +1,6 @@
 """SearXNG (self-hosted metasearch): GET the admin's query URL with ``format=json``.
 
-``searxng_query_url`` is e.g. ``http://searxng:8080/search?q=<query>``; ``<query>`` is replaced by
+``query_url`` is e.g. ``http://searxng:8080/search?q=<query>``; ``<query>`` is replaced by
 the URL-encoded query (without it, ``q=`` is added). The instance must allow the JSON format
 (``search.formats`` in its settings.yml). Answer: ``{"results": [{"url", "title", "content"}, ...]}``.
 """
@@ -10,16 +10,30 @@ from __future__ import annotations
 from urllib.parse import parse_qs, quote_plus, urlencode, urlsplit
 
 import httpx
+from pydantic import Field
 
+from core.settings.fields import PluginSettings, env
 from core.settings.model import WebSearchSettings
-from core.websearch.base import SearchResult, check_engine_url, request_json, require, results_from
+from core.websearch.base import (
+    SearchEngine,
+    SearchResult,
+    check_engine_url,
+    register_engine,
+    request_json,
+    require,
+    results_from,
+    setting_name,
+)
 
-REQUIRED = ("searxng_query_url",)
+
+class SearxngSettings(PluginSettings):
+    query_url: str = Field("", description="e.g. http://searxng:8080/search?q=<query> (the instance must allow format=json).",
+                           json_schema_extra=env("SEARXNG_QUERY_URL"))
 
 
-def search(query: str, count: int, cfg: WebSearchSettings, client: httpx.Client) -> list[SearchResult]:
-    template = require(cfg.searxng_query_url, "searxng_query_url", "searxng")
-    check_engine_url(template.replace("<query>", "q"), "searxng_query_url")
+def search(query: str, count: int, cfg: WebSearchSettings, own: SearxngSettings, client: httpx.Client) -> list[SearchResult]:
+    template = require(own.query_url, "query_url", "searxng")
+    check_engine_url(template.replace("<query>", "q"), setting_name("searxng", "query_url"))
     params: dict[str, str] = {}
     if "<query>" in template:
         url = template.replace("<query>", quote_plus(query))
@@ -32,3 +46,7 @@ def search(query: str, count: int, cfg: WebSearchSettings, client: httpx.Client)
     data = request_json(client, "GET", url, engine="SearXNG")
     items = data.get("results") if isinstance(data, dict) else None
     return results_from(items, "url", "title", "content", count)
+
+
+register_engine(SearchEngine("searxng", search, SearxngSettings, required=("query_url",),
+                             legacy={"searxng_query_url": "query_url"}, doc=__doc__ or ""))

@@ -115,3 +115,8 @@ ZH: dict[str, str] = {
     "msg.job.reembedding": "正在重新生成向量：{name}",
     "msg.job.reindexing": "正在重建索引：{name}",
 }
+
+# each engine's own settings are drawn under the engine's name (its option label)
+for _table in (EN, ZH):
+    _table.update({key.replace(".web_search_engine.", ".engines."): words for key, words in list(_table.items())
+                   if key.startswith("opt.web_search.web_search_engine.")})

@@ -71,8 +71,8 @@ def test_settings_page_has_a_web_search_section_with_masked_keys(engine):
     [w for w in at.toggle if w.label == "Web search"][0].set_value(True)
     at.button(key="save.web_search").click()
     at.run()
-    assert engine.settings().web_search.tavily_api_key == "********"  # masked outside the engine
+    assert engine.settings().web_search.engines["tavily"].api_key.get_secret_value() == "********"  # masked outside
     cfg = engine._settings().web_search
     assert cfg.enable_web_search and cfg.web_search_domain_filter_list == ["example.com", "docs.example.org"]
-    assert cfg.tavily_api_key == "tvly-secret-9"
+    assert cfg.engines["tavily"].api_key.get_secret_value() == "tvly-secret-9"
     assert "tvly-secret-9" not in texts(at) and "tvly-secret-9" not in [w.value for w in at.text_input]

@@ -10,7 +10,9 @@ Faults happen at the protocol level, the way a real server shows them::
         gate.set()                                                             # let it through
 
 Only the routes the store calls are served (exists, create, drop, list, info, payload index,
-upsert, delete, count, facet, scroll, query); anything else is a 404.
+upsert, delete, set payload, count, facet, scroll, query, query batch); anything else is a 404.
+Every request is recorded with its body (``requests``, ``bodies``), so a test can count the
+round trips a search makes and read the filters it sent.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class FakeQdrantServer:
     def __init__(self) -> None:
         self.engine = QdrantClient(location=":memory:")
         self.requests: list[tuple[str, str]] = []  # (method, path)
+        self.bodies: list[tuple[str, str, Any]] = []  # (method, path, JSON body)
         self._rules: list[_Rule] = []
         self._lock = threading.Lock()
         self._engine_lock = threading.Lock()  # the in-memory engine is not meant for concurrent writers
@@ -70,9 +73,15 @@ class FakeQdrantServer:
         with self._lock:
             return sum(1 for m, p in self.requests if m == method and pattern.search(p))
 
-    def _take_rule(self, method: str, path: str) -> _Rule | None:
+    def since(self, mark: int) -> list[tuple[str, str]]:
+        """The requests made after ``mark`` (a length of ``requests`` taken earlier)."""
+        with self._lock:
+            return list(self.requests[mark:])
+
+    def _take_rule(self, method: str, path: str, body: Any = None) -> _Rule | None:
         with self._lock:
             self.requests.append((method, path))
+            self.bodies.append((method, path, body))
             for rule in self._rules:
                 if rule.method == method and rule.path.search(path):
                     self._rules.remove(rule)
@@ -128,6 +137,10 @@ class FakeQdrantServer:
         if rest == ["points", "delete"]:
             selector = models.FilterSelector.model_validate(body)
             return e.delete(name, points_selector=selector).model_dump(mode="json")
+        if rest == ["points", "payload"] and method == "POST":
+            spec = models.SetPayload.model_validate(body)
+            return e.set_payload(name, payload=spec.payload, points=models.FilterSelector(filter=spec.filter),
+                                 key=spec.key).model_dump(mode="json")
         if rest == ["points", "count"]:
             spec = models.CountRequest.model_validate(body or {})
             return e.count(name, count_filter=spec.filter, exact=bool(spec.exact)).model_dump(mode="json")
@@ -145,7 +158,16 @@ class FakeQdrantServer:
                                    query_filter=spec.filter, limit=spec.limit or 10,
                                    with_payload=spec.with_payload if spec.with_payload is not None else True)
             return found.model_dump(mode="json")
+        if rest == ["points", "query", "batch"]:
+            spec = models.QueryRequestBatch.model_validate(body)
+            return [self._query(name, q) for q in spec.searches]
         raise _HttpError(404, f"no route for {method} {path}")
+
+    def _query(self, name: str, spec: models.QueryRequest) -> dict:
+        found = self.engine.query_points(name, query=spec.query, using=spec.using, prefetch=spec.prefetch,
+                                         query_filter=spec.filter, limit=spec.limit or 10,
+                                         with_payload=spec.with_payload if spec.with_payload is not None else True)
+        return found.model_dump(mode="json")
 
     def _facet(self, name: str, spec: models.FacetRequest) -> list[dict]:
         # Counted here from the payloads: the in-memory engine hands keyword values that look
@@ -207,7 +229,7 @@ def _handler(fake: FakeQdrantServer) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             body = json.loads(raw) if raw else None
             path = urlsplit(self.path).path
-            rule = fake._take_rule(self.command, path)
+            rule = fake._take_rule(self.command, path, body)
             if rule is not None and rule.gate is not None:
                 rule.entered.set()
                 rule.gate.wait()

@@ -10,7 +10,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from core.db.models import FileRecord
 from core.errors import CoreError, ReindexNeeded
 from core.retrieval import bm25
 from core.retrieval.calibration import calibrate_bm25, calibrate_dense, margin_for
@@ -18,6 +17,7 @@ from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.search import SearchHit
 from core.types import SYSTEM_ACTOR
 from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, md
+from tests.retrieval.unfinished import write_unfinished
 
 A = SYSTEM_ACTOR
 
@@ -154,11 +154,10 @@ def test_with_a_reranker_only_rescored_hits_meet_the_threshold(engine, kb):
 def test_unfinished_files_are_excluded_before_the_candidate_limit(engine, kb):
     """A file mid-ingest must not take the candidates' places and leave the indexed answer out."""
     engine.create_kb(A, "busy")
-    [done, busy] = engine.ingest(A, "busy", [md("done.md", "# IT\n\nPasswords rotate every ninety days."),
-                                             md("busy.md", "# IT\n\nPasswords rotate every ninety days for staff.")])
-    with engine._db.write() as s:
-        s.get(FileRecord, busy.file_id).status = "processing"  # as during its ingest
+    [done] = engine.ingest(A, "busy", [md("done.md", "# IT\n\nPasswords rotate every ninety days.")])
+    busy = write_unfinished(engine, "busy", "busy.md", "Passwords rotate every ninety days for staff.")
     engine.save_settings(A, {"retrieval": {"candidates": 1}})
+    assert engine._store.count(engine.get_kb(A, "busy").collection, file_id=busy) == 1  # its points are there
     hits = engine.search(A, "password rotation ninety days staff", ["busy"], min_score=0).hits
     assert [h.file_id for h in hits] == [done.file_id]
 

@@ -31,6 +31,8 @@ VICTIM_DOC = f"# Notes\n\nThe {CANARY} remote work policy: twelve days per quart
 # Methods that take no Actor, and why that is safe.
 NO_ACTOR = {
     "open": "constructor", "close": "the process's own lifecycle",
+    "start_workers": "the process's own queue workers (each job runs as its owner, checked by the engine call it makes)",
+    "stop_workers": "the process's own lifecycle",
     "sign_up": "creates a plain user (the first one only becomes admin)", "sign_in": "checks a password",
     "sso_sign_in": "identity asserted by the SSO proxy in front", "user_count": "a number",
     "status": "mode and model names (no secrets; asserted below)",
@@ -42,9 +44,11 @@ NO_ACTOR = {
     "user": "same as actor_for",
     "open_session": "called by dashboard/auth right after sign_in checked the password",
     "session_actor": "the token is the credential", "close_session": "the token is the credential",
+    "actor_for_api_token": "the API token is the credential",
     "kb_chunking": "the chunking of a knowledge-base row the caller already holds",
     "register_context_provider": "in-process wiring at start-up",
     "run_scheduled_syncs": "the scheduler: each source syncs as its own owner",
+    "queue_scheduled_syncs": "the scheduler: each due source is queued as its own owner",
     "start_sync_scheduler": "the process's own lifecycle", "stop_sync_scheduler": "the process's own lifecycle",
 }
 
@@ -73,8 +77,9 @@ def world(tmp_path_factory):
     engine.create_kb(mallory, "mallory-own")
     message = engine.chat_messages(victim, chat.id)[-1]
     curated = engine.add_curated(victim, VICTIM_KB, f"What does {CANARY} mean?", f"The {CANARY} approved answer.")
+    token = engine.create_api_token(victim, "victim's laptop")
     ids = {"kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id, "message": message.id,
-           "source": "src-of-the-victim", "curated": curated.id}
+           "source": "src-of-the-victim", "curated": curated.id, "token": token.id, "token_secret": token.token}
     yield engine, victim, mallory, ids
     engine.close()
 
@@ -83,9 +88,9 @@ def _victim_args(name: str, ids: dict) -> object:
     """The value of a parameter that points at the victim's object (None: not an object parameter)."""
     return {
         "kb": ids["kb"], "ref": ids["kb"], "kbs": [ids["kb"]], "file_id": ids["file"], "file_ids": [ids["file"]],
-        "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "user_name": "victim",
+        "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "job_ids": [ids["job"]], "user_name": "victim",
         "user_names": ["mallory"], "message_id": ids["message"], "message_ids": [ids["message"]],
-        "source_id": ids["source"], "entry_id": ids["curated"],
+        "source_id": ids["source"], "entry_id": ids["curated"], "token_id": ids["token"],
     }.get(name)
 
 
@@ -104,6 +109,10 @@ PLAIN_ARGS = {
     "refresh_token": "a-token-of-mallory", "urls": ["http://127.0.0.1:9/never-fetched"],
     "answer": "mallory's answer", "approved_by": None, "approved_at": None,  # curated answers
     "data": b"question,answer\nmallory?,mallory.\n",
+    "source_kind": "web", "config": {"urls": ["http://127.0.0.1:9/never-fetched"]},  # add_source (any kind)
+    "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
+    "passage": ASKED, "page": None, "slide": None, "heading_path": (),  # citation_view
+    "timeout": 1.0,  # wait_jobs
 }
 
 
@@ -146,8 +155,10 @@ def _victim_intact(engine: Engine, victim: Actor, ids: dict) -> None:
     assert engine.search(victim, CANARY, [ids["kb"]], min_score=0.0).hits
     assert len(engine.chat_messages(victim, ids["chat"])) >= 2
     assert not engine.jobs(victim, ids=[ids["job"]])[0].cancel_requested
-    assert engine._settings().llm.api_key != "stolen"
+    assert engine._settings().llm.api_key.get_secret_value() != "stolen"
     assert all(u.role == "user" for u in engine.list_users(SYSTEM_ACTOR) if u.name in ("victim", "mallory"))
+    assert [t.id for t in engine.list_api_tokens(victim)] == [ids["token"]]
+    assert engine.actor_for_api_token(ids["token_secret"]).user_id == victim.user_id
 
 
 def test_every_method_either_checks_the_actor_or_is_listed(world):
@@ -172,7 +183,8 @@ def test_a_plain_user_gets_nothing_of_another_users_objects(world):
             except CoreError as exc:  # any other refusal (not configured, invalid...): its words must not leak either
                 result = exc.message
             shown = _shown(result)
-            for secret in (CANARY, VICTIM_KB, VICTIM_FILE, VICTIM_CHAT, "victim-attachment"):
+            for secret in (CANARY, VICTIM_KB, VICTIM_FILE, VICTIM_CHAT, "victim-attachment", ids["token_secret"],
+                           "victim's laptop"):
                 assert secret not in shown, f"Engine.{name}({sorted(kwargs)}) showed {secret!r} to another user: {shown[:300]}"
             _victim_intact(engine, victim, ids)
             checked += 1
@@ -183,11 +195,11 @@ def test_settings_leave_the_engine_masked(world, monkeypatch):
     engine, victim, mallory, ids = world
     engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": "sk-surface-9911"}, "gdrive": {"client_secret": "gd-secret-77"}})
     monkeypatch.setenv("RAGDESK_WEB_SEARCH__TAVILY_API_KEY", "tv-secret-55")
-    outputs = [engine.settings().model_dump(), engine.settings_masked(), engine.settings_overridden(), engine.status()]
+    outputs = [engine.settings().model_dump(mode="json"), engine.settings_masked(), engine.settings_overridden(), engine.status()]
     text = json.dumps(outputs)
     assert "sk-surface-9911" not in text and "gd-secret-77" not in text and "tv-secret-55" not in text
-    assert engine.settings().llm.api_key == SECRET_MASK
-    assert engine._settings().llm.api_key == "sk-surface-9911"  # the raw model stays inside core
+    assert engine.settings().llm.api_key.get_secret_value() == SECRET_MASK
+    assert engine._settings().llm.api_key.get_secret_value() == "sk-surface-9911"  # the raw model stays inside core
 
 
 def test_ingest_paths_is_for_admins_only(world):

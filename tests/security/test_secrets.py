@@ -45,7 +45,7 @@ def test_a_saved_key_is_nowhere_in_the_data_folder(engine, data_dir):
     engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": KEY}, "web_search": {"tavily_api_key": KEY + "-t"}})
     engine.create_kb(SYSTEM_ACTOR, "kb")
     engine.ingest(SYSTEM_ACTOR, "kb", [md("h.md", HANDBOOK_MD)])
-    assert engine._settings().llm.api_key == KEY  # it is really saved (and decrypts)
+    assert engine._settings().llm.api_key.get_secret_value() == KEY  # it is really saved (and decrypts)
     assert _files_holding(data_dir, KEY.encode()) == []  # sqlite db, its WAL, blobs, parsed text, store
     with Database(engine.config.database_url).read() as s:
         rows = [json.dumps(r.data) for r in s.exec(select(SettingsVersion))]
@@ -65,7 +65,7 @@ def test_the_data_folder_is_private(engine, data_dir):
 
 def test_secrets_leave_the_engine_masked(engine, monkeypatch):
     engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": KEY}})
-    assert engine.settings().llm.api_key == SECRET_MASK
+    assert engine.settings().llm.api_key.get_secret_value() == SECRET_MASK
     assert engine.settings_masked()["llm"]["api_key"] == SECRET_MASK
     monkeypatch.setenv("RAGDESK_EMBEDDING__API_KEY", "env-secret-123456")
     assert engine.settings_overridden()["embedding"]["api_key"] == SECRET_MASK
@@ -124,7 +124,7 @@ def test_rotation_re_encrypts_everything_under_a_new_key(engine, data_dir, monke
     new_keys = read_key_file(data_dir / "secret.key")
     assert len(new_keys) == 1 and new_keys[0] not in old_keys
     assert stat.S_IMODE(os.stat(data_dir / "secret.key").st_mode) == 0o600
-    assert engine._settings().llm.api_key == KEY  # a running engine reloads the rotated key file
+    assert engine._settings().llm.api_key.get_secret_value() == KEY  # a running engine reloads the rotated key file
     with Database(engine.config.database_url).read() as s:
         stored = [r.data["llm"]["api_key"] for r in s.exec(select(SettingsVersion)) if "api_key" in r.data.get("llm", {})]
     old_box = SecretBox(old_keys[0])

@@ -89,7 +89,7 @@ def test_secrets_are_masked_and_a_masked_round_trip_keeps_them(store):
     shown = masked(store.current())
     assert shown["llm"]["api_key"] == SECRET_MASK and "sk-very-secret" not in str(shown)
     store.save({"llm": {"api_key": SECRET_MASK, "model": "m2"}})  # a form sends the mask back
-    assert store.current().llm.api_key == "sk-very-secret"
+    assert store.current().llm.api_key.get_secret_value() == "sk-very-secret"
     assert store.current().llm.model == "m2"
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from core.errors import AlreadyExists, InvalidInput, NotFound
 from core.retrieval import bm25
-from core.types import SearchFilter, SparseVector, VectorPoint
+from core.types import ChannelQuery, SearchFilter, SparseVector, VectorPoint
 from core.vectorstore._common import RRF_K
-from core.vectorstore.base import VectorStore
+from core.vectorstore.base import READY_KEY, VectorStore
 from tests.vectorstore.conftest import DIM, corpus_points, expected_bm25, expected_cosine, unit_vectors
 
 NO_FILTER = SearchFilter()
@@ -185,3 +185,67 @@ def test_excluded_files_never_take_a_place_in_any_search(filled: tuple[VectorSto
         assert got and not {p.payload["file_id"] for p in got} & excluded
     both = SearchFilter(kb_ids=("kb-a",), exclude_file_ids=("f-zh-1",))
     assert {p.payload["file_id"] for p in store.search_dense("kb", dense, 20, both)} == {"f-zh-2"}
+
+
+def _flagged(points: list[VectorPoint], ready_files: set[str]) -> list[VectorPoint]:
+    """The points as ingest writes them: ``ready`` 0, except for files already flagged."""
+    return [VectorPoint(p.id, p.dense, p.sparse, {**p.payload, READY_KEY: int(p.payload["file_id"] in ready_files)})
+            for p in points]
+
+
+def test_one_batch_answers_as_the_single_searches_do(store: VectorStore) -> None:
+    points = corpus_points()
+    store.create_collection("kb-x", DIM)
+    store.create_collection("kb-y", DIM)
+    store.upsert("kb-x", [p for p in points if p.payload["kb_id"] == "kb-a"])
+    store.upsert("kb-y", [p for p in points if p.payload["kb_id"] == "kb-b"])
+    dense, sparse = points[0].dense, bm25.encode_query("黑豹队 Panthers 年假 leave")
+    only = SearchFilter(file_ids=("f-zh-1", "f-en-1"))
+    queries = [
+        ChannelQuery("kb-x", 4, NO_FILTER, dense=dense), ChannelQuery("kb-x", 4, NO_FILTER, sparse=sparse),
+        ChannelQuery("no-such-kb", 4, NO_FILTER, dense=dense),  # missing: [] (no error, no existence call)
+        ChannelQuery("kb-y", 4, only, dense=dense), ChannelQuery("kb-y", 4, only, sparse=sparse),
+        ChannelQuery("kb-y", 4, NO_FILTER, sparse=bm25.encode_query("the of 的")),  # stopwords only: []
+    ]
+    got = store.search_batch(queries)
+    want = [store.search_dense("kb-x", dense, 4, NO_FILTER), store.search_sparse("kb-x", sparse, 4, NO_FILTER), [],
+            store.search_dense("kb-y", dense, 4, only), store.search_sparse("kb-y", sparse, 4, only), []]
+    assert [[(p.id, p.payload) for p in r] for r in got] == [[(p.id, p.payload) for p in r] for r in want]
+    assert [[p.score for p in r] for r in got] == [pytest.approx([p.score for p in r], rel=1e-6) for r in want]
+    assert got[0] and got[1] and got[3] and got[4]
+    with pytest.raises(InvalidInput, match="dimensions"):
+        store.search_batch([ChannelQuery("kb-x", 4, NO_FILTER, dense=[1.0, 0.0])])
+
+
+def test_only_ready_points_are_searched_and_flagging_is_per_file(store: VectorStore) -> None:
+    points = corpus_points()
+    store.create_collection("kb", DIM)
+    store.upsert("kb", _flagged(points, {"f-zh-1"}))
+    dense, sparse = points[5].dense, bm25.encode_query("黑豹队 Panthers 年假 leave 向量 travel")
+    ready = SearchFilter(ready_only=True)
+
+    def seen() -> set[str]:
+        found = store.search_batch([ChannelQuery("kb", 20, ready, dense=dense), ChannelQuery("kb", 20, ready, sparse=sparse)])
+        return {p.payload["file_id"] for r in found for p in r}
+
+    assert seen() == {"f-zh-1"}
+    unready = store.unready_file_ids("kb")
+    assert unready == {f: n for f, n in store.file_ids("kb").items() if f != "f-zh-1"}
+    store.mark_ready("kb", ["f-en-1", "f-mix", "no-such-file"])
+    assert seen() == {"f-zh-1", "f-en-1", "f-mix"}
+    assert set(store.unready_file_ids("kb")) == {"f-zh-2", "f-en-2"}
+    # the unfiltered searches still see everything (chunk inspector, web search collections)
+    assert {p.payload["file_id"] for p in store.search_dense("kb", dense, 20, NO_FILTER)} == set(store.file_ids("kb"))
+
+
+def test_a_collection_from_before_the_flag_lists_every_file_as_unready(store: VectorStore) -> None:
+    points = corpus_points()  # no ``ready`` key at all, as written before the flag existed
+    store.create_collection("old", DIM)
+    store.upsert("old", points)
+    store.ensure_ready_index("old")
+    store.ensure_ready_index("old")  # idempotent
+    assert store.unready_file_ids("old") == store.file_ids("old")
+    assert store.search_dense("old", points[0].dense, 5, SearchFilter(ready_only=True)) == []
+    store.mark_ready("old", list(store.file_ids("old")))
+    assert store.unready_file_ids("old") == {}
+    assert len(store.search_dense("old", points[0].dense, 50, SearchFilter(ready_only=True))) == len(points)

@@ -10,7 +10,8 @@ from core.errors import BlockedAddress, InvalidSettings
 from core.parsers.url_guard import AllowList
 from core.settings.model import WebSearchSettings
 from core.websearch.base import EngineHttp, SearchResult, WebSearchError, engine_client
-from core.websearch.engines import ENGINES, check_configured, search_one
+from core.plugins import SEARCH_ENGINES
+from core.websearch.engines import check_configured, search_one
 from tests.websearch.fake_engines import CX, KEY
 
 HOSTED = ["searxng", "tavily", "brave", "google_pse", "serper", "external"]
@@ -61,15 +62,18 @@ def test_google_pse_pages_past_ten_results(fake):
     assert [(c.query["start"], c.query["num"]) for c in fake.engine_calls] == [("1", "10"), ("11", "3")]
 
 
-@pytest.mark.parametrize("engine,missing", [
-    ("searxng", "searxng_query_url"), ("tavily", "tavily_api_key"), ("brave", "brave_search_api_key"),
-    ("google_pse", "google_pse_engine_id"), ("serper", "serper_api_key"), ("external", "external_web_search_url"),
+@pytest.mark.parametrize("engine,missing,named", [
+    ("searxng", "searxng_query_url", "query_url"), ("tavily", "tavily_api_key", "api_key"),
+    ("brave", "brave_search_api_key", "api_key"), ("google_pse", "google_pse_engine_id", "engine_id"),
+    ("serper", "serper_api_key", "api_key"), ("external", "external_web_search_url", "url"),
 ])
-def test_an_engine_without_its_key_or_url_is_a_clear_settings_error_before_any_request(fake, engine, missing):
+def test_an_engine_without_its_key_or_url_is_a_clear_settings_error_before_any_request(fake, engine, missing, named):
+    # the settings are given with today's flat keys (fake.settings): they land in the engine's sub-model
     cfg = WebSearchSettings(**{**fake.settings(engine), missing: ""})
-    with pytest.raises(InvalidSettings, match=f"web_search.{missing}"):
+    where = f"web_search.engines.{engine}.{named}"
+    with pytest.raises(InvalidSettings, match=where):
         check_configured(cfg)
-    with pytest.raises(InvalidSettings, match=f"web_search.{missing}"), engine_client(EngineHttp(allow=OPEN)) as client:
+    with pytest.raises(InvalidSettings, match=where), engine_client(EngineHttp(allow=OPEN)) as client:
         search_one(cfg, "q", client)
     assert fake.requests == []
 
@@ -101,7 +105,7 @@ def test_results_without_a_link_are_skipped(fake):
 
 
 def test_an_engine_url_at_a_metadata_address_or_other_scheme_is_refused(fake):
-    with pytest.raises(InvalidSettings, match="searxng_query_url"):
+    with pytest.raises(InvalidSettings, match="web_search.engines.searxng.query_url"):
         _search(fake, "searxng", "q", searxng_query_url="ftp://searx.example/search")
     with pytest.raises(BlockedAddress, match="never fetched"):  # the SSRF guard, before connecting
         _search(fake, "searxng", "q", searxng_query_url="http://169.254.169.254/search?q=<query>")
@@ -109,7 +113,7 @@ def test_an_engine_url_at_a_metadata_address_or_other_scheme_is_refused(fake):
 
 
 def test_duckduckgo_is_marked_unofficial_and_optional():
-    assert "unofficial" in (ENGINES["duckduckgo"].__doc__ or "").lower()
+    assert SEARCH_ENGINES.get("duckduckgo").unofficial and "unofficial" in SEARCH_ENGINES.get("duckduckgo").doc.lower()
     help_text = WebSearchSettings.model_fields["web_search_engine"].description or ""
     assert "unofficial" in help_text.lower()
     if importlib.util.find_spec("ddgs") is not None:

@@ -105,7 +105,7 @@ def test_an_engine_without_its_key_is_a_clear_notice_not_a_crash(engine, fake):
     _web(engine, fake, "serper", serper_api_key="")
     answer = engine.ask(SYSTEM_ACTOR, Q, temporary=True, web=True)
     assert _statuses(answer)[-1] == "An error occurred while searching the web"
-    assert any("needs web_search.serper_api_key" in n for n in answer.notices)
+    assert any("needs web_search.engines.serper.api_key" in n for n in answer.notices)
     assert fake.requests == [] and not answer.error
 
 

@@ -1,0 +1,1 @@
+"""The HTTP API and the operation registry it is derived from (see ``registry.py``)."""

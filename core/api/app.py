@@ -1,0 +1,188 @@
+"""The HTTP API (FastAPI): REST under /api/v1/ and the OpenAI-compatible /v1/, every route derived
+from the operation registry, every one behind a Bearer API token.
+
+Errors are JSON ``{"error": {"code", "message"}}`` with a stable code (``errors.py``). The docs
+(/docs, /redoc) load their scripts from this server (fastapi-offline's bundled assets): no CDN.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import secrets
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Body, Depends, FastAPI, Query, Request
+from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, create_model
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from core.api.backend import Backend
+from core.api.errors import error_body, error_code, http_status
+from core.api.multipart import stage_upload
+from core.api.registry import Operation, operations
+from core.api.sse import STREAMED
+from core.api.staging import remove_staged
+from core.errors import CoreError, FileTooLarge, NotAuthenticated
+
+log = logging.getLogger("core.api")
+
+ASSETS = "/api/docs-assets"
+_bearer = HTTPBearer(auto_error=False, scheme_name="API token",
+                     description="A personal API token: `python -m core tokens create --user NAME`, or the dashboard")
+
+
+def _token(creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:
+    if creds is None or creds.scheme.lower() != "bearer" or not creds.credentials:
+        raise NotAuthenticated("send an API token: Authorization: Bearer <token>")
+    return creds.credentials
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
+def _body_model(op: Operation) -> type[BaseModel]:
+    """The input model less the fields the path carries."""
+    if not op.path_fields:
+        return op.input
+    fields = {n: (f.annotation, f) for n, f in op.input.model_fields.items() if n not in op.path_fields}
+    return create_model(f"{op.input.__name__}Body", __config__=op.input.model_config, **fields)
+
+
+def _signature(op: Operation) -> inspect.Signature:
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("request", kw, annotation=Request),
+              inspect.Parameter("token", kw, annotation=Annotated[str, Depends(_token)])]
+    for name in op.path_fields:
+        params.append(inspect.Parameter(name, kw, annotation=Annotated[str, PathParam()]))
+    if op.body == "none":
+        for name in op.query_fields:
+            f = op.input.model_fields[name]
+            default = inspect.Parameter.empty if f.is_required() else f.default
+            params.append(inspect.Parameter(name, kw, default=default,
+                                            annotation=Annotated[f.annotation, Query(description=f.description)]))
+    elif op.body == "json":
+        model = _body_model(op)
+        required = any(f.is_required() for f in model.model_fields.values())
+        params.append(inspect.Parameter("body", kw, default=inspect.Parameter.empty if required else None,
+                                        annotation=Annotated[model | None if not required else model, Body()]))
+    return inspect.Signature(params)
+
+
+def _json_endpoint(backend: Backend, op: Operation):
+    def endpoint(**kw: Any):
+        request, token, body = kw.pop("request"), kw.pop("token"), kw.pop("body", None)
+        payload = {**(body.model_dump(exclude_unset=True) if body is not None else {}), **kw}
+        result = backend.call(op.name, payload, token, _client(request))
+        if op.name in STREAMED and payload.get("stream"):
+            return STREAMED[op.name](result)
+        return JSONResponse(result, status_code=op.status_code)
+
+    endpoint.__signature__ = _signature(op)
+    endpoint.__name__ = op.name
+    return endpoint
+
+
+_MULTIPART_DOC = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["files"],
+    "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}}}}}}}
+
+
+def _upload_endpoint(backend: Backend, op: Operation):
+    async def endpoint(request: Request, token: Annotated[str, Depends(_token)], **path: str):
+        client = _client(request)
+        limits = await run_in_threadpool(backend.call, "limits", {}, token, client)  # the token first
+        max_file = limits["max_upload_mb"] * 1024 * 1024
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > max_file * limits["max_files_per_upload"] + 1024 * 1024:
+            raise FileTooLarge(f"the upload is larger than {limits['max_files_per_upload']} files of "
+                               f"{limits['max_upload_mb']} MB (parsing.max_upload_mb)")
+        staged = await stage_upload(request.headers.get("content-type", ""), request.stream(), backend.data_dir,
+                                    max_file_bytes=max_file, max_files=limits["max_files_per_upload"])
+        try:
+            payload = {**path, "files": [{"name": name, "path": str(p)} for name, p in staged]}
+            result = await run_in_threadpool(backend.call, op.name, payload, token, client)
+        finally:
+            remove_staged([p for _, p in staged])
+        return JSONResponse(result, status_code=op.status_code)
+
+    kw = inspect.Parameter.KEYWORD_ONLY
+    sig = inspect.signature(endpoint)
+    params = [p for p in sig.parameters.values() if p.kind != inspect.Parameter.VAR_KEYWORD]
+    params += [inspect.Parameter(n, kw, annotation=Annotated[str, PathParam()]) for n in op.path_fields]
+    endpoint.__signature__ = sig.replace(parameters=params)
+    endpoint.__name__ = op.name
+    return endpoint
+
+
+def _add_routes(app: FastAPI, backend: Backend) -> None:
+    for op in operations().values():
+        endpoint = _upload_endpoint(backend, op) if op.body == "multipart" else _json_endpoint(backend, op)
+        app.add_api_route(op.path, endpoint, methods=[op.method], name=op.name, summary=op.summary,
+                          response_model=op.output, status_code=op.status_code, tags=[op.tag] if op.tag else None,
+                          openapi_extra=_MULTIPART_DOC if op.body == "multipart" else None,
+                          responses={401: {"description": "missing or wrong API token"}})
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(CoreError)
+    async def core_error(request: Request, exc: CoreError):
+        headers = {"WWW-Authenticate": "Bearer"} if http_status(exc) == 401 else {}
+        if getattr(exc, "retry_after_seconds", None):  # a client locked out for too many wrong tokens
+            headers["Retry-After"] = str(exc.retry_after_seconds)
+        return JSONResponse(error_body(error_code(exc), exc.message), status_code=http_status(exc), headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError):
+        details = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]  # no input echoed
+        first = details[0] if details else {"loc": [], "msg": "invalid"}
+        message = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+        return JSONResponse(error_body("invalid_input", message, details=details), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse(error_body(code, str(exc.detail)), status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception):
+        error_id = secrets.token_hex(4)
+        log.error("API request failed (error id %s)", error_id, exc_info=exc)
+        return JSONResponse(error_body("internal_error", f"the server failed on this request (error id {error_id}; "
+                                                         "see its log)"), status_code=500)
+
+
+def _add_docs(app: FastAPI) -> None:
+    import fastapi_offline
+
+    app.mount(ASSETS, StaticFiles(directory=str(Path(fastapi_offline.__file__).parent / "static")), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def swagger():
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="ragdesk API",
+                                   swagger_js_url=f"{ASSETS}/swagger-ui-bundle.js",
+                                   swagger_css_url=f"{ASSETS}/swagger-ui.css", swagger_favicon_url=f"{ASSETS}/favicon.png",
+                                   swagger_ui_parameters={"validatorUrl": None})  # the validator badge calls out
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc():
+        return get_redoc_html(openapi_url="/openapi.json", title="ragdesk API", redoc_js_url=f"{ASSETS}/redoc.standalone.js",
+                              redoc_favicon_url=f"{ASSETS}/favicon.png", with_google_fonts=False)
+
+
+def create_app(backend: Backend) -> FastAPI:
+    app = FastAPI(title="ragdesk API", version="1", docs_url=None, redoc_url=None,
+                  description="Knowledge bases, files, search, answers and chats of ragdesk; OpenAI-compatible "
+                              "chat completions under /v1. Every route takes `Authorization: Bearer <API token>`.")
+    _add_error_handlers(app)
+    _add_routes(app, backend)
+    _add_docs(app)
+    return app

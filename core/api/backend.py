@@ -1,0 +1,76 @@
+"""Where the API's operations run: on an engine this process holds, or — when the dashboard holds
+the embedded store — in the dashboard's process through the hand-off's one ``api_call`` command.
+
+Either way the same ``registry.invoke`` runs next to the engine and checks the caller's token
+there; the API process passes the token on and never decides who is asking.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Protocol
+
+from core.errors import StoreBusy
+
+log = logging.getLogger("core.api")
+
+
+class Backend(Protocol):
+    data_dir: Path
+    kind: str  # "engine" | "handoff"
+
+    def call(self, op: str, payload: dict, token: str, client: str) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class EngineBackend:
+    kind = "engine"
+
+    def __init__(self, engine: Any, *, owned: bool = False):
+        self.engine, self._owned = engine, owned
+        self.data_dir = Path(engine.config.data_dir)
+
+    def call(self, op: str, payload: dict, token: str, client: str) -> Any:
+        from core.api.registry import invoke
+
+        return invoke(self.engine, token, op, payload, client=client)
+
+    def close(self) -> None:
+        if self._owned:
+            self.engine.close()
+
+
+class HandoffBackend:
+    kind = "handoff"
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = Path(data_dir)
+
+    def call(self, op: str, payload: dict, token: str, client: str) -> Any:
+        from core.handoff.channel import RemoteEngine
+
+        # found anew each call: a restarted dashboard listens on a fresh socket
+        return RemoteEngine(self.data_dir).call("api_call", op=op, input=payload, token=token, client=client)
+
+    def close(self) -> None:
+        pass
+
+
+def open_backend(data_dir: str | Path | None = None) -> Backend:
+    """This process's own engine (serving the CLI hand-off as the dashboard does), or the
+    dashboard's through the hand-off when it holds the embedded store."""
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+    from core.handoff.channel import find_socket
+
+    config = RuntimeConfig.from_env(data_dir)
+    try:
+        return EngineBackend(Engine(config, serve_handoff=True), owned=True)
+    except StoreBusy:
+        if find_socket(config.data_dir) is None:
+            raise StoreBusy("the embedded vector store is held by a process that does not accept hand-offs: "
+                            "stop it, or point both at a Qdrant server with QDRANT_URL") from None
+        log.warning("the running dashboard holds the store: API calls run there (hand-off)")
+        return HandoffBackend(config.data_dir)

@@ -1,0 +1,248 @@
+"""The API's typed inputs and outputs (pydantic). Outputs say only what a caller may see: no owner
+ids of other users' rows, no collection names, no secrets."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Mode = Literal["normal", "strict"]
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+
+class Empty(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class In(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is a 422, not silently ignored
+
+
+# ---------------------------------------------------------------- knowledge bases
+
+class KbRef(In):
+    kb: str = Field(description="the knowledge base's id or name")
+
+
+class KbCreate(In):
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    visibility: Literal["private", "shared", "public"] = "private"
+
+
+class KbShare(In):
+    kb: str
+    users: list[str] = Field(description="the user names it is shared with (replaces the list)")
+
+
+class KbOut(Out):
+    id: str
+    name: str
+    description: str
+    visibility: str
+    embedder_id: str
+    dimension: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class KbDetail(KbOut):
+    files: int = 0
+    chunks: int = 0
+    vectors: int = 0
+
+
+class Deleted(Out):
+    deleted: str
+
+
+class Shared(Out):
+    kb: str
+    shared_with: list[str]
+
+
+# ---------------------------------------------------------------- files and jobs
+
+class FileList(In):
+    kb: str
+    status: Literal["pending", "processing", "indexed", "failed", "cancelled"] | None = None
+
+
+class FileRef(In):
+    file_id: str
+
+
+class StagedFile(In):
+    """A part of a multipart upload, already written by the API to its private upload folder."""
+
+    name: str
+    path: str
+
+
+class FileUpload(In):
+    kb: str
+    files: list[StagedFile] = Field(default_factory=list, description="filled by the server from the multipart body")
+
+
+class FileOut(Out):
+    id: str
+    name: str
+    size: int
+    mime: str
+    kb_id: str | None
+    status: str
+    error: str
+    chunk_count: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class IngestOut(Out):
+    name: str
+    status: str  # indexed | duplicate | failed | cancelled | deleted
+    file_id: str | None = None
+    chunks: int = 0
+    error: str = ""
+    job_id: str | None = None
+    warnings: list[str] = []
+
+
+class JobList(In):
+    active_only: bool = False
+
+
+class JobRef(In):
+    job_id: str
+
+
+class JobOut(Out):
+    id: str
+    kind: str
+    kb_id: str | None
+    file_id: str | None
+    state: str
+    progress_done: int
+    progress_total: int
+    message: str
+    error: str
+    cancel_requested: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+class Limits(Out):
+    max_upload_mb: int
+    max_files_per_upload: int
+
+
+# ---------------------------------------------------------------- search and answers
+
+class SearchIn(In):
+    query: str = Field(min_length=1)
+    kbs: list[str] | None = Field(None, description="ids or names; omitted: every knowledge base you may read")
+    mode: Literal["dense", "bm25", "hybrid", "hybrid+rerank"] | None = None
+    top_k: int | None = Field(None, ge=1)
+    min_score: float | None = Field(None, ge=0, le=1)
+
+
+class HitOut(Out):
+    chunk_id: str
+    file_id: str
+    kb_id: str
+    source_name: str
+    text: str
+    chunk_index: int
+    heading_path: list[str]
+    page: int | None = None
+    slide: int | None = None
+    start_seconds: float | None = None
+    score: float
+
+
+class SearchOut(Out):
+    query: str
+    mode: str
+    hits: list[HitOut]
+    notices: list[str] = []
+
+
+class AskIn(In):
+    question: str = Field(min_length=1)
+    kbs: list[str] | None = Field(None, description="ids or names; omitted: every knowledge base you may read")
+    mode: Mode | None = Field(None, description="omitted: the mode in force; with strict mode on, "
+                                                "only admins get a normal answer")
+    web: bool = Field(False, description="the chat's Web search switch (normal mode only, when enabled)")
+
+
+class ChatAskIn(AskIn):
+    chat_id: str
+
+
+class CitationOut(Out):
+    n: int
+    chunk_id: str
+    file_id: str
+    kb_id: str = ""
+    source_name: str
+    location: str
+    heading_path: list[str]
+    text: str
+    score: float
+    page: int | None = None
+    slide: int | None = None
+    start_seconds: float | None = None
+    origin: str = "kb"
+    url: str = ""
+
+
+class AnswerOut(Out):
+    question: str
+    text: str
+    mode: Mode
+    hit: bool
+    llm_called: bool
+    from_kb: bool
+    citations: list[CitationOut]
+    notices: list[str]
+    sources: list[str]
+    chat_id: str | None = None
+    message_id: str | None = None
+    error: str = ""
+
+
+# ---------------------------------------------------------------- chats
+
+class ChatList(In):
+    query: str = ""
+
+
+class ChatCreate(In):
+    title: str = ""
+
+
+class ChatRef(In):
+    chat_id: str
+
+
+class ChatOut(Out):
+    id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class MessageOut(Out):
+    id: str
+    chat_id: str
+    role: str
+    content: str
+    mode: str
+    citations: list[dict]
+    notices: list[str]
+    error: str
+    created_at: datetime
