@@ -56,7 +56,7 @@ class ChunkingSettings(_Section):
     markdown_header_split: bool = Field(True, description="Split on Markdown headings H1-H6 first.")
     heading_glue: bool = Field(True, description="Join a heading line to the paragraph after it.")
     contextual_text: bool = Field(
-        True, description="Embed and keyword-index each chunk with its document title and heading path (a reindex applies it)."
+        False, description="Embed and keyword-index each chunk with its document title and heading path (a reindex applies it)."
     )
 
     @model_validator(mode="after")

@@ -37,9 +37,9 @@ def test_a_mid_section_chunk_gets_title_and_heading_path_the_first_does_not_repe
     assert later.indexed_text == f"员工手册 › 第三章 探亲\n{later.text}"
 
 
-def test_on_by_default_off_indexes_the_text_as_it_is_and_the_stored_text_never_changes():
+def test_off_by_default_off_indexes_the_text_as_it_is_and_the_stored_text_never_changes():
     plain, contextual = _chunks(contextual=False), _chunks(contextual=True)
-    assert ChunkingSettings().contextual_text is True
+    assert ChunkingSettings().contextual_text is False
     assert all(c.context == "" and c.indexed_text == c.text for c in plain)
     assert [c.text for c in plain] == [c.text for c in contextual]
 
