@@ -40,7 +40,7 @@ class CachingEmbedder:
         return getattr(self.inner, name)
 
     def _key(self, kind: str, text: str) -> str:
-        return hashlib.sha256(f"{self.id}\x00{kind}\x00{text}".encode("utf-8")).hexdigest()
+        return hashlib.sha256(f"{self.id}\x00{kind}\x00{text}".encode()).hexdigest()
 
     def _lookup(self, keys: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}

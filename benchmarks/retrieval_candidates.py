@@ -26,12 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from embedding_cache import install_cache  # noqa: E402
+from embedding_cache import install_cache
 
-from core.evaluation import Dataset, EvalKB, ingested, score_mode  # noqa: E402
-from core.retrieval import bm25  # noqa: E402
-from core.settings.model import RetrievalSettings  # noqa: E402
-from core.types import SYSTEM_ACTOR  # noqa: E402
+from core.evaluation import Dataset, EvalKB, ingested, score_mode
+from core.retrieval import bm25
+from core.settings.model import RetrievalSettings
+from core.types import SYSTEM_ACTOR
 
 DATA = ROOT.parent / "shared" / "data" / "retrieval"
 SETS = ["xquad-zh-chunks", "xquad-en-chunks", "cranfield-en", "xquad-zh", "xquad-en"]
@@ -110,7 +110,7 @@ def main() -> None:
             chunking = CANDIDATES[group[0]][0]
             t0 = time.perf_counter()
             with ingested(DATA / dataset, embedder=args.embedder, chunking=chunking or None,
-                          progress=lambda m: print(f"  {dataset}: {m}", file=sys.stderr, flush=True)) as kb:
+                          progress=lambda m, dataset=dataset: print(f"  {dataset}: {m}", file=sys.stderr, flush=True)) as kb:
                 print(f"  {dataset}: ingest {time.perf_counter() - t0:.0f} s, cache hits {cache.hits} misses {cache.misses}",
                       file=sys.stderr, flush=True)
                 halves = splits(kb.data)

@@ -16,7 +16,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from core.errors import InvalidInput
 from core.ingest.service import Upload
@@ -199,7 +199,7 @@ def score_mode(kb: EvalKB, mode: str, query_ids: list[str] | None = None,
         if data.answers.get(qid):
             injected = _normalise(" ".join(h.text[:inject_chars] for h in result.hits[:inject_k]))
             hits.append(any(_normalise(a) in injected for a in data.answers[qid]))
-    mean = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
+    mean = lambda xs: sum(xs) / len(xs) if xs else 0.0
     return ModeScores(mode=mode, ndcg10=mean(ndcg), recall5=mean(r5), recall10=mean(r10), mrr10=mean(mrr),
                       answer_hit=mean(hits) if hits else None, latency_p50_ms=_percentile(latencies, 50),
                       latency_p95_ms=_percentile(latencies, 95), queries=len(items))
