@@ -12,7 +12,7 @@ from core import Engine
 from core.errors import CoreError
 from core.types import Actor
 from dashboard.errors import show_error
-from dashboard.i18n import t
+from dashboard.i18n import lang, t
 
 EXPIRY_CHOICES = ("30", "90", "365", "never")  # days
 _PENDING = "api_token_revoke"  # id of the token whose revoke waits for its confirmation
@@ -40,7 +40,11 @@ def api_tokens_popover(engine: Engine, actor: Actor) -> None:
 def _create_form(engine: Engine, actor: Actor) -> None:
     with st.form("api_token_create", clear_on_submit=True):
         label = st.text_input(t("tokens.label"), key="api_token_label", max_chars=100, placeholder=t("tokens.label_hint"))
-        choice = st.selectbox(t("tokens.expires"), EXPIRY_CHOICES, index=1, format_func=_expiry_word, key="api_token_days")
+        # the options are the words themselves (no format_func), under a key per language: the words
+        # change with the language, and a widget keeps what it showed
+        words = [_expiry_word(c) for c in EXPIRY_CHOICES]
+        picked = st.selectbox(t("tokens.expires"), words, index=1, key=f"api_token_days_{lang()}")
+        choice = EXPIRY_CHOICES[words.index(picked)]
         if not st.form_submit_button(t("tokens.create"), type="primary", icon=":material/add:"):
             return
     try:

@@ -11,7 +11,7 @@ from tests.dashboard.conftest import button, new_app, sign_up, texts
 
 def _create(at, label: str, days: str = "30") -> str:
     at.sidebar.text_input(key="api_token_label").input(label)
-    at.sidebar.selectbox(key="api_token_days").select(days)
+    at.sidebar.selectbox(key="api_token_days_en").select("never" if days == "never" else f"{days} days")
     button(at, "Create token").click()
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -84,4 +84,4 @@ def test_the_tokens_panel_speaks_chinese(engine):
     at.run()
     assert "还没有 API 令牌。" in texts(at)
     assert [b for b in at.button if b.label == "创建令牌"]
-    assert at.sidebar.selectbox(key="api_token_days").options == ["30 天", "90 天", "365 天", "永不过期"]
+    assert at.sidebar.selectbox(key="api_token_days_zh").options == ["30 天", "90 天", "365 天", "永不过期"]

@@ -105,7 +105,7 @@ def test_full_flow_in_chromium(server, browser, artifacts):
     d.fill("Name", "检察规则")
     d.click("Create")
     d.see("No files in this knowledge base yet.")
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(policy), str(pdf)])
+    page.get_by_label("Add files", exact=True).get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(policy), str(pdf)])
     d.expect(page.get_by_role("button", name=f"Remove {pdf.name}")).to_be_visible()
     d.click("Upload and index")
     d.see("2 of 2 file(s) indexed or already present in “检察规则”.", timeout=LONG)

@@ -37,7 +37,7 @@ def test_clicking_a_citation_shows_the_rendered_page_with_the_passage_highlighte
     d.fill("Name", "travel")
     d.click("Create")
     d.see("No files in this knowledge base yet.")
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(pdf)])
+    page.get_by_label("Add files", exact=True).get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(pdf)])
     d.expect(page.get_by_role("button", name="Remove travel.pdf")).to_be_visible()
     d.click("Upload and index")
     d.see("1 of 1 file(s) indexed", timeout=120_000)

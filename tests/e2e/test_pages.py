@@ -163,7 +163,7 @@ def test_a_new_knowledge_base_is_selected_and_the_upload_lands_there(fast_server
     d.see("Files go to “second-kb”.")
     doc = tmp_path / "canteen.md"
     doc.write_text("# Canteen\n\nLunch is served from 11:30 to 13:00 on workdays.\n", encoding="utf-8")
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(doc)])
+    page.get_by_label("Add files", exact=True).get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(doc)])
     d.expect(page.get_by_role("button", name="Remove canteen.md")).to_be_visible()
     d.click("Upload and index")
     d.see("1 of 1 file(s) indexed or already present in “second-kb”.", timeout=SLOW)

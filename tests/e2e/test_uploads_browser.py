@@ -46,7 +46,7 @@ def _new_kb(d: Driver, name: str) -> None:
 
 
 def _pick(d: Driver, paths) -> None:
-    d.page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(p) for p in paths])
+    d.page.get_by_label("Add files", exact=True).get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(p) for p in paths])
     for p in paths:
         d.expect(d.page.get_by_role("button", name=f"Remove {p.name}")).to_be_visible()
 
