@@ -112,8 +112,11 @@ def storage_audit(engine: Engine, actor: Actor) -> None:
     with st.container(horizontal=True):
         run = st.button(t("audit.run"), icon=":material/health_and_safety:", key="audit_run")
         repair = st.button(t("audit.repair"), icon=":material/build:", key="audit_repair")
-    if run or repair:
-        st.session_state["audit"] = engine.doctor(actor, repair=repair)
+    if repair:  # a repair is long work: a job on the queue (this page waits for its report)
+        with st.spinner(t("audit.repair")):
+            st.session_state["audit"] = engine.submit_repair(actor).result()
+    elif run:
+        st.session_state["audit"] = engine.doctor(actor)
     report = st.session_state.get("audit")
     if report is None:
         return
