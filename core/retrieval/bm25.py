@@ -164,19 +164,12 @@ def query_word_count(text: str) -> int:
     return len(query_words(text))
 
 
-# Query-side weight of a Chinese character bigram that is not itself a jieba word. Documents keep
-# their bigrams (they still match a word of the query that jieba cut differently in the text);
-# in the query they mostly repeat its words, so they counted every matched word two or three
-# times over and let a chunk that shares a phrase beat the one that answers. Words only: chunk
-# level xquad-zh-chunks nDCG@10 0.917 -> 0.922 (tune) and 0.905 -> 0.914 (held-out report), paragraph
-# level xquad-zh 0.977 -> 0.979 / 0.973 -> 0.972; English has no bigrams
-# (benchmarks/retrieval_candidates.py, docs/retrieval.md).
-QUERY_BIGRAM_WEIGHT = 0.0
+QUERY_BIGRAM_WEIGHT = 1.0
 
 
 def encode_query(text: str) -> SparseVector:
-    """Sparse vector of a query: each distinct word weight 1.0, other terms (Chinese bigrams)
-    ``QUERY_BIGRAM_WEIGHT`` (0 = left out); IDF comes from the engine."""
+    """Sparse vector of a query: each distinct term with weight 1.0 (IDF comes from the engine)."""
+    if QUERY_BIGRAM_WEIGHT == 1.0:
+        return _to_sparse({tid: 1.0 for tid in _term_counts(tokenize(text))})
     words = {term_id(t) for t in _tokenize(text, "search")}
-    weights = {tid: (1.0 if tid in words else QUERY_BIGRAM_WEIGHT) for tid in _term_counts(tokenize(text))}
-    return _to_sparse({tid: w for tid, w in weights.items() if w > 0})
+    return _to_sparse({tid: (1.0 if tid in words else QUERY_BIGRAM_WEIGHT) for tid in _term_counts(tokenize(text))})
