@@ -112,7 +112,7 @@ def request_args(op: Operation, args: tuple, kwargs: dict) -> dict:
 
 def decode_result(op: Operation, result: Any) -> Any:
     """Client side: the reply's result as the operation's return type."""
-    return op.output.validate_python(result) if op.remote.send_result else None
+    return op.decode(result) if op.remote.send_result else None
 
 
 def error_payload(exc: CoreError) -> dict:

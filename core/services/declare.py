@@ -83,6 +83,22 @@ class Operation:
     def output(self) -> TypeAdapter:
         return TypeAdapter(self.hints.get("return", Any))
 
+    @cached_property
+    def decode(self) -> Callable[[Any], Any]:
+        """JSON back into the return type (a client's side of a process boundary)."""
+        return _decoder(self.hints.get("return", Any))
+
+
+def _decoder(annotation: Any) -> Callable[[Any], Any]:
+    from sqlmodel import SQLModel
+
+    if typing.get_origin(annotation) is list:
+        item = _decoder(typing.get_args(annotation)[0])
+        return lambda rows: [item(r) for r in rows]
+    if isinstance(annotation, type) and issubclass(annotation, SQLModel):
+        return annotation.model_validate  # table models skip validation when constructed: validate here
+    return TypeAdapter(annotation).validate_python
+
 
 def _is_callback(annotation: Any) -> bool:
     if annotation is None:

@@ -48,6 +48,11 @@ class SourceService:
         self._scheduler_id: str | None = None
         self._sync_scheduler = None
 
+    @property
+    def scheduler_id(self) -> str | None:
+        """This process's id in the scheduler's leader lease (None before it first ticked)."""
+        return self._scheduler_id
+
     @operation(handoff=Remote(via="submit_sync_source"))
     def sync_source(self, actor: Actor, source_id: str, trigger: str = "manual") -> SyncReport:
         """Sync one source now (its owner only). Raises SyncBusy when a sync of it is running."""
