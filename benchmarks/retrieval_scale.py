@@ -48,7 +48,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.answering import query_cache  # noqa: E402
+from core.retrieval import query_cache  # noqa: E402
 from core.config import RuntimeConfig  # noqa: E402
 from core.db.models import FileRecord  # noqa: E402
 from core.engine import Engine  # noqa: E402

@@ -12,8 +12,8 @@ from pathlib import PurePosixPath
 from sqlmodel import Session, select
 
 from core.accounts.access import check_file, readable_kbs
-from core.answering import attach
-from core.answering.chats import ChatStore, chat_collection, chat_files, get_chat
+from core.chats import attachments as attach
+from core.chats.store import ChatStore, chat_collection, chat_files, get_chat
 from core.answering.context import (
     AnswerContext,
     ContextProvider,

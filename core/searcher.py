@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from core.answering.query_cache import CachedQueries
+from core.retrieval.query_cache import CachedQueries
 from core.db.database import Database
 from core.embeddings.base import Embedder
 from core.errors import InvalidInput

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Protocol
 
-from core.answering.chats import ChatStore
+from core.chats.store import ChatStore
 from core.answering.prompts import ContextItem
 from core.ingest.service import IngestResult
 from core.retrieval.search import SearchResult, SearchTarget

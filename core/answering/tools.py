@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from core.answering.chats import ChatStore
+from core.chats.store import ChatStore
 from core.answering.context import Document, KnowledgeAccess
 from core.answering.prompts import ContextItem, format_context
 from core.answering.retrieve import retrieve

@@ -5,7 +5,7 @@ models, who may call it, whether it may run long (a job: progress shows under ``
 and its implementation ``(engine, actor, input) -> output`` over today's ``Engine`` methods.
 
 Everything else is derived from ``OPERATIONS``: the HTTP routes and the OpenAPI schema
-(``core/api/app.py``), the hand-off's one ``api_call`` command (``core/handoff/commands.py``) and
+(``core/api/app.py``), the hand-off's one ``api_call`` operation (``core/services/api_bridge.py``) and
 the security test that walks every route as the wrong user (``tests/api/test_every_route.py``).
 A new operation is one ``@operation(...)`` declaration in ``core/api/ops_*.py``.
 

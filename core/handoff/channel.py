@@ -5,9 +5,9 @@ the process holding it listens on a Unix socket and a CLI command that finds the
 sends its command there instead of failing.
 
 It is an interface, not a pipe for objects:
-- messages are length-prefixed UTF-8 JSON with a fixed schema (``core.handoff.commands``):
-  only the commands the CLI sends, each with typed arguments; anything else is refused
-  unread, and nothing is ever unpickled in either direction;
+- messages are length-prefixed UTF-8 JSON; the commands and their typed arguments are the
+  engine's operations declared with ``handoff`` (``core.handoff.commands``); anything else is
+  refused unread, and nothing is ever unpickled in either direction;
 - the server asks the kernel who connected (``SO_PEERCRED``) and refuses any peer whose UID
   is not its own; it runs every command as the local admin itself — the client sends no Actor —
   except ``api_call`` (the HTTP API), which runs as the user of the API token it carries, the
@@ -40,10 +40,12 @@ from typing import Any
 
 from core.errors import CoreError, InvalidInput, PermissionDenied, StoreError
 from core.handoff.commands import (
-    COMMANDS,
-    DECODERS,
+    commands,
+    decode_result,
     error_from_payload,
     error_payload,
+    request_args,
+    run_command,
     validate_request,
 )
 from core.handoff.paths import (  # noqa: F401 (re-exported: the CLI and tests import them from here)
@@ -122,7 +124,7 @@ def handle_request(engine: Any, message: Any) -> dict:
     """One validated command run as the local admin; the reply as a JSON-ready dict."""
     try:
         name, args = validate_request(message)
-        return {"ok": True, "result": COMMANDS[name].run(engine, args)}
+        return {"ok": True, "result": run_command(engine, name, args)}
     except CoreError as exc:
         return {"ok": False, "error": error_payload(exc)}
     except Exception:  # report, never kill the dashboard for a CLI call
@@ -267,7 +269,8 @@ def _remove_on_exit(server: HandoffServer) -> None:
 # ---------------------------------------------------------------- client
 
 class RemoteEngine:
-    """Looks like the part of an Engine the CLI uses; each call runs in the process holding the store.
+    """Looks like an Engine to the CLI for every operation declared with ``handoff``; each call
+    runs in the process holding the store (the methods are derived from the declarations).
 
     The ``actor`` the CLI passes is not sent: the server runs commands as the local admin."""
 
@@ -278,6 +281,7 @@ class RemoteEngine:
         self.path = path
 
     def call(self, command: str, **args: Any) -> Any:
+        """Send one command with JSON-ready arguments; its JSON result (or the typed error)."""
         if not owned_socket(self.path, os.getuid()):  # checked again right before connecting
             raise StoreError(f"{self.path} is not a socket owned by you: refusing to connect")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -295,107 +299,18 @@ class RemoteEngine:
             raise StoreError("the dashboard process sent a malformed reply")
         if not reply["ok"]:
             raise error_from_payload(reply.get("error"))
-        decoder = DECODERS.get(command)
-        return decoder(reply.get("result")) if decoder else reply.get("result")
+        return reply.get("result")
 
-    # the CLI's calls, with the engine's signatures (actor ignored, callbacks stay here)
-    def create_kb(self, actor, name, description="", visibility="private"):
-        return self.call("create_kb", name=name, description=description, visibility=visibility)
+    def __getattr__(self, name: str) -> Any:
+        op = commands().get(name) if not name.startswith("_") else None
+        if op is None:
+            raise AttributeError(f"{name!r} cannot be handed off to the process holding the store")
 
-    def list_kbs(self, actor):
-        return self.call("list_kbs")
+        def handed_off(*args: Any, **kwargs: Any) -> Any:
+            return decode_result(op, self.call(name, **request_args(op, args, kwargs)))
 
-    def kb_stats(self, actor, ref):
-        return self.call("kb_stats", ref=ref)
-
-    def update_kb(self, actor, ref, *, name):
-        return self.call("rename_kb", ref=ref, name=name)
-
-    def delete_kb(self, actor, ref):
-        return self.call("delete_kb", ref=ref)
-
-    def ingest_paths(self, actor, kb, paths, progress=None):
-        # the other process reads the files: give it absolute paths
-        sources = [str(p) if str(p).startswith(("http://", "https://")) else str(Path(p).resolve()) for p in paths]
-        return self.call("ingest_paths", kb=kb, paths=sources)
-
-    def list_files(self, actor, kb=None, status=None):
-        return self.call("list_files", kb=kb, status=status)
-
-    def delete_files(self, actor, file_ids):
-        return self.call("delete_files", file_ids=list(file_ids))
-
-    def curated_answers(self, actor, kb):
-        return self.call("curated_list", kb=kb)
-
-    def add_curated(self, actor, kb, question, answer, *, approved_by=None):
-        return self.call("curated_add", kb=kb, question=question, answer=answer, approved_by=approved_by)
-
-    def delete_curated(self, actor, entry_id):
-        return self.call("curated_delete", entry_id=entry_id)
-
-    def import_curated_csv(self, actor, kb, data):
-        from core.curated.csv_io import decode
-
-        return self.call("curated_import", kb=kb, text=decode(data))
-
-    def export_curated_csv(self, actor, kb):
-        return self.call("curated_export", kb=kb)
-
-    def reindex(self, actor, kb, progress=None):
-        return self.call("reindex", kb=kb)
-
-    def search(self, actor, query, kbs=None, *, mode=None, top_k=None, min_score=None):
-        return self.call("search", query=query, kbs=kbs, mode=mode, top_k=top_k, min_score=min_score)
-
-    def doctor(self, actor, repair=False):
-        return self.call("doctor", repair=repair)
-
-    def settings_masked(self):
-        return self.call("settings_masked")
-
-    def save_settings(self, actor, patch):
-        return self.call("save_settings", patch=patch)
-
-    def ask(self, actor, question, *, kbs=None, chat_id=None, mode=None, temporary=False, web=False):
-        return self.call("ask", question=question, kbs=kbs, mode=mode, chat_id=chat_id, temporary=temporary, web=web)
-
-    def compare(self, actor, question, kbs=None, web=False):
-        return self.call("compare", question=question, kbs=kbs, web=web)
-
-    # Google Drive and synced sources: the dashboard process's local admin owns the connection
-    def gdrive_status(self, actor):
-        return self.call("gdrive_status")
-
-    def gdrive_connect_refresh_token(self, actor, refresh_token):
-        return self.call("gdrive_connect_refresh_token", refresh_token=refresh_token)
-
-    def gdrive_list(self, actor, folder_id=None, query=""):
-        return self.call("gdrive_list", folder_id=folder_id, query=query)
-
-    def gdrive_import(self, actor, kb, ids, *, watch=False, progress=None):
-        return self.call("gdrive_import", kb=kb, ids=list(ids), watch=watch)
-
-    def gdrive_sync(self, actor, kb=None):
-        return self.call("gdrive_sync", kb=kb)
-
-    def run_scheduled_syncs(self):
-        return self.call("run_scheduled_syncs")
-
-    def gdrive_disconnect(self, actor):
-        return self.call("gdrive_disconnect")
-
-    def sources(self, actor, kind=None, kb=None):
-        return self.call("sources", kind=kind, kb=kb)
-
-    def watch_web_pages(self, actor, kb, urls, *, watch=True):
-        return self.call("watch_web_pages", kb=kb, urls=list(urls), watch=watch)
-
-    def sync_source(self, actor, source_id):
-        return self.call("sync_source", source_id=source_id)
-
-    def sync_logs(self, actor, source_id=None, limit=20):
-        return self.call("sync_logs", source_id=source_id, limit=limit)
+        handed_off.__name__, handed_off.__doc__ = name, op.function.__doc__
+        return handed_off
 
     def close(self) -> None:
         pass

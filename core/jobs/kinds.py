@@ -161,14 +161,14 @@ def _report_outcome(report) -> Outcome:
 def run_sync(engine, jobs: list[Job]) -> list[Outcome]:
     [job] = jobs
     p = job.payload or {}
-    report = engine._run_sync(actor_of(engine, job.owner_id), p["source_id"], p.get("trigger", "manual"), job.id)
+    report = engine.services.sources.run_sync(actor_of(engine, job.owner_id), p["source_id"], p.get("trigger", "manual"), job.id)
     return [_report_outcome(report)]
 
 
 def run_gdrive_import(engine, jobs: list[Job]) -> list[Outcome]:
     [job] = jobs
     p = job.payload or {}
-    report = engine._run_gdrive_import(actor_of(engine, job.owner_id), job.kb_id, p["ids"], p.get("watch", False), job.id)
+    report = engine.services.drive.run_gdrive_import(actor_of(engine, job.owner_id), job.kb_id, p["ids"], p.get("watch", False), job.id)
     return [_report_outcome(report)]
 
 

@@ -91,3 +91,29 @@ def test_no_import_circles_in_core():
 
 def test_the_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _reaches(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for child in graph.get(todo.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+def test_search_does_not_import_answering_and_answering_holds_no_chat_persistence():
+    graph = _import_graph()
+    for searching in ("core.searcher", "core.retrieval.search", "core.retrieval.query_cache"):
+        answering = sorted(m for m in _reaches(graph, searching) if m.startswith("core.answering"))
+        assert not answering, f"{searching} imports answering: {answering}"
+    leftover = {p.stem for p in (CORE / "answering").glob("*.py")} & {"chats", "chat_extras", "attach", "query_cache"}
+    assert not leftover, f"core/answering/ still holds {sorted(leftover)} (chats live in core/chats/)"
+
+
+def test_no_engine_mixins_share_private_state():
+    from core.engine import Engine
+
+    assert Engine.__bases__ == (object,), "the engine composes services; it inherits none"
+    assert not (CORE / "engine_drive.py").exists()

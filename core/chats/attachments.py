@@ -5,7 +5,7 @@ embedded with (chat collections are never reindexed, so a later model change is 
 
 from __future__ import annotations
 
-from core.answering.chats import chat_collection, get_chat
+from core.chats.store import chat_collection, get_chat
 from core.errors import ReindexNeeded
 from core.ingest.batch import ingest_many
 from core.ingest.parts import EngineParts, Snapshot

@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlmodel import select
 
 from core.accounts.access import require_admin
-from core.answering.chats import TITLE_CHARS, chat_messages, get_chat
+from core.chats.store import TITLE_CHARS, chat_messages, get_chat
 from core.db.models import Chat, Message, MessageFeedback, User, utcnow
 from core.errors import InvalidInput, NotFound
 from core.ingest.parts import EngineParts

@@ -1,0 +1,126 @@
+"""Search and answering: the retrieval test, questions in either mode, the strict A/B compare."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from core import knowledge
+from core.accounts.access import resolve_kb
+from core.answering.types import Answer, AnswerEvent, Comparison
+from core.ingest.parts import Snapshot
+from core.limits import check_question, check_search
+from core.llm.factory import provider_for
+from core.retrieval import search as search_mod
+from core.retrieval.search import SearchResult
+from core.services.declare import operation
+from core.services.files import readable_file
+from core.services.runtime import Runtime
+from core.types import Actor
+
+
+class AnswerService:
+    def __init__(self, rt: Runtime):
+        self._rt = rt
+        self._context_providers: list = []  # normal-mode extra context sources (web search)
+
+    @operation()
+    def search_targets(self, actor: Actor, kbs: list[str] | None = None) -> list[search_mod.SearchTarget]:
+        with self._rt.db.read() as s:
+            chosen = [resolve_kb(s, actor, ref) for ref in kbs] if kbs else knowledge.list_kbs(self._rt.db, actor)
+        return [search_mod.SearchTarget(kb.collection, kb.embedder_id, kb.name, kb.id, kb.sparse_encoder)
+                for kb in chosen if kb.collection]
+
+    @operation(handoff=True)
+    def search(self, actor: Actor, query: str, kbs: list[str] | None = None, *, mode: str | None = None,
+               top_k: int | None = None, min_score: float | None = None, file_ids: tuple[str, ...] = ()) -> SearchResult:
+        """The retrieval test: the same search function answering uses, on one settings snapshot."""
+        snap = self._rt.snapshot()
+        check_search(query, top_k, min_score, snap.settings)
+        for file_id in file_ids:
+            readable_file(self._rt, actor, file_id)
+        targets = self.search_targets(actor, kbs)
+        return self._rt.searcher(snap)(query, targets, mode=mode, top_k=top_k, min_score=min_score,
+                                       file_ids=tuple(file_ids))
+
+    # web: the normal side may search the web; strict answering never does (the engine decides)
+    @operation(handoff=True)
+    def ask(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
+            mode: str | None = None, temporary: bool = False, file_ids: tuple[str, ...] = (),
+            on_event: Callable[[AnswerEvent], None] | None = None, web: bool = False) -> Answer:
+        """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen.
+        One context per question: one settings and embedder snapshot, the actor's knowledge bases.
+        ``web``: the chat's Web search switch (normal mode only; strict mode never searches)."""
+        from core.answering.service import ask
+
+        started = time.perf_counter()
+        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web)
+        check_question(question, ctx.settings)
+        return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
+                   file_ids=tuple(file_ids), on_event=on_event, started=started)
+
+    def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False):
+        from core.answer_context import answer_context
+
+        snap = self._rt.snapshot()
+        with self._rt.db.read() as s:
+            kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
+        for file_id in file_ids:
+            readable_file(self._rt, actor, file_id)
+        ctx = answer_context(self._rt.parts, snap, self._rt.searcher(snap), actor, tuple(self._context_providers))
+        return (replace(ctx, open_web=self._web_opener(snap)) if web else ctx), kb_ids
+
+    def _web_opener(self, snap: Snapshot):
+        """Opens the message's web search (normal mode only: strict answering never receives it)."""
+        from core.answering.models import chat_model
+        from core.answering.web import open_session
+        from core.websearch.index import indexer
+
+        s, r = snap.settings, snap.settings.retrieval
+
+        def open_web(run, query: str, earlier):
+            model = None if provider_for(s.llm).quotes_only else chat_model(s.llm)
+            reranker = self._rt.reranker(s) if r.mode == "hybrid+rerank" else None
+            index = indexer(self._rt.parts, snap, top_k=r.rag_max_results, min_score=r.rag_min_similarity, reranker=reranker)
+            return open_session(s, run, query, model=model, index_and_search=index, history=earlier)
+
+        return open_web
+
+    @operation(access="open", why="in-process wiring at start-up")
+    def register_context_provider(self, provider) -> None:
+        """Add a source of extra context items for normal-mode answers (``answering.context.
+        ContextProvider``). Strict mode never calls one; it says it did not."""
+        self._context_providers.append(provider)
+
+    def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False) -> Comparison:
+        """Both modes of one question from one context: the same snapshot, scope and search."""
+        from core.answering.compare import compare
+        from core.answering.policy import check_compare
+        from core.answering.service import ask
+
+        ctx, kb_ids = self._answer_context(actor, kbs, web=web)
+        check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
+        check_question(question, ctx.settings)
+        return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
+
+    @operation(handoff=True)
+    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None, web: bool = False) -> Comparison:
+        """Normal and strict side by side; with ``web`` the normal side may search the web, the
+        strict side never does (it says so)."""
+        return self._compare_one(actor, question, kbs, web=web)
+
+    @operation()
+    def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None,
+                      web: bool = False) -> list[Comparison]:
+        from core.answering.policy import check_compare
+
+        check_compare(actor, self._rt.settings())  # refused before any question, even an empty batch
+        return [self._compare_one(actor, q, kbs, web=web) for q in questions if q.strip()]
+
+    @operation()
+    def may_compare(self, actor: Actor) -> bool:
+        """May see normal-mode answers while strict mode is on: the Strict A/B page and its menu entry."""
+        from core.answering.policy import may_compare
+
+        return may_compare(actor, self._rt.settings())

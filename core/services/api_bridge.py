@@ -1,0 +1,22 @@
+"""The HTTP API's door into an engine in another process: one operation, ``api_call``, that runs
+an API operation (core/api/registry.py) as the user of the API token it carries — the token is
+checked here, next to the engine, so the hand-off never lets the API act as anyone else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.services.declare import operation
+
+
+class ApiBridge:
+    def __init__(self, engine: Any):
+        self._engine = engine
+
+    # uploads come as files the API staged (core/api/staging.py)
+    @operation(access="open", why="the API token is the credential, checked by the engine for every call",
+               handoff=True)
+    def api_call(self, op: str, input: dict, token: str, client: str = "") -> Any:
+        from core.api.registry import invoke  # lazy: the API's operations import most of the engine
+
+        return invoke(self._engine, token, op, input, client=client)

@@ -1,0 +1,150 @@
+"""Engine operations, each declared once on the service method that implements it.
+
+``@operation(...)`` on a service method says who may call it and how it crosses processes:
+
+- ``access``: ``"user"`` (a signed-in Actor; the service checks each object it touches),
+  ``"admin"`` (an admin Actor, checked here before the method runs, with ``admin_does`` as the
+  refusal's words), or ``"open"`` (no Actor: ``why`` says why that is safe — the security test
+  reads it);
+- ``job``: the method queues a job (core/jobs/) and returns its Future;
+- ``handoff``: the CLI may send it to the process holding the embedded store
+  (``True``, or a ``Remote`` saying how).
+
+From these declarations come the Engine's facade (``core/engine.py``: ``engine.<name>`` runs the
+owning service's method after the access rule), the CLI hand-off's schema, server and client
+(``core/handoff/commands.py``: arguments validated against a model made from the method's
+signature, results encoded and decoded from its return annotation), and the security walk of
+every operation (``tests/security/test_engine_surface.py``). A new operation is one decorated
+method on a service.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
+
+Access = Literal["user", "admin", "open"]
+
+
+@dataclass(frozen=True)
+class Remote:
+    """How an operation runs when the CLI hands it off to the process holding the store."""
+
+    via: str | None = None  # run this (queued) operation with the same arguments and wait for its Future
+    run: Callable[[Any, dict], Any] | None = None  # (engine, args) -> result, as the local admin
+    prepare: Callable[[dict], dict] | None = None  # client side, before sending (e.g. paths made absolute)
+    send_result: bool = True  # False: the result stays in the serving process (it holds secrets)
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    service: str  # the Engine attribute holding the service
+    function: Callable
+    access: Access
+    job: bool
+    remote: Remote | None
+    admin_does: str
+    why: str
+
+    @cached_property
+    def signature(self) -> inspect.Signature:
+        return inspect.signature(self.function)
+
+    @cached_property
+    def hints(self) -> dict[str, Any]:
+        return typing.get_type_hints(self.function)
+
+    @property
+    def takes_actor(self) -> bool:
+        return "actor" in self.signature.parameters
+
+    def wire_params(self) -> list[inspect.Parameter]:
+        """The parameters that cross a process boundary: not self, not the actor, no callbacks."""
+        return [p for name, p in self.signature.parameters.items()
+                if name not in ("self", "actor") and not _is_callback(self.hints.get(name))]
+
+    @cached_property
+    def input_model(self) -> type[BaseModel]:
+        fields = {}
+        for p in self.wire_params():
+            default = ... if p.default is inspect.Parameter.empty else p.default
+            fields[p.name] = (self.hints.get(p.name, Any), default)
+        config = ConfigDict(strict=True, extra="forbid", arbitrary_types_allowed=True)
+        return create_model(f"{self.name}_input", __config__=config, **fields)
+
+    @cached_property
+    def output(self) -> TypeAdapter:
+        return TypeAdapter(self.hints.get("return", Any))
+
+    @cached_property
+    def decode(self) -> Callable[[Any], Any]:
+        """JSON back into the return type (a client's side of a process boundary)."""
+        return _decoder(self.hints.get("return", Any))
+
+
+def _decoder(annotation: Any) -> Callable[[Any], Any]:
+    from sqlmodel import SQLModel
+
+    if typing.get_origin(annotation) is list:
+        item = _decoder(typing.get_args(annotation)[0])
+        return lambda rows: [item(r) for r in rows]
+    if isinstance(annotation, type) and issubclass(annotation, SQLModel):
+        return annotation.model_validate  # table models skip validation when constructed: validate here
+    return TypeAdapter(annotation).validate_python
+
+
+def _is_callback(annotation: Any) -> bool:
+    if annotation is None:
+        return False
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        return any(_is_callback(a) for a in typing.get_args(annotation) if a is not type(None))
+    return origin is Callable or annotation is Callable or getattr(origin, "__name__", "") == "Callable"
+
+
+@dataclass
+class _Declared:
+    access: Access
+    job: bool
+    remote: Remote | None
+    admin_does: str
+    why: str
+    extra: dict = field(default_factory=dict)
+
+
+def operation(*, access: Access = "user", job: bool = False, handoff: bool | Remote = False,
+              admin_does: str = "", why: str = "") -> Callable:
+    """Declare the decorated service method as an engine operation (see the module's docstring)."""
+    if access == "admin" and not admin_does:
+        raise ValueError("an admin operation says what it does (admin_does), for its refusal")
+    if access == "open" and not why:
+        raise ValueError("an operation without an Actor says why that is safe (why)")
+    remote = Remote() if handoff is True else (handoff or None)
+
+    def declare(method: Callable) -> Callable:
+        method.__operation__ = _Declared(access, job, remote, admin_does, why)
+        return method
+
+    return declare
+
+
+def operations_of(service_attr: str, cls: type) -> list[Operation]:
+    """The operations a service class declares (its decorated methods)."""
+    found = []
+    for name, member in vars(cls).items():
+        declared = getattr(member, "__operation__", None)
+        if declared is None:
+            continue
+        op = Operation(name, service_attr, member, declared.access, declared.job, declared.remote,
+                       declared.admin_does, declared.why)
+        if op.access in ("user", "admin") and not op.takes_actor:
+            raise TypeError(f"operation {name!r} is for signed-in callers but takes no actor")
+        found.append(op)
+    return found

@@ -1,0 +1,40 @@
+"""The Engine's public methods, derived from the services' declared operations.
+
+``install(Engine, SERVICES)`` gives ``Engine`` one method per declared operation: it applies the
+operation's access rule (an admin operation refuses a plain actor here, before the service runs)
+and calls the owning service. The method keeps the service method's name, signature and
+docstring, so ``inspect`` and ``help()`` show the real interface."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from core.accounts.access import require_admin
+from core.services.declare import Operation, operations_of
+
+
+def _delegate(op: Operation) -> Callable:
+    if op.access == "admin":
+        def method(self, *args, **kwargs):
+            actor = op.signature.bind(None, *args, **kwargs).arguments["actor"]
+            require_admin(actor, op.admin_does)
+            return getattr(getattr(self.services, op.service), op.name)(*args, **kwargs)
+    else:
+        def method(self, *args, **kwargs):
+            return getattr(getattr(self.services, op.service), op.name)(*args, **kwargs)
+    functools.update_wrapper(method, op.function)
+    method.operation = op
+    return method
+
+
+def install(cls: type, services: dict[str, type]) -> dict[str, Operation]:
+    """Put every operation of ``services`` (attribute name -> service class) on ``cls``."""
+    found: dict[str, Operation] = {}
+    for attr, service_cls in services.items():
+        for op in operations_of(attr, service_cls):
+            if op.name in found or op.name in vars(cls):
+                raise TypeError(f"operation {op.name!r} is declared twice")
+            found[op.name] = op
+            setattr(cls, op.name, _delegate(op))
+    return found

@@ -1,0 +1,149 @@
+"""Files and ingest: upload, list, inspect, delete, retry, reindex; long work goes to the job queue."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+
+from sqlmodel import select
+
+from core import knowledge
+from core.accounts.access import check_file, resolve_kb
+from core.db.models import FileRecord
+from core.ingest import paths as paths_mod
+from core.ingest import reindex as reindex_mod
+from core.ingest import service as ingest_mod
+from core.ingest.reindex import ReindexResult
+from core.ingest.service import IngestResult, Upload
+from core.jobs.submit import enqueue_one, enqueue_uploads
+from core.parsers.base import ParseContext
+from core.services.declare import Remote, operation
+from core.services.runtime import Runtime, parse_document
+from core.types import SYSTEM_ACTOR, Actor, ParsedDoc
+
+Progress = Callable[[str, int, int, str], None]
+
+
+def _absolute_paths(args: dict) -> dict:
+    """The serving process reads the files: it is given absolute paths (URLs as they are)."""
+    paths = [str(p) if str(p).startswith(("http://", "https://")) else str(Path(p).resolve()) for p in args["paths"]]
+    return {**args, "paths": paths}
+
+
+def _ingest_paths_queued(engine, args: dict) -> list[IngestResult]:
+    """A CLI ingest handed to the dashboard runs on its job queue (progress and Cancel on the
+    dashboard, nothing long on the hand-off's own thread); the CLI waits for the results."""
+    engine.get_kb(SYSTEM_ACTOR, args["kb"])  # unknown: refused before any file is read
+    return paths_mod.ingest_paths(lambda uploads: engine.submit_ingest(SYSTEM_ACTOR, args["kb"], uploads).result(),
+                                  args["paths"], engine.settings().parsing.max_upload_mb)
+
+
+def readable_file(rt: Runtime, actor: Actor, file_id: str) -> FileRecord:
+    with rt.db.read() as s:
+        return check_file(s, actor, s.get(FileRecord, file_id), file_id)
+
+
+class FileService:
+    def __init__(self, rt: Runtime):
+        self._rt = rt
+
+    @operation()
+    def ingest(self, actor: Actor, kb: str, uploads: list[Upload], progress: Progress | None = None) -> list[IngestResult]:
+        return ingest_mod.ingest(self._rt.parts, self._rt.snapshot(), actor, kb, uploads, progress)
+
+    @operation(access="admin", admin_does="ingest files from the server's disk",
+               handoff=Remote(run=_ingest_paths_queued, prepare=_absolute_paths))
+    def ingest_paths(self, actor: Actor, kb: str, paths: list[str], progress: Progress | None = None) -> list[IngestResult]:
+        """Files, folders and URLs named on the server (the CLI): admins only — it reads the server's disk."""
+        return paths_mod.ingest_paths(lambda uploads: self.ingest(actor, kb, uploads, progress), paths,
+                                      self._rt.settings().parsing.max_upload_mb)
+
+    @operation(job=True)
+    def submit_ingest(self, actor: Actor, kb: str, uploads: list[Upload]) -> Future:
+        """Ingest in the background: each upload is stored and queued as a job now (its id in
+        ``future.job_ids``); progress and cancel go through ``jobs()`` / ``cancel_job()``."""
+        with self._rt.db.read() as s:  # fail now, in the caller, for unknown or forbidden knowledge bases
+            kb_id = resolve_kb(s, actor, kb, write=True).id
+        return self._rt.queued(enqueue_uploads(self._rt.db, self._rt.blobs, actor, kb_id, uploads))
+
+    @operation(handoff=True)
+    def list_files(self, actor: Actor, kb: str | None = None, status: str | None = None) -> list[FileRecord]:
+        with self._rt.db.read() as s:
+            q = select(FileRecord).order_by(FileRecord.created_at.desc())
+            if kb is not None:
+                q = q.where(FileRecord.kb_id == resolve_kb(s, actor, kb).id)
+            else:
+                # Chat files are their owner's alone, admins included; an admin sees every KB file.
+                own_chat_files = (FileRecord.kb_id.is_(None)) & (FileRecord.owner_id == actor.user_id)
+                if actor.is_admin:
+                    q = q.where((FileRecord.kb_id.is_not(None)) | own_chat_files)
+                else:
+                    visible = [k.id for k in knowledge.list_kbs(self._rt.db, actor)]
+                    q = q.where((FileRecord.kb_id.in_(visible)) | own_chat_files)
+            if status:
+                q = q.where(FileRecord.status == status)
+            return list(s.exec(q))
+
+    @operation()
+    def get_file(self, actor: Actor, file_id: str) -> FileRecord:
+        return readable_file(self._rt, actor, file_id)
+
+    @operation()
+    def file_chunks(self, actor: Actor, file_id: str) -> list[dict]:
+        """The stored chunks of a file in order (the chunk inspector)."""
+        rec = readable_file(self._rt, actor, file_id)
+        if rec.status != "indexed" or not self._rt.store.collection_exists(rec.collection):
+            return []
+        return [dict(p.payload, chunk_id=p.id) for p in self._rt.store.scroll_file(rec.collection, rec.id)]
+
+    @operation()
+    def file_text(self, actor: Actor, file_id: str) -> ParsedDoc | None:
+        rec = readable_file(self._rt, actor, file_id)
+        return self._rt.blobs.get_parsed(rec.id)
+
+    @operation(handoff=True)
+    def delete_files(self, actor: Actor, file_ids: list[str]) -> list[IngestResult]:
+        return ingest_mod.delete_files(self._rt.parts, actor, file_ids)
+
+    @operation()
+    def file_original(self, actor: Actor, file_id: str) -> tuple[str, bytes]:
+        """(name, bytes as uploaded) of a file the actor may read (the download button)."""
+        from core.ingest.originals import original
+
+        return original(self._rt.parts, actor, file_id)
+
+    @operation()
+    def citation_view(self, actor: Actor, file_id: str, passage: str, *, page: int | None = None,
+                      slide: int | None = None, heading_path: tuple[str, ...] | list[str] = ()):
+        """Where a cited passage stands in its file (the PDF page rendered with it highlighted, the
+        slide, the sheet rows, the surrounding text), for an actor who may read the file."""
+        from core.citations.service import citation_view  # lazy: rendering pulls in Pillow
+
+        return citation_view(self._rt.parts, actor, file_id, passage, page=page, slide=slide,
+                             heading_path=tuple(heading_path or ()))
+
+    @operation(job=True)
+    def submit_retry(self, actor: Actor, file_id: str) -> tuple[str, Future]:
+        """Send a failed or cancelled file through ingest again: (knowledge base id, Future)."""
+        from core.ingest.originals import retry_upload
+
+        kb_id, upload = retry_upload(self._rt.parts, actor, file_id)  # refused now when it cannot be retried
+        return kb_id, self._rt.queued(enqueue_uploads(self._rt.db, self._rt.blobs, actor, kb_id, [upload], kind="retry"))
+
+    @operation(access="open", why="parses bytes the caller already has")
+    def parse(self, data: bytes, name: str) -> ParsedDoc:
+        from core.settings.model import Settings
+        from core.settings.store import masked
+
+        return parse_document(data, name, ParseContext(settings=Settings.model_validate(masked(self._rt.settings())).parsing))
+
+    @operation(handoff=Remote(via="submit_reindex"))
+    def reindex(self, actor: Actor, kb: str, progress: Callable[[int, int, str], None] | None = None) -> ReindexResult:
+        return reindex_mod.reindex(self._rt.parts, self._rt.snapshot(), actor, kb, progress)
+
+    @operation(job=True)
+    def submit_reindex(self, actor: Actor, kb: str) -> Future:
+        with self._rt.db.read() as s:
+            kb_id = resolve_kb(s, actor, kb, write=True).id
+        return self._rt.queued([enqueue_one(self._rt.db, actor, "reindex", kb_id=kb_id)])

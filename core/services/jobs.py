@@ -1,0 +1,56 @@
+"""The job queue seen by callers (list, wait, cancel) and the storage doctor."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+from core import doctor as doctor_mod
+from core.db.models import Job
+from core.doctor import DoctorReport
+from core.ingest import jobs as jobs_mod
+from core.ingest import service as ingest_mod
+from core.jobs import queue as job_queue
+from core.jobs.submit import enqueue_one
+from core.services.declare import Remote, operation
+from core.services.runtime import Runtime
+from core.types import SYSTEM_ACTOR, Actor
+
+
+def _doctor_remote(engine, args: dict) -> DoctorReport:
+    # a repair handed to the dashboard runs on its queue; a check is quick and runs as it is
+    return engine.submit_repair(SYSTEM_ACTOR).result() if args.get("repair") else engine.doctor(SYSTEM_ACTOR)
+
+
+class JobService:
+    def __init__(self, rt: Runtime):
+        self._rt = rt
+
+    @operation()
+    def job(self, actor: Actor, job_id: str) -> Job:
+        return job_queue.get(self._rt.db, actor, job_id)
+
+    @operation()
+    def wait_jobs(self, actor: Actor, job_ids: list[str], timeout: float | None = None) -> tuple[list[Job], bool]:
+        """The jobs once all have finished or at ``timeout``: (jobs, all finished)."""
+        return job_queue.wait(self._rt.db, actor, job_ids, timeout)
+
+    @operation()
+    def jobs(self, actor: Actor, ids: list[str] | None = None, active_only: bool = False) -> list[Job]:
+        return jobs_mod.list_jobs(self._rt.db, actor, ids=ids, active_only=active_only)
+
+    @operation()
+    def cancel_job(self, actor: Actor, job_id: str) -> Job:
+        """A queued job ends at once; a running one stops at its next step (within a second)."""
+        job = job_queue.cancel(self._rt.db, actor, job_id)
+        if job.state == "cancelled" and job.blob:
+            ingest_mod.drop_unused_original(self._rt.parts, job.blob)
+        return job
+
+    @operation(access="admin", admin_does="run the storage doctor", job=True)
+    def submit_repair(self, actor: Actor) -> Future:
+        """The doctor's repair as a queued job (its Future gives the DoctorReport)."""
+        return self._rt.queued([enqueue_one(self._rt.db, actor, "repair")])
+
+    @operation(access="admin", admin_does="run the storage doctor", handoff=Remote(run=_doctor_remote))
+    def doctor(self, actor: Actor, repair: bool = False) -> DoctorReport:
+        return doctor_mod.run_doctor(self._rt.parts, self._rt.snapshot(), actor, repair)

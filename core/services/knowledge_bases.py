@@ -1,0 +1,65 @@
+"""Knowledge bases: create, list, rename, share, per-base chunking, delete (core/knowledge.py)."""
+
+from __future__ import annotations
+
+from core import knowledge
+from core.db.models import KnowledgeBase
+from core.services.declare import operation
+from core.services.runtime import Runtime
+from core.types import Actor
+
+
+class KnowledgeBaseService:
+    def __init__(self, rt: Runtime):
+        self._rt = rt
+
+    @operation(handoff=True)
+    def create_kb(self, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
+        return knowledge.create_kb(self._rt.db, actor, name, description, visibility)
+
+    @operation(handoff=True)
+    def list_kbs(self, actor: Actor) -> list[KnowledgeBase]:
+        return knowledge.list_kbs(self._rt.db, actor)
+
+    @operation()
+    def get_kb(self, actor: Actor, ref: str) -> KnowledgeBase:
+        return knowledge.get_kb(self._rt.db, actor, ref)
+
+    @operation(handoff=True)
+    def kb_stats(self, actor: Actor, ref: str) -> dict:
+        return knowledge.kb_stats(self._rt.db, self._rt.store, actor, ref)
+
+    @operation(handoff=True)
+    def update_kb(self, actor: Actor, ref: str, *, name: str | None = None, description: str | None = None,
+                  visibility: str | None = None, full_document: bool | None = None) -> KnowledgeBase:
+        return knowledge.update_kb(self._rt.db, actor, ref, name=name, description=description,
+                                   visibility=visibility, full_document=full_document)
+
+    @operation()
+    def share_kb(self, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
+        return knowledge.share_kb(self._rt.db, actor, ref, user_names)
+
+    @operation()
+    def shared_with(self, actor: Actor, ref: str) -> list[str]:
+        return knowledge.shared_with(self._rt.db, actor, ref)
+
+    @operation()
+    def set_kb_chunking(self, actor: Actor, ref: str, override: dict | None) -> KnowledgeBase:
+        """A knowledge base's own chunk size / overlap / min-size target ({} = the global ones);
+        a reindex applies it to the files already there."""
+        from core.ingest.kb_chunking import set_kb_chunking
+
+        return set_kb_chunking(self._rt.parts, actor, ref, override)
+
+    @operation(access="open", why="the chunking of a knowledge-base row the caller already holds")
+    def kb_chunking(self, kb: KnowledgeBase):
+        """The chunking settings this knowledge base's next ingest or reindex uses."""
+        from core.ingest.kb_chunking import effective_chunking
+        from core.settings.store import masked
+        from core.settings.model import Settings
+
+        return effective_chunking(Settings.model_validate(masked(self._rt.settings())), kb.chunking_override)
+
+    @operation(handoff=True)
+    def delete_kb(self, actor: Actor, ref: str) -> None:
+        knowledge.delete_kb(self._rt.parts, actor, ref)

@@ -1,0 +1,91 @@
+"""What the services share: the data folder, the database, the vector store, the blob store, the
+settings, the job watcher. Built once by ``core.engine.Engine``; each service is handed it (or
+only the part it needs) and keeps its own state to itself."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable
+from concurrent.futures import Future
+
+from core.config import RuntimeConfig
+from core.db.database import Database
+from core.embeddings.factory import make_embedder
+from core.ingest.blobs import BlobStore
+from core.ingest.parts import EngineParts, Snapshot
+from core.jobs.futures import JobWatcher
+from core.parsers.base import ParseContext
+from core.retrieval.rerank import Reranker, make_reranker
+from core.searcher import Searcher
+from core.secrets.box import SecretBox
+from core.settings.model import Settings
+from core.settings.store import SettingsStore
+from core.storage.data_folder import PrivateDataFolder, sqlite_path
+from core.types import ParsedDoc
+from core.vectorstore.factory import open_store
+
+
+def parse_document(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
+    from core.parsers.registry import parse_bytes  # lazy: parsers pull heavy libraries
+
+    return parse_bytes(data, name, ctx)
+
+
+class Runtime:
+    def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0):
+        self.config = config
+        # ours alone (checked, tightened; umask 077 while open), see core/storage/data_folder.py
+        self.data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url))
+        weakref.finalize(self, self.data_folder.close)  # also when this constructor fails below
+        # Other core modules keep their secrets with this box too (handed to them by the services).
+        self.secret_box = SecretBox.for_data_dir(config.data_dir)
+        self.db = Database(config.database_url)
+        try:
+            self.settings_store = SettingsStore(self.db, box=self.secret_box)
+            self.store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key,
+                                    wait_seconds=store_wait_seconds)
+        except BaseException:  # e.g. StoreBusy: give the database connections back before the caller retries
+            self.db.dispose()
+            raise
+        self.blobs = BlobStore(config.blobs_dir, config.parsed_dir)
+        self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, parse=parse_document,
+                                 snapshot=self.snapshot)
+        self.watcher = JobWatcher(self.db)  # the Futures of queued jobs
+        self.start_workers: Callable[[], object] = lambda: None  # set by the engine (its worker threads)
+        self._reranker_lock = threading.Lock()
+        self._reranker_key: tuple | None = None
+        self._reranker: Reranker | None = None
+
+    def settings(self) -> Settings:
+        """The settings in force, secrets included: only for building providers inside core."""
+        return self.settings_store.current()
+
+    def snapshot(self) -> Snapshot:
+        """The settings and embedder of one operation (an ingest batch, a reindex, a question)."""
+        settings = self.settings()  # unmasked: providers are built from it; never leaves core
+        return Snapshot(settings, make_embedder(settings.embedding))
+
+    def searcher(self, snap: Snapshot) -> Searcher:
+        return Searcher.build(self.store, self.db, snap.settings, snap.embedder, lambda: self.reranker(snap.settings))
+
+    def reranker(self, settings: Settings | None = None) -> Reranker | None:
+        cfg = (settings or self.settings()).retrieval.reranker
+        key = tuple(cfg.model_dump().values())
+        with self._reranker_lock:
+            if key != self._reranker_key:
+                self._reranker, self._reranker_key = make_reranker(cfg), key
+            return self._reranker
+
+    def queued(self, job_ids: list[str]) -> Future:
+        """A Future over jobs just queued; this process's workers are woken to run them."""
+        pool = self.start_workers()
+        if pool is not None:
+            pool.wake()
+        return self.watcher.watch(job_ids)
+
+    def close(self) -> None:
+        self.watcher.close()
+        self.store.close()
+        self.db.dispose()
+        self.data_folder.close()

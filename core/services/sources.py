@@ -1,0 +1,174 @@
+"""Synced sources (web pages, Drive folders, a plugin's kinds): add, list, sync now or on the
+schedule, the sync log. Every call acts for the actor given; a scheduled sync runs as the source's
+owner."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import Future
+
+from core.ingest import jobs as jobs_mod
+from core.services.accounts import AccountService
+from core.services.declare import Remote, operation
+from core.services.runtime import Runtime
+from core.sources.models import SyncedSource, SyncLog
+from core.sources.sync import SyncReport
+from core.types import SYSTEM_ACTOR, Actor
+
+log = logging.getLogger("core.engine")
+
+def job_tracker(rt: Runtime, job_id: str | None, *, kind: str, actor: Actor, kb_id: str | None, message: str):
+    if job_id is None:
+        return jobs_mod.JobTracker.start(rt.db, kind=kind, actor=actor, kb_id=kb_id, file_id=None, message=message)
+    with rt.db.write() as s:
+        return jobs_mod.JobTracker.adopt_in(rt.db, s, job_id, message=message)
+
+def tracked(tracker, work: Callable):
+    from core.errors import CoreError
+
+    try:
+        report = work()
+    except CoreError as exc:
+        tracker.finish("failed", error=exc.message)
+        raise
+    except BaseException:
+        tracker.finish("failed", error="stopped by an unexpected error")
+        raise
+    tracker.finish("cancelled" if report.status == "cancelled" else "done" if report.status == "done" else "failed",
+                   message=f"{report.count('added')} added, {report.count('updated')} updated, "
+                           f"{report.count('removed')} removed, {report.count('failed')} failed",
+                   error=report.error)
+    return report
+
+
+class SourceService:
+    def __init__(self, rt: Runtime, accounts: AccountService):
+        self._rt, self._accounts = rt, accounts
+        self._scheduler_id: str | None = None
+        self._sync_scheduler = None
+
+    @property
+    def scheduler_id(self) -> str | None:
+        """This process's id in the scheduler's leader lease (None before it first ticked)."""
+        return self._scheduler_id
+
+    @operation(handoff=Remote(via="submit_sync_source"))
+    def sync_source(self, actor: Actor, source_id: str, trigger: str = "manual") -> SyncReport:
+        """Sync one source now (its owner only). Raises SyncBusy when a sync of it is running."""
+        return self.run_sync(actor, source_id, trigger, None)
+
+    def run_sync(self, actor: Actor, source_id: str, trigger: str, job_id: str | None) -> SyncReport:
+        from core.sources import kinds, service as sources
+
+        row = sources.get_source(self._rt.parts, actor, source_id)
+        tracker = job_tracker(self._rt, job_id, kind="sync", actor=actor, kb_id=row.kb_id, message=f"syncing {row.title}")
+        return tracked(tracker, lambda: kinds.run_source(self._rt.parts, self._rt.secret_box, actor, row,
+                                                                trigger=trigger, tracker=tracker))
+
+    @operation(job=True)
+    def submit_sync_source(self, actor: Actor, source_id: str) -> Future:
+        from core.jobs.submit import enqueue_one
+        from core.sources import service as sources
+
+        row = sources.get_source(self._rt.parts, actor, source_id)
+        return self._rt.queued([enqueue_one(self._rt.db, actor, "sync", kb_id=row.kb_id,
+                                         payload={"source_id": source_id, "trigger": "manual"})])
+
+    @operation(handoff=True)
+    def watch_web_pages(self, actor: Actor, kb: str, urls: list[str], *, watch: bool = True) -> SyncReport:
+        """Add web pages as a source of ``kb``: fetched now (through the URL guard) and re-fetched on the schedule."""
+        from core.sources import kinds
+
+        return kinds.add_web_pages(self._rt.parts, self._rt.secret_box, actor, kb, urls, watch=watch)
+
+    @operation()
+    def add_source(self, actor: Actor, source_kind: str, kb: str, config: dict, *, watch: bool = True) -> SyncReport:
+        """Add a source of any registered kind synced by the common sync engine (a plugin's, or
+        ``web`` with ``{"urls": [...]}``) to ``kb``: synced now, then on the schedule when watched."""
+        from core.sources import kinds
+
+        return kinds.add_source(self._rt.parts, self._rt.secret_box, actor, source_kind, kb, config, watch=watch)
+
+    @operation(handoff=True)
+    def sources(self, actor: Actor, kind: str | None = None, kb: str | None = None) -> list[SyncedSource]:
+        from core.sources import service as sources
+
+        return sources.list_sources(self._rt.parts, actor, kind=kind, kb_ref=kb)
+
+    @operation()
+    def set_source_watch(self, actor: Actor, source_id: str, watch: bool):
+        from core.sources import service as sources
+
+        return sources.set_watch(self._rt.parts, actor, source_id, watch)
+
+    @operation(handoff=True)
+    def sync_logs(self, actor: Actor, source_id: str | None = None, limit: int = 20) -> list[SyncLog]:
+        from core.sources import service as sources
+
+        return sources.sync_logs(self._rt.parts, actor, source_id=source_id, limit=limit)
+
+    @operation(access="open", why="the scheduler: each source syncs as its own owner", handoff=True)
+    def run_scheduled_syncs(self) -> list[SyncReport]:
+        """One scheduled pass over the watched sources that are due (each as its owner)."""
+        from core.sources import kinds
+
+        interval = self._rt.settings().gdrive.sync_interval_minutes
+        if interval <= 0:
+            return []
+        # the CLI's local operator owns sources too (it is no account): it syncs as itself
+        return kinds.run_due(self._rt.parts, self._rt.secret_box,
+                             lambda uid: SYSTEM_ACTOR if uid == SYSTEM_ACTOR.user_id else self._accounts.actor_for(uid), interval)
+
+    @operation(access="open", why="the scheduler: each due source is queued as its own owner")
+    def queue_scheduled_syncs(self, tick_seconds: float = 60.0) -> list[str]:
+        """If this process leads the scheduler (one process at a time, a lease in the database),
+        queue a sync job for each watched source that is due and has none waiting or running;
+        the ids queued. The queue's workers run them."""
+        from core.jobs import leader
+        from core.jobs.queue import ACTIVE, new_worker_id
+        from core.jobs.submit import enqueue_one
+        from core.sources import service as sources
+        from core.db.models import Job
+        from sqlmodel import select
+
+        interval = self._rt.settings().gdrive.sync_interval_minutes
+        if interval <= 0:
+            return []
+        if self._scheduler_id is None:
+            self._scheduler_id = new_worker_id("sched")
+        if not leader.hold(self._rt.db, leader.SCHEDULER, self._scheduler_id, lease_seconds=2 * tick_seconds + 30):
+            return []
+        with self._rt.db.read() as s:
+            active = s.exec(select(Job).where(Job.kind == "sync", Job.state.in_(list(ACTIVE)))).all()
+        busy = {(j.payload or {}).get("source_id") for j in active}
+        queued = []
+        for row in sources.due_sources(self._rt.parts, interval):
+            if row.id in busy:
+                continue
+            owner = SYSTEM_ACTOR if row.owner_id == SYSTEM_ACTOR.user_id else self._accounts.actor_for(row.owner_id)
+            queued.append(enqueue_one(self._rt.db, owner, "sync", kb_id=row.kb_id,
+                                      payload={"source_id": row.id, "trigger": "schedule"}))
+        if queued:
+            self._rt.queued(queued)
+        return queued
+
+    @operation(access="open", why="the process's own lifecycle")
+    def start_sync_scheduler(self, tick_seconds: float = 60.0):
+        """Start (once) the background scheduler that queues the due syncs; never blocks."""
+        from core.sources.scheduler import SyncScheduler
+
+        if self._sync_scheduler is None:
+            self._sync_scheduler = SyncScheduler(lambda: self.queue_scheduled_syncs(tick_seconds), tick_seconds)
+            self._sync_scheduler.start()
+        return self._sync_scheduler
+
+    @operation(access="open", why="the process's own lifecycle")
+    def stop_sync_scheduler(self) -> None:
+        from core.jobs import leader
+
+        scheduler = self._sync_scheduler
+        if scheduler is not None:
+            scheduler.stop()
+            self._sync_scheduler = None
+            leader.release(self._rt.db, leader.SCHEDULER, self._scheduler_id) if self._scheduler_id else None
