@@ -138,9 +138,10 @@ def _set_said(job: Job, said: Said | None) -> None:
     job.message_key, job.message_params = (said.key, dict(said.params)) if said else (None, None)
 
 
-def progress_many(db: Database, updates: list[tuple[JobTracker, int, int, str]]) -> None:
+def progress_many(db: Database, updates: list[tuple[JobTracker, int, int, str]], said: Said | None = None) -> None:
     """Progress of many jobs (the files of one ingest batch) in one transaction; each job keeps
-    its own throttle, and nothing is written when none is due."""
+    its own throttle, and nothing is written when none is due. ``said``: the message as a key
+    (the same for all of them), else a plain message."""
     due = [(t, done, total, message) for t, done, total, message in updates if t.due()]
     if not due:
         return
@@ -151,7 +152,7 @@ def progress_many(db: Database, updates: list[tuple[JobTracker, int, int, str]])
             job = s.get(Job, tracker.job_id)
             if job is not None:
                 job.progress_done, job.progress_total, job.message = done, total, message
-                _set_said(job, None)  # a plain message: no key left over from an earlier one
+                _set_said(job, said)  # a plain message clears any key left over from an earlier one
                 job.updated_at = utcnow()
                 s.add(job)
 
