@@ -24,7 +24,7 @@ from typing import Callable
 
 from sqlmodel import select
 
-from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
 from core.ingest import ready
@@ -175,14 +175,22 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
     prepared = [p for _, p in group]
     by_job = {id(p.job): p for p in prepared}
     embedding = say("job.embedding")
+
+    def should_cancel(jobs: list[EmbedJob]) -> set[int]:
+        stopped = cancelled_many(parts.db, [by_job[id(j)].tracker for j in jobs])
+        return {id(j) for j in jobs if by_job[id(j)].tracker.job_id in stopped}
+
+    def progress(jobs: list[EmbedJob]) -> None:
+        progress_many(parts.db, [(by_job[id(j)].tracker, j.embedded, len(j.chunks), embedding.text) for j in jobs],
+                      said=embedding)
+        for j in jobs:
+            if by_job[id(j)].progress:
+                by_job[id(j)].progress(j.embedded, len(j.chunks), embedding.text)
+
     # the group's "embedding" rows in one commit (each job keeps its throttle), not one per file
-    progress_many(parts.db, [(p.tracker, 0, len(p.job.chunks), embedding.text) for p in prepared], said=embedding)
-    for p in prepared:
-        if p.progress:
-            p.progress(0, len(p.job.chunks), embedding.text)
+    progress([p.job for p in prepared])
     embed_files([p.job for p in prepared], snap.embedder, parts.store, batch_size=snap.settings.embedding.batch_size,
-                should_cancel=lambda j: by_job[id(j)].tracker.should_cancel(),
-                progress=lambda j: by_job[id(j)].report(j.embedded, len(j.chunks), embedding.text, embedding),
+                should_cancel=should_cancel, progress=progress,
                 # a plain user sees a sentence and an error id; the provider's own words go to the log
                 describe=lambda exc: shown_error(exc, actor, "embedding"))
     for _, p in group:
@@ -229,12 +237,17 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
         return out
     # The rows first, then the originals: a doctor running meanwhile must
     # never see an original no row claims (it would remove it as an orphan).
+    shas = [sha256_hex(upload.data) for _, upload, _ in accepted]
     with parts.db.write() as s:
         owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
-        for i, upload, fetched in accepted:
-            sha = sha256_hex(upload.data)
-            # the session flushes before this query, so a twin earlier in the block is found too
-            old_rows = s.exec(select(FileRecord).where(owner, FileRecord.sha256 == sha)).all()
+        earlier: dict[str, list[FileRecord]] = {}  # the rows of the same content, one query for the block
+        for row in s.exec(select(FileRecord).where(owner, FileRecord.sha256.in_(set(shas)))):
+            earlier.setdefault(row.sha256, []).append(row)
+        # the queued jobs in one query, not one per file
+        queued = {j.id: j for j in s.exec(select(Job).where(Job.id.in_([job_ids[i] for i, _, _ in accepted])))} \
+            if job_ids is not None else {}
+        for (i, upload, fetched), sha in zip(accepted, shas):
+            old_rows = earlier.get(sha, [])
             live = [old for old in old_rows if old.status in ("indexed", "processing", "pending")]
             if live:
                 out.append((i, IngestResult(upload.name, "duplicate", file_id=live[0].id, chunks=live[0].chunk_count,
@@ -245,9 +258,11 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
             record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
                                 kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
             s.add(record)
+            earlier[sha] = [record]  # a twin later in the block is a duplicate of this one
             said = say("job.parsing", name=upload.name)
             if job_ids is not None:
-                tracker = JobTracker.adopt_in(parts.db, s, job_ids[i], file_id=record.id, said=said)
+                tracker = JobTracker.adopt_in(parts.db, s, job_ids[i], file_id=record.id, said=said,
+                                              job=queued.get(job_ids[i]))
             else:
                 tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
                                               said=said)
@@ -315,6 +330,9 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
     parts.blobs.sync()
     problems: dict[int, tuple[str, str]] = {}  # id(prepared) -> (state, reason)
     with parts.db.write() as s:
+        # the group's file and job rows in two queries, not two per file
+        records = {r.id: r for r in s.exec(select(FileRecord).where(FileRecord.id.in_([p.record_id for p in group])))}
+        jobs = {j.id: j for j in s.exec(select(Job).where(Job.id.in_([p.tracker.job_id for p in group])))}
         # Checked in the same transaction that makes the files searchable, so a reindex switch
         # can't slip in between.
         kbs: dict[str, KnowledgeBase | None] = {}
@@ -333,7 +351,7 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
                 problems[id(p)] = ("failed", f"the knowledge base now expects {kb.embedder_id} but this file was "
                                              f"embedded with {snap.embedder.id}; upload it again")
                 continue
-            rec = s.get(FileRecord, p.record_id)
+            rec = records.get(p.record_id)
             if rec is None:  # deleted while it was processing: what it wrote goes too
                 problems[id(p)] = ("cancelled", "the file was deleted while it was processing")
                 continue
@@ -345,7 +363,8 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
             rec.meta = dict(meta, embedder_id=snap.embedder.id)
             rec.updated_at = utcnow()
             s.add(rec)
-            p.tracker.finish_in(s, "done", said=say("job.chunks", n=len(chunks)), total=len(chunks))
+            p.tracker.finish_in(s, "done", said=say("job.chunks", n=len(chunks)), total=len(chunks),
+                                job=jobs.get(p.tracker.job_id))
     indexed: dict[str, list[str]] = {}
     for p in group:
         if id(p) not in problems:
