@@ -251,8 +251,9 @@ def _finish_rebuild(parts: EngineParts, snap: Snapshot, group: list[tuple[FileRe
                     report: DoctorReport) -> None:
     trackers = {id(job): tracker for _, job, tracker in group}
     embed_files([job for _, job, _ in group], snap.embedder, parts.store, batch_size=snap.settings.embedding.batch_size,
-                should_cancel=lambda job: trackers[id(job)].should_cancel(),
-                progress=lambda job: trackers[id(job)].progress(job.embedded, len(job.chunks), "embedding"))
+                should_cancel=lambda jobs: {id(job) for job in jobs if trackers[id(job)].should_cancel()},
+                progress=lambda jobs: [trackers[id(job)].progress(job.embedded, len(job.chunks), "embedding")
+                                       for job in jobs])
     for rec, job, tracker in group:
         if job.state:
             parts.store.delete_file(rec.collection, rec.id)

@@ -1,15 +1,19 @@
 """Ingest many files with embedding batched across them.
 
 A knowledge base of many small documents (FAQ entries, tickets, slides exported one per file)
-would otherwise send one tiny embedding request and one vector-store write per file; the
-embedder's batching is where its throughput comes from. So files are prepared one by one
-(record, parse, chunk — a bad file fails alone here), then the chunks of a group of files are
-embedded and stored in full batches (``pipeline.embed_files``, the path reindex and repair use
-too), then each file is committed on its own. Cancel is per file and checked at every step: each
-page parsed (for the files of the group waiting too), each embedding call (about a second);
-an embedding failure fails the files of its group that are not yet committed, never the files
-before them. The whole batch uses one settings and embedder snapshot, and each commit checks
-that its knowledge base still expects that embedder.
+would otherwise pay per file what is paid once per group: a commit to register it, an embedding
+request, a vector-store write, a commit to make it searchable. So small files are registered a
+block at a time (file and job rows, one commit), then parsed and chunked one by one (a bad file
+fails alone here), then the chunks of a group of files are embedded and stored in full batches
+(``pipeline.embed_files``, the path reindex and repair use too), then the group is made
+searchable in one commit. Cancel is per file and checked at every step: before each file, each
+page parsed (for the files waiting their parse or their embedding too), each embedding call
+(about a second); an embedding failure fails the files of its group that are not yet committed,
+never the files before them. The whole batch uses one settings and embedder snapshot, and the
+commit checks that each knowledge base still expects that embedder.
+
+A crash at any point leaves rows in "processing" from a dead process, which
+``recover_interrupted`` ends with their vectors and parsed text: never a half-indexed file.
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ from typing import Callable
 
 from sqlmodel import select
 
-from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
 from core.ingest import ready
 from core.ingest.blobs import sha256_hex
-from core.ingest.jobs import JobTracker, cancelled_many
+from core.ingest.jobs import JobTracker, cancelled_many, progress_many
 from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
@@ -80,6 +84,14 @@ class _Prepared:
                                    job_id=self.tracker.job_id, error_key=key, error_params=dict(params or {}))
 
 
+# Small files are registered (file row and job row) a block at a time, in one commit: a knowledge
+# base of many one-chunk documents otherwise pays a commit per file before its parse. A block is
+# small files only (a big file's parse dwarfs its one commit, and its row should not sit
+# registered long before its turn); a URL is its own block, fetched when its turn comes.
+_BLOCK_FILES = 64
+_BLOCK_BYTES = 8 * _MB
+
+
 def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[Upload], *, collection: str,
                 kb_id: str | None = None, chat_id: str | None = None, parsed: ParsedDoc | None = None,
                 progress: Callable[[str, int, int, str], None] | None = None,
@@ -87,50 +99,98 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
     """``parsed``: the text of a single upload that is already parsed (a fetched page).
     ``job_ids``: each upload's queued job (tracked instead of a new job row)."""
     results: list[IngestResult | None] = [None] * len(uploads)
-    group: list[tuple[int, _Prepared]] = []
+    group: list[tuple[int, _Prepared]] = []  # parsed, waiting for their embedding
+    waiting: list[tuple[int, _Prepared]] = []  # registered, waiting for their parse
     # a knowledge base's own chunking, applied to the batch's one snapshot
     snap = Snapshot(settings_for_kb_id(parts, snap.settings, kb_id), snap.embedder)
-    for i, upload in enumerate(uploads):
-        on_progress = (lambda d, t, m, n=upload.name: progress(n, d, t, m)) if progress else None
-        _stop_cancelled(parts, group, results)
-        prepared = _prepare(parts, snap, actor, upload, collection=collection, kb_id=kb_id, chat_id=chat_id,
-                            progress=on_progress, parsed=parsed, job_id=job_ids[i] if job_ids else None,
-                            between_steps=lambda: _stop_cancelled(parts, group, results))
-        if isinstance(prepared, IngestResult):
-            results[i] = prepared
-            continue
-        group.append((i, prepared))
-        if full_group([p for _, p in group], lambda p: len(p.job.chunks)):
-            _flush(parts, snap, actor, group, results)
-            group = []
+
+    def stop_cancelled() -> None:
+        _stop_cancelled(parts, results, group, waiting)
+
+    for block in _blocks(uploads):
+        stop_cancelled()
+        registered = _register_block(parts, snap, actor, [(i, uploads[i]) for i in block], collection=collection,
+                                     kb_id=kb_id, chat_id=chat_id, parsed=parsed, job_ids=job_ids)
+        for i, item in registered:
+            if isinstance(item, IngestResult) or item.failed is not None:
+                results[i] = item if isinstance(item, IngestResult) else item.failed
+            else:
+                if progress:
+                    item.progress = lambda d, t, m, n=item.upload.name: progress(n, d, t, m)
+                waiting.append((i, item))
+        while waiting:
+            stop_cancelled()
+            if not waiting:
+                break
+            i, prepared = waiting.pop(0)
+            _parse(parts, snap, actor, prepared, between_steps=stop_cancelled)
+            if prepared.failed is not None:
+                results[i] = prepared.failed
+                continue
+            group.append((i, prepared))
+            if full_group([p for _, p in group], lambda p: len(p.job.chunks)):
+                _flush(parts, snap, actor, group, results)
+                group = []
     if group:
         _flush(parts, snap, actor, group, results)
     return [r for r in results if r is not None]
 
 
-def _stop_cancelled(parts: EngineParts, group: list[tuple[int, _Prepared]], results: list) -> None:
-    """End now the files of ``group`` asked to stop while they wait for its embedding — not when
-    the group's last file has been parsed (an OCR'd scan can take minutes). Checked before each
-    file and at every page of the one being parsed; one query for all of them."""
-    if not group:
+def _blocks(uploads: list[Upload]) -> list[list[int]]:
+    """The uploads' indexes in registration blocks, in order."""
+    blocks: list[list[int]] = []
+    size = 0
+    for i, upload in enumerate(uploads):
+        small = not upload.url and len(upload.data) <= _BLOCK_BYTES
+        last = blocks[-1] if blocks else None
+        if (small and last is not None and len(last) < _BLOCK_FILES and size + len(upload.data) <= _BLOCK_BYTES
+                and not uploads[last[0]].url):
+            last.append(i)
+            size += len(upload.data)
+        else:
+            blocks.append([i])
+            size = len(upload.data) if small else _BLOCK_BYTES  # a URL or a big file stays alone
+    return blocks
+
+
+def _stop_cancelled(parts: EngineParts, results: list, *lists: list[tuple[int, _Prepared]]) -> None:
+    """End now the files asked to stop while they wait for their parse or their group's
+    embedding — not when the group's last file has been parsed (an OCR'd scan can take minutes).
+    Checked before each file and at every page of the one being parsed; one query for all."""
+    trackers = [p.tracker for files in lists for _, p in files]
+    if not trackers:
         return
-    stopped = cancelled_many(parts.db, [p.tracker for _, p in group])
-    for i, p in group:
-        if p.tracker.job_id in stopped:
-            p.fail(parts, "cancelled", "cancelled by request")
-            results[i] = p.failed
-    group[:] = [(i, p) for i, p in group if p.failed is None]
+    stopped = cancelled_many(parts.db, trackers)
+    if not stopped:
+        return
+    for files in lists:
+        for i, p in files:
+            if p.tracker.job_id in stopped:
+                p.fail(parts, "cancelled", "cancelled by request")
+                results[i] = p.failed
+        files[:] = [(i, p) for i, p in files if p.failed is None]
 
 
 def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[int, _Prepared]], results: list) -> None:
     prepared = [p for _, p in group]
     by_job = {id(p.job): p for p in prepared}
     embedding = say("job.embedding")
-    for p in prepared:
-        p.report(0, len(p.job.chunks), embedding.text, embedding)
+
+    def should_cancel(jobs: list[EmbedJob]) -> set[int]:
+        stopped = cancelled_many(parts.db, [by_job[id(j)].tracker for j in jobs])
+        return {id(j) for j in jobs if by_job[id(j)].tracker.job_id in stopped}
+
+    def progress(jobs: list[EmbedJob]) -> None:
+        progress_many(parts.db, [(by_job[id(j)].tracker, j.embedded, len(j.chunks), embedding.text) for j in jobs],
+                      said=embedding)
+        for j in jobs:
+            if by_job[id(j)].progress:
+                by_job[id(j)].progress(j.embedded, len(j.chunks), embedding.text)
+
+    # the group's "embedding" rows in one commit (each job keeps its throttle), not one per file
+    progress([p.job for p in prepared])
     embed_files([p.job for p in prepared], snap.embedder, parts.store, batch_size=snap.settings.embedding.batch_size,
-                should_cancel=lambda j: by_job[id(j)].tracker.should_cancel(),
-                progress=lambda j: by_job[id(j)].report(j.embedded, len(j.chunks), embedding.text, embedding),
+                should_cancel=should_cancel, progress=progress,
                 # a plain user sees a sentence and an error id; the provider's own words go to the log
                 describe=lambda exc: shown_error(exc, actor, "embedding"))
     for _, p in group:
@@ -141,52 +201,89 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
         results[i] = p.failed or committed[id(p)]
 
 
-def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *, collection: str,
-             kb_id: str | None, chat_id: str | None, progress: Progress | None,
-             parsed: ParsedDoc | None, between_steps: Callable[[], None] = lambda: None,
-             job_id: str | None = None) -> _Prepared | IngestResult:
-    """Record, parse and chunk one file. Anything wrong fails this file alone. ``between_steps``
-    runs at each step of its parse (a page): the cancel checks of the files waiting before it."""
+def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: list[tuple[int, Upload]], *,
+                    collection: str, kb_id: str | None, chat_id: str | None, parsed: ParsedDoc | None,
+                    job_ids: list[str] | None) -> list[tuple[int, _Prepared | IngestResult]]:
+    """Check a block of uploads and register those that may be stored — file row and job row,
+    all of them in one commit. A refused upload fails alone (its reason, nothing stored)."""
     settings = snap.settings
-    checked = _check_upload(upload, settings.parsing)
-    if isinstance(checked, CoreError):
-        shown = upload if upload.url else Upload(file_display_name(upload.name))
-        return failed_before_start(parts, actor, shown, checked.message, kb_id=kb_id, chat_id=chat_id,
-                                   key=checked.key, params=checked.params)
-    upload = checked
-    fetched = parsed
-    if upload.url:
-        try:
-            fetched = fetch_url_doc(upload.url, settings)
-        except CoreError as exc:
-            return failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id,
-                                       key=exc.key, params=exc.params)
-        # what is kept of a URL is its extracted text: reindex and full-document mode read that
-        upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
-    no_room = no_room_for_upload(parts.blobs.files_dir, upload.name, len(upload.data), settings.parsing.min_free_disk_mb,
-                                 actor.is_admin)
-    if no_room:  # refused before its original, text, vectors or rows are written: nothing is left behind
-        return IngestResult(upload.name, "failed", error=no_room)
-    # The row first, then the original: a doctor running meanwhile must never see an original no
-    # row claims (it would remove it as an orphan).
-    sha = sha256_hex(upload.data)
+    out: list[tuple[int, _Prepared | IngestResult]] = []
+    accepted: list[tuple[int, Upload, ParsedDoc | None]] = []
+    for i, upload in block:
+        checked = _check_upload(upload, settings.parsing)
+        if isinstance(checked, CoreError):
+            shown = upload if upload.url else Upload(file_display_name(upload.name))
+            out.append((i, failed_before_start(parts, actor, shown, checked.message, kb_id=kb_id, chat_id=chat_id,
+                                               key=checked.key, params=checked.params)))
+            continue
+        upload, fetched = checked, parsed
+        if upload.url:
+            try:
+                fetched = fetch_url_doc(upload.url, settings)
+            except CoreError as exc:
+                out.append((i, failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id,
+                                                   key=exc.key, params=exc.params)))
+                continue
+            # what is kept of a URL is its extracted text: reindex and full-document mode read that
+            upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
+        # each file against the space free now: a block is at most _BLOCK_BYTES, small beside the floor
+        no_room = no_room_for_upload(parts.blobs.files_dir, upload.name, len(upload.data),
+                                     settings.parsing.min_free_disk_mb, actor.is_admin)
+        if no_room:  # refused before its original, text, vectors or rows are written: nothing is left behind
+            out.append((i, IngestResult(upload.name, "failed", error=no_room)))
+            continue
+        accepted.append((i, upload, fetched))
+    if not accepted:
+        return out
+    # The rows first, then the originals: a doctor running meanwhile must
+    # never see an original no row claims (it would remove it as an orphan).
+    shas = [sha256_hex(upload.data) for _, upload, _ in accepted]
     with parts.db.write() as s:
         owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
-        for old in s.exec(select(FileRecord).where(owner, FileRecord.sha256 == sha)).all():
-            if old.status in ("indexed", "processing", "pending"):
-                return IngestResult(upload.name, "duplicate", file_id=old.id, chunks=old.chunk_count,
-                                    error=f"already present as '{old.name}'")
-            s.delete(old)  # a failed or cancelled earlier attempt: try again from scratch
-        record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
-                            kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
-        s.add(record)
-        if job_id is not None:
-            tracker = JobTracker.adopt_in(parts.db, s, job_id, file_id=record.id, said=say("job.parsing", name=upload.name))
-        else:
-            tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
-                                          said=say("job.parsing", name=upload.name))
-    target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
-    prepared = _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=None, progress=progress, sha=sha)
+        earlier: dict[str, list[FileRecord]] = {}  # the rows of the same content, one query for the block
+        for row in s.exec(select(FileRecord).where(owner, FileRecord.sha256.in_(set(shas)))):
+            earlier.setdefault(row.sha256, []).append(row)
+        # the queued jobs in one query, not one per file
+        queued = {j.id: j for j in s.exec(select(Job).where(Job.id.in_([job_ids[i] for i, _, _ in accepted])))} \
+            if job_ids is not None else {}
+        for (i, upload, fetched), sha in zip(accepted, shas):
+            old_rows = earlier.get(sha, [])
+            live = [old for old in old_rows if old.status in ("indexed", "processing", "pending")]
+            if live:
+                out.append((i, IngestResult(upload.name, "duplicate", file_id=live[0].id, chunks=live[0].chunk_count,
+                                            error=f"already present as '{live[0].name}'")))
+                continue
+            for old in old_rows:
+                s.delete(old)  # a failed or cancelled earlier attempt: try again from scratch
+            record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
+                                kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
+            s.add(record)
+            earlier[sha] = [record]  # a twin later in the block is a duplicate of this one
+            said = say("job.parsing", name=upload.name)
+            if job_ids is not None:
+                tracker = JobTracker.adopt_in(parts.db, s, job_ids[i], file_id=record.id, said=said,
+                                              job=queued.get(job_ids[i]))
+            else:
+                tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
+                                              said=said)
+            target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
+            out.append((i, _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=fetched, progress=None,
+                                     sha=sha)))
+    for _, item in out:
+        if isinstance(item, _Prepared):
+            try:  # kept from now on, so a file cancelled while it waits can still be retried
+                parts.blobs.put(item.upload.data)
+            except Exception as exc:  # a disk that refuses it fails this file alone, row and job closed
+                item.fail(parts, "failed", shown_error(exc, actor, f"storing '{item.upload.name}'"))
+    return sorted(out, key=lambda pair: pair[0])
+
+
+def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: _Prepared,
+           between_steps: Callable[[], None] = lambda: None) -> None:
+    """Parse and chunk one registered file (its original is stored). Anything wrong fails this file
+    alone. ``between_steps`` runs at each step of its parse (a page): the cancel checks of the
+    files waiting."""
+    settings, upload, tracker = snap.settings, prepared.upload, prepared.tracker
 
     def parse_progress(done: int, total: int, message: str) -> None:
         prepared.report(done, total, message)
@@ -195,20 +292,20 @@ def _prepare(parts: EngineParts, snap: Snapshot, actor: Actor, upload: Upload, *
             raise Cancelled.of(say("ingest.cancelled"))
 
     try:
-        parts.blobs.put(upload.data)  # a disk that refuses it fails this file alone, row and job closed
+        if tracker.should_cancel():
+            raise Cancelled.of(say("ingest.cancelled"))
         # the chunking tells the parser how much text the chunk cap can take (core/parsers/budget.py)
         ctx = ParseContext(settings=settings.parsing, progress=parse_progress, chunking=settings.chunking)
-        prepared.doc = fetched or parts.parse(upload.data, upload.name, ctx)
+        prepared.doc = prepared.doc or parts.parse(upload.data, upload.name, ctx)
         prepared.job.chunks = make_chunks(prepared.doc, settings.chunking, snap.embedder)
         cap = settings.parsing.max_chunks_per_file
         if len(prepared.job.chunks) > cap:
             raise InvalidInput.of(say("ingest.too_many_chunks", name=upload.name, n=len(prepared.job.chunks), cap=cap))
-        parts.blobs.put_parsed(record.id, prepared.doc)
+        parts.blobs.put_parsed(prepared.record_id, prepared.doc)
     except CoreError as exc:
         prepared.fail(parts, "cancelled" if isinstance(exc, Cancelled) else "failed", exc.message, exc.key, exc.params)
     except Exception as exc:  # a parser or library bug: this file fails alone; the log has the details
         prepared.fail(parts, "failed", shown_error(exc, actor, f"processing '{upload.name}'"))
-    return prepared.failed or prepared
 
 
 def _check_upload(upload: Upload, parsing) -> Upload | CoreError:
@@ -233,6 +330,9 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
     parts.blobs.sync()
     problems: dict[int, tuple[str, str]] = {}  # id(prepared) -> (state, reason)
     with parts.db.write() as s:
+        # the group's file and job rows in two queries, not two per file
+        records = {r.id: r for r in s.exec(select(FileRecord).where(FileRecord.id.in_([p.record_id for p in group])))}
+        jobs = {j.id: j for j in s.exec(select(Job).where(Job.id.in_([p.tracker.job_id for p in group])))}
         # Checked in the same transaction that makes the files searchable, so a reindex switch
         # can't slip in between.
         kbs: dict[str, KnowledgeBase | None] = {}
@@ -251,7 +351,7 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
                 problems[id(p)] = ("failed", f"the knowledge base now expects {kb.embedder_id} but this file was "
                                              f"embedded with {snap.embedder.id}; upload it again")
                 continue
-            rec = s.get(FileRecord, p.record_id)
+            rec = records.get(p.record_id)
             if rec is None:  # deleted while it was processing: what it wrote goes too
                 problems[id(p)] = ("cancelled", "the file was deleted while it was processing")
                 continue
@@ -263,7 +363,8 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
             rec.meta = dict(meta, embedder_id=snap.embedder.id)
             rec.updated_at = utcnow()
             s.add(rec)
-            p.tracker.finish_in(s, "done", said=say("job.chunks", n=len(chunks)), total=len(chunks))
+            p.tracker.finish_in(s, "done", said=say("job.chunks", n=len(chunks)), total=len(chunks),
+                                job=jobs.get(p.tracker.job_id))
     indexed: dict[str, list[str]] = {}
     for p in group:
         if id(p) not in problems:

@@ -66,10 +66,11 @@ class JobTracker:
 
     @classmethod
     def adopt_in(cls, db: Database, session, job_id: str, *, file_id: str | None = None, message: str = "",
-                 said: Said | None = None) -> "JobTracker":
+                 said: Said | None = None, job: Job | None = None) -> "JobTracker":
         """Track a queued job a worker has claimed (core/jobs/) instead of a new row: it learns
-        its file in the caller's transaction (one commit for the file row and its job)."""
-        job = session.get(Job, job_id)
+        its file in the caller's transaction (one commit for the file row and its job).
+        ``job``: its row when the caller has read it already (many at once)."""
+        job = job if job is not None else session.get(Job, job_id)
         if job is None:
             raise NotFound(f"job '{job_id}' not found")
         if file_id is not None:
@@ -114,10 +115,11 @@ class JobTracker:
             self.finish_in(s, state, message, error, total=total, said=said)
 
     def finish_in(self, session, state: str, message: str = "", error: str = "", *, total: int | None = None,
-                  said: Said | None = None) -> None:
-        """Close the job in the caller's transaction."""
+                  said: Said | None = None, job: Job | None = None) -> None:
+        """Close the job in the caller's transaction. ``job``: its row when the caller has read
+        it already (many at once)."""
         _LOCAL_CANCEL_EVENTS.pop(self.job_id, None)
-        job = session.get(Job, self.job_id)
+        job = job if job is not None else session.get(Job, self.job_id)
         if job is not None:
             job.state, job.error = state, error
             if said:
@@ -138,20 +140,22 @@ def _set_said(job: Job, said: Said | None) -> None:
     job.message_key, job.message_params = (said.key, dict(said.params)) if said else (None, None)
 
 
-def progress_many(db: Database, updates: list[tuple[JobTracker, int, int, str]]) -> None:
+def progress_many(db: Database, updates: list[tuple[JobTracker, int, int, str]], said: Said | None = None) -> None:
     """Progress of many jobs (the files of one ingest batch) in one transaction; each job keeps
-    its own throttle, and nothing is written when none is due."""
+    its own throttle, and nothing is written when none is due. ``said``: the message as a key
+    (the same for all of them), else a plain message."""
     due = [(t, done, total, message) for t, done, total, message in updates if t.due()]
     if not due:
         return
     now = time.monotonic()
     with db.write() as s:
+        rows = {j.id: j for j in s.exec(select(Job).where(Job.id.in_([t.job_id for t, _, _, _ in due])))}
         for tracker, done, total, message in due:
             tracker._last_write = now
-            job = s.get(Job, tracker.job_id)
+            job = rows.get(tracker.job_id)
             if job is not None:
                 job.progress_done, job.progress_total, job.message = done, total, message
-                _set_said(job, None)  # a plain message: no key left over from an earlier one
+                _set_said(job, said)  # a plain message clears any key left over from an earlier one
                 job.updated_at = utcnow()
                 s.add(job)
 

@@ -89,10 +89,18 @@ class EmbedJob:
 _CANCEL_POLL_SECONDS = 0.2
 
 
-def _cancel_all(batch_jobs: list[EmbedJob], should_cancel: Callable[[EmbedJob], bool]) -> bool:
+# Callbacks of embed_files take the files of a batch at once, so that a caller tracking one job
+# per file reads their cancel flags and writes their progress in one transaction, not one per file.
+ShouldCancel = Callable[[list[EmbedJob]], set[int]]  # the id()s of the jobs asked to stop
+OnProgress = Callable[[list[EmbedJob]], None]  # files whose chunks a batch has just stored
+
+
+def _cancel_all(batch_jobs: list[EmbedJob], should_cancel: ShouldCancel) -> bool:
     """Mark the unfinished files of a batch that were asked to stop; whether none is left going."""
-    for j in batch_jobs:
-        if not j.state and should_cancel(j):
+    going = [j for j in batch_jobs if not j.state]
+    stopped = should_cancel(going) if going else set()
+    for j in going:
+        if id(j) in stopped:
             j.state, j.error = "cancelled", "cancelled by request"
     return all(j.state for j in batch_jobs)
 
@@ -104,7 +112,7 @@ def _log_abandoned(future: Future) -> None:
 
 
 def _embed_or_cancel(pool: ThreadPoolExecutor, embedder: Embedder, texts: list[str], batch_jobs: list[EmbedJob],
-                     should_cancel: Callable[[EmbedJob], bool]):
+                     should_cancel: ShouldCancel):
     """The vectors of ``texts``, or None once every file of the batch is cancelled: the call is
     then left to finish on its own thread and its vectors are never stored."""
     future = pool.submit(embedder.embed_documents, texts)
@@ -118,7 +126,7 @@ def _embed_or_cancel(pool: ThreadPoolExecutor, embedder: Embedder, texts: list[s
 
 
 def embed_files(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore, *, batch_size: int,
-                should_cancel: Callable[[EmbedJob], bool], progress: Callable[[EmbedJob], None],
+                should_cancel: ShouldCancel, progress: OnProgress,
                 describe: Callable[[BaseException], str] | None = None) -> None:
     """The one embedding path (ingest, reindex, repair): the chunks of many files are embedded in
     shared full batches and upserted. A cancelled file stops within a fraction of a second, even
@@ -133,7 +141,7 @@ def embed_files(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore, *,
 
 
 def _embed_queue(pool: ThreadPoolExecutor, jobs: list[EmbedJob], embedder: Embedder, store: VectorStore,
-                 batch_size: int, should_cancel: Callable[[EmbedJob], bool], progress: Callable[[EmbedJob], None],
+                 batch_size: int, should_cancel: ShouldCancel, progress: OnProgress,
                  describe: Callable[[BaseException], str] | None) -> None:
     queue = [(j, c) for j in jobs for c in j.chunks]
     while queue:
@@ -172,9 +180,9 @@ def _embed_queue(pool: ThreadPoolExecutor, jobs: list[EmbedJob], embedder: Embed
             return
         for j, _ in batch:
             j.embedded += 1
-        for j in batch_jobs:
-            if not j.state:
-                progress(j)
+        stored = [j for j in batch_jobs if not j.state]
+        if stored:
+            progress(stored)
 
 
 GROUP_CHUNKS = 256  # chunks embedded per group: bounded memory, steady progress

@@ -178,7 +178,8 @@ def _embed_group(parts: EngineParts, group: list[tuple[FileRecord, EmbedJob]], e
                  on_batch: Callable[[FileRecord, EmbedJob], object] = lambda rec, job: None) -> None:
     by_job = {id(job): rec for rec, job in group}
     embed_files([job for _, job in group], embedder, parts.store, batch_size=batch_size,
-                should_cancel=lambda _job: tracker.should_cancel(), progress=lambda job: on_batch(by_job[id(job)], job))
+                should_cancel=lambda jobs: {id(job) for job in jobs} if tracker.should_cancel() else set(),
+                progress=lambda jobs: [on_batch(by_job[id(job)], job) for job in jobs])
     for rec, job in group:
         if job.state == "cancelled":
             raise Cancelled("reindex cancelled; the old index keeps serving")

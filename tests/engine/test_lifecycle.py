@@ -50,6 +50,17 @@ def test_same_content_twice_is_reported_present_but_may_live_in_two_kbs(engine):
     assert len(engine.list_files(A, "one")) == 1
 
 
+def test_the_same_content_twice_in_one_upload_is_indexed_once(engine):
+    # both are registered in one commit: the second finds the first's row of the same transaction
+    engine.create_kb(A, "kb")
+    first, twin, other = engine.ingest(A, "kb", [md("a.md", HANDBOOK_MD), md("copy of a.md", HANDBOOK_MD),
+                                                 md("b.md", POLICY_MD)])
+    assert (first.status, twin.status, other.status) == ("indexed", "duplicate", "indexed")
+    assert twin.file_id == first.file_id and "a.md" in twin.error
+    assert sorted(f.name for f in engine.list_files(A, "kb")) == ["a.md", "b.md"]
+    assert engine.doctor(A).healthy
+
+
 def test_deleting_a_file_removes_every_vector(engine):
     engine.create_kb(A, "kb")
     keep, gone = engine.ingest(A, "kb", [md("keep.md", HANDBOOK_MD), md("gone.md", POLICY_MD)])

@@ -124,3 +124,32 @@ def test_a_cancelled_file_waiting_for_its_group_ends_while_the_next_file_is_pars
     # it ended at the next page of the PDF, not once the whole PDF was read
     assert states[-1] == (11, "cancelled") and (2, "cancelled") in states
     assert engine.doctor(A).healthy
+
+
+def test_a_cancelled_file_waiting_for_its_parse_ends_while_the_file_before_it_is_parsed(engine):
+    # The three are registered in one commit before the PDF is parsed; the notes, cancelled then,
+    # end at the PDF's next page, keep their original for Retry and never reach the embedder.
+    engine.create_kb(A, "kb")
+    scan = make_pdf([Page().text(72, 72, f"Page {i} lists the parking rules for garage {i}.") for i in range(12)])
+    notes = md("notes.md", "# Notes\n\nThe canteen opens at eight.")
+    states: list[tuple[int, str]] = []
+
+    def progress(name: str, done: int, total: int, message: str) -> None:
+        if name != "garages.pdf" or not message.startswith("page"):
+            return
+        [waiting] = [f for f in engine.list_files(A, "kb") if f.name == "notes.md"]
+        [job] = [j for j in engine.jobs(A) if j.file_id == waiting.id]
+        if done == 1:
+            engine.cancel_job(A, job.id)
+        states.append((done, job.state))
+
+    uploads = [Upload("garages.pdf", scan), notes, md("handbook.md", HANDBOOK_MD)]
+    results = engine.ingest(A, "kb", uploads, progress)
+    assert [(r.name, r.status) for r in results] == [("garages.pdf", "indexed"), ("notes.md", "cancelled"),
+                                                      ("handbook.md", "indexed")]
+    assert (2, "cancelled") in states  # ended at the PDF's next page, not when its turn came
+    [cancelled] = [r for r in results if r.name == "notes.md"]
+    assert engine._parts.blobs.get_parsed(cancelled.file_id) is None
+    assert engine._store.count(engine.get_kb(A, "kb").collection, file_id=cancelled.file_id) == 0
+    assert engine._parts.blobs.has(sha256_hex(notes.data))  # Retry can send it again
+    assert engine.doctor(A).healthy

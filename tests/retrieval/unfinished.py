@@ -16,7 +16,7 @@ def write_unfinished(engine, kb_name: str, name: str, *texts: str, status: str =
         s.add(rec)
     chunks = [Chunk(text=t, index=i, source_name=name) for i, t in enumerate(texts)]
     job = EmbedJob(FileTarget(rec.id, kb.collection, kb.id), chunks)
-    embed_files([job], engine.embedder(), engine._store, batch_size=16, should_cancel=lambda j: False,
-                progress=lambda j: None)
+    embed_files([job], engine.embedder(), engine._store, batch_size=16, should_cancel=lambda jobs: set(),
+                progress=lambda jobs: None)
     assert not job.state, job.error
     return rec.id
