@@ -15,6 +15,12 @@ from core.types import ChannelQuery, ScoredPoint, SparseVector, VectorPoint
 # (benchmarks/rrf_k_eval.py).
 RRF_K = 2
 
+# The HNSW search beam of dense queries on indexed segments. Recall against exact search is lost
+# in the graph, not in the int8 copies (oversampling 4 instead of 2 changed nothing); 512 was the
+# smallest beam reaching recall@10 0.99 on the tune half at 50k chunks, for ~2-3 ms more per dense
+# query than the default of 100 (benchmarks/retrieval_scale.py, docs/vectorstore.md).
+HNSW_EF = 512
+
 # Safe as a directory name on every filesystem and as a Qdrant collection name.
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,119}$")
 

@@ -36,6 +36,7 @@ from core.storage.diskspace import STORE_MIN_FREE_MB, check_store_room
 from core.errors import AlreadyExists, CoreError, InvalidInput, NotFound, StoreBusy, StoreError
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
 from core.vectorstore._common import (
+    HNSW_EF,
     RRF_K,
     by_collection,
     check_name,
@@ -116,7 +117,9 @@ def _edge_filter(flt: SearchFilter | None = None, file_id: str | None = None) ->
 # Dense search on optimized (HNSW) segments scores int8 copies, then rescores the best
 # ``oversampling`` x limit with the stored vectors: returned scores are exact float16 cosines, so
 # calibration and thresholds do not move. Segments not optimized yet scan the stored vectors.
-_DENSE_PARAMS = qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=True, oversampling=2.0))
+# HNSW_EF: the search beam (_common.py says why 512).
+_DENSE_PARAMS = qe.SearchParams(hnsw_ef=HNSW_EF,
+                                quantization=qe.QuantizationSearchParams(rescore=True, oversampling=2.0))
 _NOT_READY = qe.Filter(must_not=[qe.FieldCondition(READY_KEY, match=qe.MatchValue(READY))])
 
 

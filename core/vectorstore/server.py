@@ -29,6 +29,7 @@ from qdrant_client import QdrantClient, models
 from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
 from core.vectorstore._common import (
+    HNSW_EF,
     by_collection,
     check_name,
     check_points,
@@ -43,8 +44,10 @@ from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, READY, READY_KEY, SPA
 _UPSERT_BATCH = 256
 _SCROLL_PAGE = 512
 _PARALLEL_COLLECTIONS = 4  # requests of one query's collections in flight together
-# int8 copies searched, the best 2 x limit rescored with the stored vectors (exact scores back)
-_DENSE_PARAMS = models.SearchParams(quantization=models.QuantizationSearchParams(rescore=True, oversampling=2.0))
+# int8 copies searched, the best 2 x limit rescored with the stored vectors (exact scores back);
+# the same search beam as the embedded engine (HNSW_EF, _common.py)
+_DENSE_PARAMS = models.SearchParams(hnsw_ef=HNSW_EF,
+                                    quantization=models.QuantizationSearchParams(rescore=True, oversampling=2.0))
 _NOT_READY = models.Filter(must_not=[models.FieldCondition(key=READY_KEY, match=models.MatchValue(value=READY))])
 
 
