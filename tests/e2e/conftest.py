@@ -55,13 +55,21 @@ def server(tmp_path_factory):
     yield from serve_app(tmp_path_factory.mktemp("e2e-data"), {})
 
 
+FAST_ENV = {"RAGDESK_EMBEDDING__PROVIDER": "local", "RAGDESK_EMBEDDING__MODEL": "hash-64",
+            "RAGDESK_RETRIEVAL__RAG_MIN_SIMILARITY": "0.05"}
+
+
 @pytest.fixture(scope="module")
 def fast_server(tmp_path_factory):
     """The same app over the hash test embedder (set in the environment, so Settings shows it
     locked): page checks that are about the pages, not about retrieval quality, run in seconds."""
-    yield from serve_app(tmp_path_factory.mktemp("e2e-fast-data"),
-                      {"RAGDESK_EMBEDDING__PROVIDER": "local", "RAGDESK_EMBEDDING__MODEL": "hash-64",
-                       "RAGDESK_RETRIEVAL__RAG_MIN_SIMILARITY": "0.05"})
+    yield from serve_app(tmp_path_factory.mktemp("e2e-fast-data"), FAST_ENV)
+
+
+@pytest.fixture
+def fresh_fast_server(tmp_path_factory):
+    """``fast_server`` for one test alone: it starts with no account and no knowledge base."""
+    yield from serve_app(tmp_path_factory.mktemp("e2e-fresh-data"), FAST_ENV)
 
 
 def serve_app(data: Path, extra_env: dict[str, str], port: int | None = None):

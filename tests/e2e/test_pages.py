@@ -143,15 +143,14 @@ def test_first_run_demo_ab_and_every_page_in_both_languages_and_widths(fast_serv
         page.close()
 
 
-def test_a_new_knowledge_base_is_selected_and_the_upload_lands_there(fast_server, browser, artifacts, tmp_path):
+def test_a_new_knowledge_base_is_selected_and_the_upload_lands_there(fresh_fast_server, browser, artifacts, tmp_path):
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     d = Driver(page, artifacts)
     d.n = 80
-    _enter(d, fast_server)
+    _enter(d, fresh_fast_server)
     d.nav("Knowledge Bases")
     for name in ("first-kb", "second-kb"):
-        name_box = page.get_by_label("Name", exact=True).filter(visible=True)
-        if not name_box.count():
+        if name == "second-kb":  # once one exists, the create form sits in a closed section
             page.get_by_text("New knowledge base").first.click()
         d.fill("Name", name)
         d.idle()
