@@ -34,7 +34,7 @@ from sqlmodel import select
 
 from core.accounts.access import require_admin
 from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
-from core.ingest.jobs import JobTracker, abandoned, process_alive
+from core.ingest.jobs import JobTracker, abandoned, cancelled_many, process_alive, progress_many
 from core.ingest.kb_chunking import settings_for_kb
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
@@ -250,10 +250,16 @@ def _prepare_rebuild(parts: EngineParts, snap: Snapshot, actor: Actor, rec: File
 def _finish_rebuild(parts: EngineParts, snap: Snapshot, group: list[tuple[FileRecord, EmbedJob, JobTracker]],
                     report: DoctorReport) -> None:
     trackers = {id(job): tracker for _, job, tracker in group}
+
+    def should_cancel(jobs: list[EmbedJob]) -> set[int]:  # one query for the batch's files, as ingest does
+        stopped = cancelled_many(parts.db, [trackers[id(job)] for job in jobs])
+        return {id(job) for job in jobs if trackers[id(job)].job_id in stopped}
+
+    def progress(jobs: list[EmbedJob]) -> None:  # one commit for the batch's files
+        progress_many(parts.db, [(trackers[id(job)], job.embedded, len(job.chunks), "embedding") for job in jobs])
+
     embed_files([job for _, job, _ in group], snap.embedder, parts.store, batch_size=snap.settings.embedding.batch_size,
-                should_cancel=lambda jobs: {id(job) for job in jobs if trackers[id(job)].should_cancel()},
-                progress=lambda jobs: [trackers[id(job)].progress(job.embedded, len(job.chunks), "embedding")
-                                       for job in jobs])
+                should_cancel=should_cancel, progress=progress)
     for rec, job, tracker in group:
         if job.state:
             parts.store.delete_file(rec.collection, rec.id)

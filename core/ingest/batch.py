@@ -139,17 +139,15 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
 def _blocks(uploads: list[Upload]) -> list[list[int]]:
     """The uploads' indexes in registration blocks, in order."""
     blocks: list[list[int]] = []
-    size = 0
+    size, open_block = 0, False  # a URL's or a big file's block takes no other file
     for i, upload in enumerate(uploads):
         small = not upload.url and len(upload.data) <= _BLOCK_BYTES
-        last = blocks[-1] if blocks else None
-        if (small and last is not None and len(last) < _BLOCK_FILES and size + len(upload.data) <= _BLOCK_BYTES
-                and not uploads[last[0]].url):
-            last.append(i)
+        if small and open_block and len(blocks[-1]) < _BLOCK_FILES and size + len(upload.data) <= _BLOCK_BYTES:
+            blocks[-1].append(i)
             size += len(upload.data)
         else:
             blocks.append([i])
-            size = len(upload.data) if small else _BLOCK_BYTES  # a URL or a big file stays alone
+            size, open_block = len(upload.data), small
     return blocks
 
 

@@ -177,9 +177,16 @@ def _embed_group(parts: EngineParts, group: list[tuple[FileRecord, EmbedJob]], e
                  tracker: JobTracker, result: ReindexResult, done: dict[str, int],
                  on_batch: Callable[[FileRecord, EmbedJob], object] = lambda rec, job: None) -> None:
     by_job = {id(job): rec for rec, job in group}
+
+    def should_cancel(jobs: list[EmbedJob]) -> set[int]:  # the reindex is one job: all or none
+        return {id(job) for job in jobs} if tracker.should_cancel() else set()
+
+    def progress(jobs: list[EmbedJob]) -> None:
+        for job in jobs:
+            on_batch(by_job[id(job)], job)
+
     embed_files([job for _, job in group], embedder, parts.store, batch_size=batch_size,
-                should_cancel=lambda jobs: {id(job) for job in jobs} if tracker.should_cancel() else set(),
-                progress=lambda jobs: [on_batch(by_job[id(job)], job) for job in jobs])
+                should_cancel=should_cancel, progress=progress)
     for rec, job in group:
         if job.state == "cancelled":
             raise Cancelled("reindex cancelled; the old index keeps serving")
