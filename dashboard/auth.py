@@ -129,22 +129,26 @@ def sign_out(engine: Engine) -> None:
 def sync_cookie() -> None:
     """Make the browser's cookie match this session: the token while signed in, none after.
 
-    Drawn on every run until the browser's cookie matches (the page's script is the only way
-    Streamlit can set one); the value Streamlit read stays the one the tab opened with.
-    """
+    The hidden block is drawn on every run, the sign-in screen included. Streamlit loads the code
+    that runs a page's script on first use, so a block drawn only after sign-in wrote the cookie
+    some time after the signed-in page showed: a refresh or a link opened in that gap found no
+    cookie and asked to sign in again. Drawn from the first screen, the cookie is written in the
+    same render that shows the signed-in page. When the cookie already matches, the script is
+    empty (the value Streamlit read stays the one the tab opened with)."""
     token = st.session_state.get(TOKEN_KEY, "")
-    if token == cookie_token():
-        return
-    url = _text(st.context.url)
-    secure = "; Secure" if url.startswith("https:") else ""
-    if token:
-        value = f"{COOKIE}={token}; Path=/; Max-Age={int(SESSION_MAX_AGE.total_seconds())}; SameSite=Strict{secure}"
-    else:
-        value = f"{COOKIE}=; Path=/; Max-Age=0; SameSite=Strict{secure}"
+    script = ""
+    if token != cookie_token():
+        url = _text(st.context.url)
+        secure = "; Secure" if url.startswith("https:") else ""
+        if token:
+            value = f"{COOKIE}={token}; Path=/; Max-Age={int(SESSION_MAX_AGE.total_seconds())}; SameSite=Strict{secure}"
+        else:
+            value = f"{COOKIE}=; Path=/; Max-Age=0; SameSite=Strict{secure}"
+        script = f"document.cookie = {json.dumps(value)};"
     # a hidden block: the script runs, the page layout does not move (style-only HTML takes no space)
     st.html(f"<style>.st-key-{_COOKIE_BLOCK} {{display: none;}}</style>")
     with st.container(key=_COOKIE_BLOCK):
-        st.html(f"<script>document.cookie = {json.dumps(value)};</script>", unsafe_allow_javascript=True)
+        st.html(f"<script>{script or '/* the cookie matches this session */'}</script>", unsafe_allow_javascript=True)
 
 
 def require_admin(actor: Actor) -> None:

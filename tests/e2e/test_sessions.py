@@ -113,6 +113,39 @@ def test_refresh_and_new_tab_keep_the_session_sign_out_ends_it(accounts, browser
     context.close()
 
 
+def test_the_cookie_is_set_when_the_signed_in_page_shows_on_a_slow_link(accounts, browser):
+    """Streamlit fetches the code that runs a page's own script the first time a page needs it.
+    The sign-in page loads; then the link turns slow: whatever script code the browser asks for
+    from here on is held back. The signed-in page must already hold its session cookie when it
+    shows, or a refresh or a link opened at that moment signs the user out."""
+    context = browser.new_context()
+    page = context.new_page()
+    asked, held, slow = [], [], []
+
+    def script_code(route):
+        asked.append(route.request.url)
+        if slow:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/static/js/Html.*.js", script_code)
+    tab = Tab(page)
+    page.goto(accounts)
+    tab.see("Sign in")
+    tab.idle()
+    slow.append(True)
+    tab.sign_in("bob")
+    cookie = page.evaluate("document.cookie")
+    for route in held:
+        route.continue_()
+    assert asked, "the page asked for no script code: this test no longer watches the cookie's script"
+    assert "ragdesk_session=" in cookie
+    tab.reload()
+    tab.signed_in_as("bob")
+    context.close()
+
+
 def test_deep_link_opens_its_page_after_sign_in(accounts, browser):
     context = browser.new_context()
     tab = Tab(context.new_page())
