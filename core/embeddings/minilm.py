@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-from core.embeddings._torch_threads import configure_torch_threads
+from core.embeddings._torch_threads import configure_torch_threads, on_torch_thread
 from core.embeddings.errors import EmbeddingModelUnavailable
 
 MODEL_ID = "local/all-minilm-l6-v2"
@@ -69,8 +69,11 @@ class MiniLMEmbedder:
     def _encode(self, texts: list[str]) -> np.ndarray:
         import torch
 
-        with self._lock, torch.inference_mode():
-            vectors = self._model.encode(
-                texts, batch_size=_BATCH, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-            )
+        def encode() -> np.ndarray:
+            with torch.inference_mode():
+                return self._model.encode(texts, batch_size=_BATCH, normalize_embeddings=True, convert_to_numpy=True,
+                                          show_progress_bar=False)
+
+        with self._lock:
+            vectors = on_torch_thread(encode)  # one torch thread per process (core/embeddings/_torch_threads.py)
         return np.ascontiguousarray(vectors, dtype=np.float32)

@@ -170,6 +170,56 @@ def test_concurrent_callers_get_their_own_results(embedder):
         np.testing.assert_allclose(got, want, atol=1e-6)
 
 
+def _os_threads() -> int:
+    return len(list(Path("/proc/self/task").iterdir()))
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="counts threads in /proc (Linux)")
+def test_callers_on_many_threads_share_one_torch_team(embedder):
+    """torch starts a team of kernel threads for each thread that calls it, and with more of them
+    than cores every matmul waits to be woken (~20% slower here). Callers on new threads (the
+    dashboard's script threads, the ingest thread) must not each add a team. (One thread of
+    slack: the interpreter may start one of its own meanwhile.)"""
+    import torch
+
+    if torch.get_num_threads() < 2:
+        pytest.skip("torch runs single-threaded here: no team to count")
+    embedder.embed_documents(TEXTS[:2])
+    before = _os_threads()
+    called, release = threading.Barrier(7), threading.Event()
+
+    def caller() -> None:
+        embedder.embed_documents(TEXTS[:2])
+        called.wait()
+        release.wait()
+
+    callers = [threading.Thread(target=caller) for _ in range(6)]
+    for t in callers:
+        t.start()
+    called.wait()  # all six have embedded and are still alive (a team lives as long as its thread)
+    grown = _os_threads() - before
+    release.set()
+    for t in callers:
+        t.join()
+    assert grown <= 6 + 1  # the six callers themselves, no team of torch threads for any of them
+
+
+def test_torch_work_runs_on_one_thread_whoever_calls():
+    from core.embeddings._torch_threads import on_torch_thread
+
+    seen: list[int] = []
+    callers = [threading.Thread(target=lambda: seen.append(on_torch_thread(threading.get_native_id))) for _ in range(4)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    seen.append(on_torch_thread(threading.get_native_id))
+    assert len(seen) == 5 and len(set(seen)) == 1 and seen[0] != threading.get_native_id()
+    assert on_torch_thread(on_torch_thread, threading.get_native_id) == seen[0]  # nested: no deadlock
+    with pytest.raises(ZeroDivisionError):
+        on_torch_thread(lambda: 1 / 0)
+
+
 @pytest.mark.slow
 def test_empty_batch_and_bad_text(embedder):
     assert embedder.embed_documents([]).shape == (0, 384)

@@ -128,3 +128,23 @@ def test_bm25_in_the_engine_beats_the_rank_bm25_anchor(tmp_path: Path, dataset: 
     folder = shared_path("retrieval", dataset)
     with EdgeStore(tmp_path) as store:
         assert _ndcg_at_10(store, folder) >= floor
+
+
+def test_stems_are_the_pure_python_snowball_ones():
+    """BM25 stems with PyStemmer (C) when installed; indexes built with snowballstemmer's pure-Python
+    English stemmer must keep matching queries, so the two must agree word for word."""
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    from core.retrieval.bm25 import tokenize
+
+    reference = EnglishStemmer()
+    words = ("running runs ran runner generously generalization connection connected connecting "
+             "happiness happily studies studying studied flies flying relational conditional "
+             "rational valency hesitancy digitizer conformability radicalli differentli vileli "
+             "analogousli vietnamization predication operator feudalism decisiveness hopefulness "
+             "callousness formaliti sensitiviti sensibiliti triplicate formative formalize "
+             "electriciti electrical hopeful goodness revival allowance inference airliner "
+             "gyroscopic adjustable defensible irritant replacement adjustment dependent adoption "
+             "homologou communism activate angulariti homologous effective bowdlerize skies dying "
+             "news innings outing canning herring earring proceed exceed succeed").split()
+    assert tokenize(" ".join(words)) == [reference.stemWord(w) for w in words]
