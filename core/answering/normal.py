@@ -182,8 +182,10 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     box = _toolbox(ctx, scope, chat_id, next_n=len(items) + 1) if tools else None
     if box is not None and web is not None:
         box.allowed, box.web_search = list(tools), web.search_tool
-    text = generate(run, model, prompt.messages, tools, box, a.max_tool_rounds)
-    run.answer.text = f"{a.not_from_kb_marker}\n\n{text}" if retrieved and not items else text
+    marker = f"{a.not_from_kb_marker}\n\n" if retrieved and not items else ""
+    if marker:
+        run.emit("text", marker)  # streamed first, so live text is the answer's from its first piece
+    run.answer.text = marker + generate(run, model, prompt.messages, tools, box, a.max_tool_rounds)
     run.cite(items + (box.cited if box else []))
 
 

@@ -26,13 +26,19 @@ from core.answering.types import Answer
 from core.answering.web import STRICT_NOTICE as STRICT_WEB_NOTICE
 from core.error_report import shown_error
 from core.errors import InvalidInput
+from core.llm.base import ChatMessage
 
 log = logging.getLogger(__name__)
 
 
+# Earlier turns a caller sends with a temporary question (the OpenAI-compatible API's messages):
+# the last ones only; the prompt's token budget trims further (budget.trim_history).
+MAX_SENT_HISTORY = 40
+
+
 def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, chat_id: str | None = None,
         mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event: EventSink | None = None,
-        started: float | None = None) -> Answer:
+        started: float | None = None, history: tuple[tuple[str, str], ...] = ()) -> Answer:
     started = time.perf_counter() if started is None else started  # timings count from here, chat storage included
     mode, refused = answer_mode(mode, ctx.actor, ctx.settings)  # strict on: strict for all but admins
     question = (question or "").strip()
@@ -43,7 +49,11 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
     chat = None
     if not temporary:
         chat = ctx.chats.get(chat_id) if chat_id else ctx.chats.create(question)
+    if history and not temporary:
+        raise InvalidInput("a saved chat has its own history: send earlier messages only with a temporary question")
     earlier = ctx.chats.history(chat.id) if chat is not None and mode == "normal" else []
+    if history and mode == "normal":
+        earlier = sent_history(history)
     if chat is not None:
         ctx.chats.add(chat.id, "user", question, mode=mode)
 
@@ -51,6 +61,8 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
     run.answer.chat_id = chat.id if chat else None
     if refused:
         run.notice(refused)
+    if history and mode == "strict":
+        run.notice(STRICT_HISTORY_NOTICE)
     try:
         refs = parse_references(ctx.knowledge, question)
         scope = decide_scope(ctx.knowledge, kb_ids, tuple(file_ids), refs)
@@ -80,6 +92,17 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
         )
         answer.message_id = msg.id
     return answer
+
+
+STRICT_HISTORY_NOTICE = "strict mode answers each question on its own: the earlier messages were not used"
+
+
+def sent_history(history: tuple[tuple[str, str], ...]) -> list[ChatMessage]:
+    """The conversation a caller sent, as prompt history: user and assistant turns with text (a
+    caller's system or tool messages are not used: the prompt is the admin's template)."""
+    turns = [ChatMessage(role, content) for role, content in history
+             if role in ("user", "assistant") and content.strip()]
+    return turns[-MAX_SENT_HISTORY:]
 
 
 def _ask_back(run: AnswerRun, refs: References) -> None:

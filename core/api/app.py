@@ -28,7 +28,7 @@ from core.api.backend import Backend
 from core.api.errors import error_body, error_code, http_status
 from core.api.multipart import stage_upload
 from core.api.registry import Operation, operations
-from core.api.sse import STREAMED
+from core.api.sse import STREAMED, live_stream
 from core.api.staging import remove_staged
 from core.errors import CoreError, FileTooLarge, NotAuthenticated
 
@@ -81,8 +81,12 @@ def _json_endpoint(backend: Backend, op: Operation):
     def endpoint(**kw: Any):
         request, token, body = kw.pop("request"), kw.pop("token"), kw.pop("body", None)
         payload = {**(body.model_dump(exclude_unset=True) if body is not None else {}), **kw}
+        streamed = op.name in STREAMED and payload.get("stream")
+        if streamed and op.streams and backend.live_events:  # the text as the model writes it
+            return live_stream(lambda on_event: backend.call(op.name, payload, token, _client(request), on_event=on_event),
+                               str(payload.get("model") or "ragdesk"))
         result = backend.call(op.name, payload, token, _client(request))
-        if op.name in STREAMED and payload.get("stream"):
+        if streamed:
             return STREAMED[op.name](result)
         return JSONResponse(result, status_code=op.status_code)
 

@@ -22,20 +22,24 @@ class Backend(Protocol):
 
     def call(self, op: str, payload: dict, token: str, client: str) -> Any: ...
 
+    # whether a streaming operation's events reach this process as they happen (sse.live_stream)
+    live_events: bool
+
     def close(self) -> None: ...
 
 
 class EngineBackend:
     kind = "engine"
+    live_events = True
 
     def __init__(self, engine: Any, *, owned: bool = False):
         self.engine, self._owned = engine, owned
         self.data_dir = Path(engine.config.data_dir)
 
-    def call(self, op: str, payload: dict, token: str, client: str) -> Any:
+    def call(self, op: str, payload: dict, token: str, client: str, on_event=None) -> Any:
         from core.api.registry import invoke
 
-        return invoke(self.engine, token, op, payload, client=client)
+        return invoke(self.engine, token, op, payload, client=client, on_event=on_event)
 
     def close(self) -> None:
         if self._owned:
@@ -44,6 +48,7 @@ class EngineBackend:
 
 class HandoffBackend:
     kind = "handoff"
+    live_events = False  # the hand-off answers once, when the call is done: a stream is sent in pieces after it
 
     def __init__(self, data_dir: Path):
         self.data_dir = Path(data_dir)

@@ -4,6 +4,11 @@
 The question is the last user message; the answer runs exactly as the chat's (``Engine.ask``,
 nothing stored): strict mode, its fixed no-hit reply without a model call, and the Web search rules
 all hold. Its citations are ``[n]`` in the content and in full in the extra ``citations`` field.
+
+The messages before it are the conversation: in normal mode they are the answer's history, as a
+saved chat's are (a follow-up is searched with them); strict mode answers the last question on
+its own and says so in the notices. A client's system and tool messages are not used (the
+prompt is the admin's template).
 """
 
 from __future__ import annotations
@@ -107,13 +112,17 @@ def models(engine, actor, _: ModelsIn) -> ModelList:
 
 
 @operation("openai_chat", "POST", "/v1/chat/completions", input=CompletionIn, output=CompletionOut, tag=TAG,
-           summary="Chat completion (stream or not) answered from the knowledge bases, citations included",
+           streams=True,
+           summary="Chat completion (stream or not) answered from the knowledge bases, citations included; "
+                   "earlier messages are the conversation (normal mode)",
            example={"model": MODEL, "messages": [{"role": "user", "content": "How many days may I work remotely?"}]})
-def chat_completion(engine, actor, data: CompletionIn) -> CompletionOut:
-    questions = [m.text() for m in data.messages if m.role == "user" and m.text().strip()]
-    if not questions:
+def chat_completion(engine, actor, data: CompletionIn, on_event=None) -> CompletionOut:
+    turns = [(m.role, m.text()) for m in data.messages]
+    last = max((i for i, (role, text) in enumerate(turns) if role == "user" and text.strip()), default=None)
+    if last is None:
         raise InvalidInput("messages: no user message with text to answer")
-    answer = engine.ask(actor, questions[-1], kbs=_kbs_for(data.model), mode=data.mode, temporary=True, web=data.web)
+    answer = engine.ask(actor, turns[last][1], kbs=_kbs_for(data.model), mode=data.mode, temporary=True, web=data.web,
+                        history=tuple(turns[:last]), on_event=on_event)
     facts = AnswerFacts(mode=answer.mode, hit=answer.hit, llm_called=answer.llm_called, from_kb=answer.from_kb,
                         notices=list(answer.notices), error=answer.error)
     return CompletionOut(id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=data.model,

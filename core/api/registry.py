@@ -48,6 +48,9 @@ class Operation:
     tag: str = ""
     # Values for required body fields the security walk and the docs use (never a real secret).
     example: dict[str, Any] = field(default_factory=dict)
+    # ``stream: true`` in its input asks for server-sent events; ``run`` then takes a fourth
+    # argument, the sink for the answer's live events (core/api/sse.py)
+    streams: bool = False
 
     @property
     def path_fields(self) -> tuple[str, ...]:
@@ -102,8 +105,10 @@ def _validation_message(exc: ValidationError) -> str:
     return f"{where}: {first.get('msg', 'invalid')}" + (f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else "")
 
 
-def invoke(engine: Any, token: str, name: str, payload: dict, *, client: str = "") -> Any:
-    """Run operation ``name`` for the token's user: the JSON-ready output, or a CoreError."""
+def invoke(engine: Any, token: str, name: str, payload: dict, *, client: str = "",
+           on_event: Callable[[Any], None] | None = None) -> Any:
+    """Run operation ``name`` for the token's user: the JSON-ready output, or a CoreError.
+    ``on_event`` receives a streaming operation's live events (in the engine's process only)."""
     op = operations().get(name)
     if op is None:
         raise InvalidInput(f"unknown API operation {name!r}")
@@ -114,4 +119,6 @@ def invoke(engine: Any, token: str, name: str, payload: dict, *, client: str = "
         data = op.input.model_validate(payload)
     except ValidationError as exc:
         raise InvalidInput(_validation_message(exc)) from None
+    if op.streams:
+        return to_json(op.run(engine, actor, data, on_event))
     return to_json(op.run(engine, actor, data))

@@ -2,41 +2,127 @@
 ``chat.completion.chunk``, the last one carrying ``finish_reason``, the ``citations`` and ragdesk's
 facts about the answer, then ``data: [DONE]``.
 
-The answer is complete when the first chunk goes out (it is answered next to the engine, which may
-be the dashboard's process): clients that read a stream get one, in pieces.
+When this process holds the engine, the text goes out as the model writes it (``live_stream``:
+the answer runs on a thread and its ``text`` events become content chunks). When the dashboard's
+process answers through the hand-off, the answer is complete before the first chunk goes out
+(``completion_stream``): the client still reads a stream, in pieces.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import logging
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from fastapi.responses import StreamingResponse
 
+from core.api.errors import error_body, error_code
+from core.errors import CoreError
+
+log = logging.getLogger("core.api")
+
 _PIECE_CHARS = 32  # characters per content chunk (any script: Chinese has no spaces to split at)
+REVISED_NOTICE = "the streamed text was revised after it was sent; ragdesk.content holds the whole answer"
 
 
 def _event(obj: dict) -> str:
     return f"data: {json.dumps(obj, ensure_ascii=False)}\n\n"
 
 
+def _content(head: dict, text: str) -> str:
+    return _event({**head, "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]})
+
+
+def _opening(head: dict) -> str:
+    return _event({**head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]})
+
+
+def _pieces(head: dict, text: str) -> Iterator[str]:
+    for i in range(0, len(text), _PIECE_CHARS):
+        yield _content(head, text[i:i + _PIECE_CHARS])
+
+
+def _closing(head: dict, completion: dict, facts: dict | None = None) -> Iterator[str]:
+    choice = completion["choices"][0]
+    yield _event({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+                  "citations": completion.get("citations", []), "ragdesk": facts or completion.get("ragdesk", {})})
+    yield "data: [DONE]\n\n"
+
+
 def completion_chunks(completion: dict) -> Iterator[str]:
     head = {"id": completion["id"], "object": "chat.completion.chunk", "created": completion["created"],
             "model": completion["model"]}
-    choice = completion["choices"][0]
-    yield _event({**head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]})
-    content = choice["message"]["content"]
-    for i in range(0, len(content), _PIECE_CHARS):
-        piece = content[i:i + _PIECE_CHARS]
-        yield _event({**head, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
-    yield _event({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
-                  "citations": completion.get("citations", []), "ragdesk": completion.get("ragdesk", {})})
-    yield "data: [DONE]\n\n"
+    yield _opening(head)
+    yield from _pieces(head, completion["choices"][0]["message"]["content"])
+    yield from _closing(head, completion)
 
 
 def completion_stream(completion: dict) -> StreamingResponse:
     return StreamingResponse(completion_chunks(completion), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache"})
+
+
+def live_stream(run: Callable[[Callable[[Any], None]], dict], model: str) -> StreamingResponse:
+    """``run(on_event)`` answers the completion, passing the answer's events to ``on_event``; it
+    runs on a thread of its own. A failure before the answer's first event (a wrong token, an
+    unknown model, a question over the limit) raises here, so it is an HTTP error, not a stream."""
+    items: queue.Queue = queue.Queue()
+
+    def work() -> None:
+        try:
+            items.put(("result", run(lambda event: items.put(("event", event)))))
+        except BaseException as exc:  # handed to the request's thread: raised there or sent as an event
+            items.put(("error", exc))
+
+    threading.Thread(target=work, name="ragdesk-api-answer", daemon=True).start()
+    first = items.get()
+    if first[0] == "error":
+        raise first[1]
+    head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": model}
+    return StreamingResponse(_live_chunks(head, first, items), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache"})
+
+
+def _live_chunks(head: dict, item: tuple, items: queue.Queue) -> Iterator[str]:
+    yield _opening(head)
+    sent: list[str] = []
+    while True:
+        kind, value = item
+        if kind == "event" and value.kind == "text" and value.message:
+            sent.append(value.message)
+            yield _content(head, value.message)
+        elif kind == "result":
+            yield from _finish(head, "".join(sent), value)
+            return
+        elif kind == "error":
+            if isinstance(value, CoreError):
+                yield _event(error_body(error_code(value), value.message))
+            else:
+                log.error("a streamed answer failed", exc_info=value)
+                yield _event(error_body("internal_error", "the server failed on this answer (see its log)"))
+            yield "data: [DONE]\n\n"
+            return
+        item = items.get()
+
+
+def _finish(head: dict, sent: str, completion: dict) -> Iterator[str]:
+    """The rest of the answer's text, then the closing chunk. Live text is the answer's own from
+    its first piece; only text a model wrote before calling a tool is dropped from the answer
+    after it was sent, and then the whole answer travels in the closing chunk, with a notice."""
+    full = completion["choices"][0]["message"]["content"]
+    facts = dict(completion.get("ragdesk", {}))
+    if full.startswith(sent):
+        yield from _pieces(head, full[len(sent):])
+    else:
+        facts["notices"] = [*facts.get("notices", []), REVISED_NOTICE]
+        facts["content"] = full
+    yield from _closing(head, completion, facts)
 
 
 # Operations whose input field ``stream: true`` asks for their output as events.

@@ -48,17 +48,22 @@ class AnswerService:
     @operation(handoff=True)
     def ask(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
             mode: str | None = None, temporary: bool = False, file_ids: tuple[str, ...] = (),
-            on_event: Callable[[AnswerEvent], None] | None = None, web: bool = False) -> Answer:
+            on_event: Callable[[AnswerEvent], None] | None = None, web: bool = False,
+            history: tuple[tuple[str, str], ...] = ()) -> Answer:
         """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen.
         One context per question: one settings and embedder snapshot, the actor's knowledge bases.
-        ``web``: the chat's Web search switch (normal mode only; strict mode never searches)."""
+        ``web``: the chat's Web search switch (normal mode only; strict mode never searches).
+        ``history``: (role, text) turns before a temporary question, e.g. an API client's messages:
+        normal mode reads them as a saved chat's history (follow-ups are searched with them);
+        strict mode does not use them and says so."""
         from core.answering.service import ask
 
         started = time.perf_counter()
         ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web)
         check_question(question, ctx.settings)
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
-                   file_ids=tuple(file_ids), on_event=on_event, started=started)
+                   file_ids=tuple(file_ids), on_event=on_event, started=started,
+                   history=tuple((str(role), str(text)) for role, text in history))
 
     def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False):
         from core.answer_context import answer_context

@@ -95,3 +95,74 @@ def test_web_search_follows_the_chats_rules(world, api, connections):
     assert STRICT_NOTICE in strict.model_extra["ragdesk"]["notices"]
     assert strict.model_extra["ragdesk"]["mode"] == "strict" and FACT_EN in strict.choices[0].message.content
     assert all(str(c[0]).startswith("127.") for c in connections if isinstance(c, tuple))  # no search engine reached
+
+
+FAKE_LLM = {"provider": "openai", "api_key": "sk-test", "model": "fake-model"}
+EARLIER_ANSWER = "Up to three days per week [1]."
+FOLLOW_UP = "And what do new employees receive on their first day?"
+
+
+def _conversation(system: str = "CLIENT-SYSTEM-PROMPT") -> list[dict]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": REMOTE},
+            {"role": "assistant", "content": EARLIER_ANSWER}, {"role": "user", "content": FOLLOW_UP}]
+
+
+def _sent_texts(llm) -> list[str]:
+    return [str(m.get("content")) for body in llm.chat_bodies() for m in body["messages"]]
+
+
+def test_earlier_messages_are_the_conversation_in_normal_mode(world, api):
+    """A client sends the whole conversation, as OpenAI clients do: the model answering the last
+    question gets the earlier turns as history (a saved chat's way); the client's system message
+    is not used (the prompt is the admin's template)."""
+    with fake_llm_server([text('{"query": "what new employees receive on their first day"}'),
+                          text("A laptop, a monitor and a headset [1].")] * 2) as llm:
+        world.engine.save_settings(world.admin, {"llm": {**FAKE_LLM, "base_url": llm.openai_url}})
+        reply = openai_client(api, world.alice_token).chat.completions.create(model="ragdesk", messages=_conversation())
+        assert reply.model_extra["ragdesk"]["mode"] == "normal" and reply.model_extra["ragdesk"]["llm_called"]
+        answer_request = llm.chat_bodies()[-1]["messages"]
+        turns = [(m["role"], m["content"]) for m in answer_request]
+        assert ("user", REMOTE) in turns and ("assistant", EARLIER_ANSWER) in turns
+        assert turns[-1][0] == "user" and FOLLOW_UP in turns[-1][1]
+        assert not any("CLIENT-SYSTEM-PROMPT" in t for t in _sent_texts(llm))
+        assert any("laptop" in c["text"] for c in reply.model_extra["citations"])
+
+
+def test_strict_mode_answers_the_last_question_on_its_own(world, api):
+    """Strict mode on: the earlier messages reach no model request, and the answer says they were
+    not used (the chat's strict mode has no history either)."""
+    from core.answering.service import STRICT_HISTORY_NOTICE
+
+    with fake_llm_server([text("A laptop, a monitor and a headset [1].")] * 3) as llm:
+        world.engine.save_settings(world.admin, {"strict": {"rag_strict_mode": True},
+                                                 "llm": {**FAKE_LLM, "base_url": llm.openai_url}})
+        reply = openai_client(api, world.alice_token).chat.completions.create(model="ragdesk", messages=_conversation())
+        facts = reply.model_extra["ragdesk"]
+        assert facts["mode"] == "strict" and STRICT_HISTORY_NOTICE in facts["notices"]
+        assert not any(REMOTE in t or EARLIER_ANSWER in t for t in _sent_texts(llm))
+
+
+def test_a_stream_carries_the_text_while_the_model_is_still_writing(world, api):
+    """Streaming is the model's own pace: the first words reach the client while the model is
+    still writing (the fake model holds the rest of its reply until the client has them)."""
+    import threading
+
+    writing = threading.Event()
+    words = "Employees may work remotely up to three days per week [1]."
+    with fake_llm_server([text(words, hold=writing)]) as llm:
+        world.engine.save_settings(world.admin, {"llm": {**FAKE_LLM, "base_url": llm.openai_url}})
+        stream = openai_client(api, world.alice_token).chat.completions.create(
+            model="ragdesk", messages=[{"role": "user", "content": REMOTE}], stream=True)
+        pieces, finished_at_first_piece = [], None
+        try:
+            for chunk in stream:
+                piece = chunk.choices[0].delta.content if chunk.choices else None
+                if piece and finished_at_first_piece is None:
+                    finished_at_first_piece = llm.replies_finished
+                    writing.set()
+                pieces.append(piece or "")
+        finally:
+            writing.set()
+        assert finished_at_first_piece == 0  # the model had not finished when the first words arrived
+        assert "".join(pieces) == words
+        assert chunk.choices[0].finish_reason == "stop" and chunk.model_extra["citations"][0]["source_name"] == "handbook.md"

@@ -39,6 +39,10 @@ class Reply:
     raw: str | None = None  # sent verbatim as the body (malformed output)
     chunk_chars: int = 4  # text and tool arguments are streamed in pieces this long
     finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
+    # A model still writing: after ``hold_after`` streamed pieces (the role chunk and the first
+    # text piece) the reply waits until the test sets ``hold`` (at most a minute).
+    hold: threading.Event | None = None
+    hold_after: int = 2
 
 
 def text(content: str, **kw: Any) -> Reply:
@@ -74,6 +78,7 @@ class FakeLLMServer:
         self.api_key = api_key  # when set, every request must send "Authorization: Bearer <key>"
         self.context_length = context_length  # reported by /api/show
         self.requests: list[RecordedRequest] = []
+        self.replies_finished = 0  # streamed or whole replies sent to their end
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
@@ -210,9 +215,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, ctype, [reply.raw.encode()])
         wire = openai_wire if openai_api else ollama_wire
         if stream:
-            self._send(200, wire.STREAM_TYPE, wire.stream_chunks(reply, body), stall=reply.stall, cut_after=reply.cut_after)
+            self._send(200, wire.STREAM_TYPE, wire.stream_chunks(reply, body), stall=reply.stall, cut_after=reply.cut_after,
+                       hold=reply.hold, hold_after=reply.hold_after)
         else:
             self._json(200, wire.whole_response(reply, body))
+        with self.fake._lock:
+            self.fake.replies_finished += 1
 
     # ------------------------------------------------------------ plumbing
 
@@ -231,7 +239,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send(self, status: int, content_type: str, pieces: Any, stall: float = 0.0, cut_after: int | None = None) -> None:
+    def _send(self, status: int, content_type: str, pieces: Any, stall: float = 0.0, cut_after: int | None = None,
+              hold: threading.Event | None = None, hold_after: int = 0) -> None:
         """Chunked transfer, flushed piece by piece, as a real streaming server does."""
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -243,6 +252,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 if i == 0 and stall and self.fake._stopping.wait(stall):
                     return
+                if hold is not None and i + 1 == hold_after:
+                    hold.wait(60)
                 if cut_after is not None and i + 1 >= cut_after:
                     self.close_connection = True  # no terminating chunk: the body is visibly incomplete
                     return
