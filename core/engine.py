@@ -38,6 +38,7 @@ from core.services.files import FileService
 from core.services.jobs import JobService
 from core.services.knowledge_bases import KnowledgeBaseService
 from core.services.runtime import Runtime
+from core.services.openai_compat import OpenAICompatService
 from core.services.settings import SettingsService
 from core.services.sources import SourceService
 
@@ -45,7 +46,8 @@ log = logging.getLogger(__name__)
 
 SERVICES = {"settings": SettingsService, "accounts": AccountService, "kbs": KnowledgeBaseService,
             "files": FileService, "jobs": JobService, "answers": AnswerService, "chats": ChatService,
-            "sources": SourceService, "drive": DriveService, "curated": CuratedService, "api": ApiBridge}
+            "sources": SourceService, "drive": DriveService, "curated": CuratedService, "openai": OpenAICompatService,
+            "api": ApiBridge}
 
 
 class Engine:
@@ -55,10 +57,12 @@ class Engine:
         rt.start_workers = self.start_workers
         accounts, kbs, chats = AccountService(rt.db), KnowledgeBaseService(rt), ChatService(rt)
         sources = SourceService(rt, accounts)
+        answers = AnswerService(rt)
         self.services = SimpleNamespace(
             settings=SettingsService(rt), accounts=accounts, kbs=kbs, files=FileService(rt), jobs=JobService(rt),
-            answers=AnswerService(rt), chats=chats, sources=sources,
-            drive=DriveService(rt, accounts, kbs, chats, sources), curated=CuratedService(rt), api=ApiBridge(self))
+            answers=answers, chats=chats, sources=sources,
+            drive=DriveService(rt, accounts, kbs, chats, sources), curated=CuratedService(rt),
+            openai=OpenAICompatService(rt, answers), api=ApiBridge(self))
         self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
         self._workers_lock = threading.Lock()
         try:

@@ -1,56 +1,56 @@
-"""The operation registry: every API operation declared once.
+"""The HTTP API's routes, derived from the engine's declared operations.
 
-An ``Operation`` names the operation, its HTTP method and path, its pydantic input and output
-models, who may call it, whether it may run long (a job: progress shows under ``/api/v1/jobs``),
-and its implementation ``(engine, actor, input) -> output`` over today's ``Engine`` methods.
-
-Everything else is derived from ``OPERATIONS``: the HTTP routes and the OpenAPI schema
-(``core/api/app.py``), the hand-off's one ``api_call`` operation (``core/services/api_bridge.py``) and
-the security test that walks every route as the wrong user (``tests/api/test_every_route.py``).
-A new operation is one ``@operation(...)`` declaration in ``core/api/ops_*.py``.
+A route is declared on the operation it serves (``http=Http(...)`` on ``@operation``, see
+core/services/declare.py): method and path, which of the operation's parameters it takes and
+under which names, values it fixes, the output model a caller may see. From that come the
+route's input model (made from the operation's signature, so the same types and limits as the
+Python facade and the CLI hand-off), the HTTP routes and OpenAPI schema (``core/api/app.py``),
+the hand-off's one ``api_call`` operation (``core/services/api_bridge.py``) and the security
+test that walks every route as the wrong user (``tests/api/test_every_route.py``).
 
 ``invoke`` is the one door: it turns the caller's API token into an ``Actor`` (the engine's
 ``actor_for_api_token``: wrong, expired, revoked tokens raise ``NotAuthenticated``), applies the
-access rule, validates the input and runs the implementation. The API process calls it on its
-own engine, or the dashboard's process calls it for the API through the hand-off — the token is
-checked where the engine is, so the socket never lets the API act as anyone but the token's user.
+access rule, validates the input and runs the engine's operation. The API process calls it on
+its own engine, or the dashboard's process calls it for the API through the hand-off — the token
+is checked where the engine is, so the socket never lets the API act as anyone but the token's user.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import typing
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cache
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
 from core.errors import InvalidInput, PermissionDenied
+from core.services.declare import Http
+from core.services.declare import Operation as EngineOperation
 from core.types import Actor
-
-Access = Literal["user", "admin"]  # "user": any signed-in token (the engine checks each resource)
-Body = Literal["none", "json", "multipart"]
 
 
 @dataclass(frozen=True)
 class Operation:
+    """One HTTP route: what app.py serves and the security walk calls."""
+
     name: str
     method: str  # GET | POST | DELETE
     path: str  # "/api/v1/kbs/{kb}": names in braces are fields of ``input``
     input: type[BaseModel]
     output: Any  # a pydantic model, or list[Model]
-    run: Callable[[Any, Actor, Any], Any]
+    run: Callable[..., Any]  # (engine, actor, input[, on_event]) -> output
     summary: str
-    access: Access = "user"
-    job: bool = False  # may run long; its progress rows show under /api/v1/jobs while it runs
-    body: Body = "json"  # GET and DELETE take their fields from the path and the query string
+    access: str = "user"
+    job: bool = False
+    body: str = "json"  # GET and DELETE take their fields from the path and the query string
     status_code: int = 200
     tag: str = ""
-    # Values for required body fields the security walk and the docs use (never a real secret).
     example: dict[str, Any] = field(default_factory=dict)
-    # ``stream: true`` in its input asks for server-sent events; ``run`` then takes a fourth
-    # argument, the sink for the answer's live events (core/api/sse.py)
     streams: bool = False
+    engine_operation: str = ""  # the engine operation it serves
 
     @property
     def path_fields(self) -> tuple[str, ...]:
@@ -63,32 +63,75 @@ class Operation:
         return tuple(n for n in self.input.model_fields if n not in self.path_fields)
 
 
-OPERATIONS: dict[str, Operation] = {}
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
 
 
-def operation(name: str, method: str, path: str, *, input: type[BaseModel], output: Any, summary: str,
-              **options: Any) -> Callable:
-    """Declare the decorated ``(engine, actor, input) -> output`` as operation ``name``."""
+def _input_model(op: EngineOperation, http: Http, route: str) -> type[BaseModel]:
+    """The route's fields: the operation's parameters it takes, under the route's names, with the
+    signature's types, defaults and limits (``Annotated[..., Field(...)]``)."""
+    hints = typing.get_type_hints(op.function, include_extras=True)
+    wire = {p.name: p for p in op.wire_params()}
+    taken = http.params if http.params is not None else tuple(n for n in wire if n not in http.fixed)
+    route_name = {param: name for name, param in http.rename.items()}
+    fields = {}
+    for param in taken:
+        if param not in wire:
+            raise TypeError(f"route {route!r}: {op.name}() has no parameter {param!r} to take")
+        default = wire[param].default
+        fields[route_name.get(param, param)] = (hints.get(param, Any), ... if default is wire[param].empty else default)
+    for param in http.fixed:
+        if param not in wire:
+            raise TypeError(f"route {route!r}: {op.name}() has no parameter {param!r} to fix")
+    return create_model(f"{_camel(route)}Input", __config__=ConfigDict(extra=http.extra), **fields)
 
-    def register(run: Callable) -> Callable:
-        if name in OPERATIONS:
-            raise ValueError(f"operation {name!r} is declared twice")
-        body = options.pop("body", "none" if method in ("GET", "DELETE") else "json")
-        op = Operation(name, method, path, input, output, run, summary, body=body, **options)
-        missing = [f for f in op.path_fields if f not in input.model_fields]
-        if missing:
-            raise ValueError(f"operation {name!r}: path field(s) {missing} are not in its input model")
-        OPERATIONS[name] = op
-        return run
 
-    return register
+def _runner(op: EngineOperation, http: Http, output: TypeAdapter) -> Callable[..., Any]:
+    def run(engine: Any, actor: Actor, data: BaseModel, on_event: Callable | None = None) -> Any:
+        kwargs = {http.rename.get(name, name): getattr(data, name) for name in type(data).model_fields}
+        kwargs.update(http.fixed)
+        if http.streams:
+            kwargs["on_event"] = on_event
+        result = getattr(engine, op.name)(actor, **kwargs)
+        if http.reply is not None:
+            result = http.reply(data.model_dump(), result)
+        return output.validate_python(result, from_attributes=True)
+
+    return run
 
 
+def _route(op: EngineOperation, http: Http) -> Operation:
+    name = http.name or op.name
+    model = _input_model(op, http, name)
+    missing = [f for f in re.findall(r"{(\w+)}", http.path) if f not in model.model_fields]
+    if missing:
+        raise TypeError(f"route {name!r}: path field(s) {missing} are not among its parameters")
+    if http.streams and "on_event" not in op.signature.parameters:
+        raise TypeError(f"route {name!r} streams, but {op.name}() takes no on_event")
+    body = http.body or ("none" if http.method in ("GET", "DELETE") else "json")
+    return Operation(name, http.method, http.path, model, http.out, _runner(op, http, TypeAdapter(http.out)),
+                     http.summary, access=op.access, job=op.job, body=body, status_code=http.status_code,
+                     tag=http.tag, example=dict(http.example), streams=http.streams, engine_operation=op.name)
+
+
+def routes_of(declared: Iterable[EngineOperation]) -> dict[str, Operation]:
+    """The HTTP routes of these engine operations, by name."""
+    routes: dict[str, Operation] = {}
+    for op in declared:
+        for http in op.routes:
+            route = _route(op, http)
+            if route.name in routes:
+                raise TypeError(f"HTTP route {route.name!r} is declared twice")
+            routes[route.name] = route
+    return routes
+
+
+@cache
 def operations() -> dict[str, Operation]:
-    """Every declared operation (importing the modules that declare them)."""
-    from core.api import ops_answers, ops_chats, ops_files, ops_kbs, ops_openai  # noqa: F401 (they declare)
+    """Every HTTP route, by name, from the engine's declared operations."""
+    from core.engine import OPERATIONS  # lazy: the engine imports the services that declare the routes
 
-    return OPERATIONS
+    return routes_of(OPERATIONS.values())
 
 
 def to_json(value: Any) -> Any:
@@ -107,8 +150,8 @@ def _validation_message(exc: ValidationError) -> str:
 
 def invoke(engine: Any, token: str, name: str, payload: dict, *, client: str = "",
            on_event: Callable[[Any], None] | None = None) -> Any:
-    """Run operation ``name`` for the token's user: the JSON-ready output, or a CoreError.
-    ``on_event`` receives a streaming operation's live events (in the engine's process only)."""
+    """Run route ``name`` for the token's user: the JSON-ready output, or a CoreError.
+    ``on_event`` receives a streaming route's live events (in the engine's process only)."""
     op = operations().get(name)
     if op is None:
         raise InvalidInput(f"unknown API operation {name!r}")
@@ -119,6 +162,4 @@ def invoke(engine: Any, token: str, name: str, payload: dict, *, client: str = "
         data = op.input.model_validate(payload)
     except ValidationError as exc:
         raise InvalidInput(_validation_message(exc)) from None
-    if op.streams:
-        return to_json(op.run(engine, actor, data, on_event))
-    return to_json(op.run(engine, actor, data))
+    return to_json(op.run(engine, actor, data, on_event))

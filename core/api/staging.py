@@ -17,6 +17,7 @@ from pathlib import Path
 from core.errors import InvalidInput
 
 FOLDER = "api-uploads"
+MAX_FILES_PER_UPLOAD = 20
 
 
 def upload_folder(data_dir: Path) -> Path:

@@ -5,19 +5,28 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from core import knowledge
 from core.accounts.access import resolve_kb
 from core.answering.types import Answer, AnswerEvent, Comparison
+from core.api.models import AnswerOut, SearchOut
 from core.ingest.parts import Snapshot
 from core.limits import check_question, check_search
 from core.llm.factory import provider_for
 from core.retrieval import search as search_mod
 from core.retrieval.search import SearchResult
-from core.services.declare import operation
+from core.services.declare import Http, operation
 from core.services.files import readable_file
 from core.services.runtime import Runtime
 from core.types import Actor
+
+
+TAG = "search and answers"
+KBS_HELP = "ids or names; omitted: every knowledge base you may read"
+ANSWER_FIELDS = ("question", "kbs", "mode", "web")
 
 
 class AnswerService:
@@ -32,9 +41,15 @@ class AnswerService:
         return [search_mod.SearchTarget(kb.collection, kb.embedder_id, kb.name, kb.id, kb.sparse_encoder)
                 for kb in chosen if kb.collection]
 
-    @operation(handoff=True)
-    def search(self, actor: Actor, query: str, kbs: list[str] | None = None, *, mode: str | None = None,
-               top_k: int | None = None, min_score: float | None = None, file_ids: tuple[str, ...] = ()) -> SearchResult:
+    @operation(handoff=True, http=Http("POST", "/api/v1/search", params=("query", "kbs", "mode", "top_k", "min_score"),
+                                       out=SearchOut, tag=TAG, example={"query": "remote work"},
+                                       summary="Hybrid search over the knowledge bases you may read (the retrieval test)"))
+    def search(self, actor: Actor, query: Annotated[str, Field(min_length=1)],
+               kbs: Annotated[list[str] | None, Field(description=KBS_HELP)] = None, *,
+               mode: Literal["dense", "bm25", "hybrid", "hybrid+rerank"] | None = None,
+               top_k: Annotated[int | None, Field(ge=1)] = None,
+               min_score: Annotated[float | None, Field(ge=0, le=1)] = None,
+               file_ids: tuple[str, ...] = ()) -> SearchResult:
         """The retrieval test: the same search function answering uses, on one settings snapshot."""
         snap = self._rt.snapshot()
         check_search(query, top_k, min_score, snap.settings)
@@ -45,10 +60,22 @@ class AnswerService:
                                        file_ids=tuple(file_ids))
 
     # web: the normal side may search the web; strict answering never does (the engine decides)
-    @operation(handoff=True)
-    def ask(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
-            mode: str | None = None, temporary: bool = False, file_ids: tuple[str, ...] = (),
-            on_event: Callable[[AnswerEvent], None] | None = None, web: bool = False,
+    @operation(handoff=True, http=(
+        Http("POST", "/api/v1/ask", params=ANSWER_FIELDS, fixed={"temporary": True}, out=AnswerOut, tag=TAG,
+             example={"question": "How many days may I work remotely?"},
+             summary="Answer a question from the knowledge bases, with its citations; nothing is stored. Strict "
+                     "mode holds as in the chat: with it on, only admins get a normal answer; a question without "
+                     "a hit gets the fixed reply and no model is called"),
+        Http("POST", "/api/v1/chats/{chat_id}/messages", name="chat_ask", params=(*ANSWER_FIELDS, "chat_id"),
+             out=AnswerOut, tag="chats", example={"question": "How many days may I work remotely?"},
+             summary="Ask in a chat: the question and its answer are stored in it (normal mode reads its history)")))
+    def ask(self, actor: Actor, question: Annotated[str, Field(min_length=1)], *,
+            kbs: Annotated[list[str] | None, Field(description=KBS_HELP)] = None, chat_id: str | None = None,
+            mode: Annotated[Literal["normal", "strict"] | None, Field(
+                description="omitted: the mode in force; with strict mode on, only admins get a normal answer")] = None,
+            temporary: bool = False, file_ids: tuple[str, ...] = (),
+            on_event: Callable[[AnswerEvent], None] | None = None,
+            web: Annotated[bool, Field(description="the chat's Web search switch (normal mode only, when enabled)")] = False,
             history: tuple[tuple[str, str], ...] = ()) -> Answer:
         """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen.
         One context per question: one settings and embedder snapshot, the actor's knowledge bases.

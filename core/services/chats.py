@@ -2,28 +2,34 @@
 
 from __future__ import annotations
 
+from core.api.models import ChatOut, MessageOut
 from core.chats import extras, store
 from core.chats.extras import FeedbackItem
 from core.db.models import Chat, Message
 from core.ingest.service import IngestResult, Upload
-from core.services.declare import operation
+from core.services.declare import Http, operation
 from core.services.runtime import Runtime
 from core.types import Actor
+
+
+TAG = "chats"
 
 
 class ChatService:
     def __init__(self, rt: Runtime):
         self._rt = rt
 
-    @operation()
+    @operation(http=Http("GET", "/api/v1/chats", out=list[ChatOut], tag=TAG,
+                         summary="Your chats, newest first; 'query' matches titles and message text"))
     def list_chats(self, actor: Actor, query: str = "") -> list[Chat]:
         return store.list_chats(self._rt.db, actor, query)
 
-    @operation()
+    @operation(http=Http("GET", "/api/v1/chats/{chat_id}/messages", out=list[MessageOut], tag=TAG,
+                         summary="A chat's messages in order"))
     def chat_messages(self, actor: Actor, chat_id: str) -> list[Message]:
         return store.chat_messages(self._rt.db, actor, chat_id)
 
-    @operation()
+    @operation(http=Http("POST", "/api/v1/chats", out=ChatOut, tag=TAG, status_code=201, summary="Start a chat"))
     def create_chat(self, actor: Actor, title: str = "") -> Chat:
         return store.create_chat(self._rt.db, actor, title)
 

@@ -8,14 +8,18 @@
   reads it);
 - ``job``: the method queues a job (core/jobs/) and returns its Future;
 - ``handoff``: the CLI may send it to the process holding the embedded store
-  (``True``, or a ``Remote`` saying how).
+  (``True``, or a ``Remote`` saying how);
+- ``http``: the HTTP API's route(s) over it (``Http``: method and path, which parameters the
+  route takes and under what names, values it fixes, the output model a caller sees).
 
 From these declarations come the Engine's facade (``core/engine.py``: ``engine.<name>`` runs the
 owning service's method after the access rule), the CLI hand-off's schema, server and client
 (``core/handoff/commands.py``: arguments validated against a model made from the method's
-signature, results encoded and decoded from its return annotation), and the security walk of
-every operation (``tests/security/test_engine_surface.py``). A new operation is one decorated
-method on a service.
+signature, results encoded and decoded from its return annotation), the HTTP API's routes and
+OpenAPI schema (``core/api/routes.py``: the route's input model is made from the same
+signature), and the security walks of every operation and every route
+(``tests/security/test_engine_surface.py``, ``tests/api/test_every_route.py``). A new operation
+is one decorated method on a service.
 """
 
 from __future__ import annotations
@@ -43,6 +47,35 @@ class Remote:
 
 
 @dataclass(frozen=True)
+class Http:
+    """One HTTP route over an operation (core/api/routes.py builds it).
+
+    The route's input is the operation's signature: ``params`` the parameters it takes (None: all
+    that cross a process boundary, less ``fixed``), ``rename`` the route's name for a parameter
+    (``{"kb": "ref"}``), ``fixed`` the values the route sets itself. Path fields are names in
+    braces; a GET or DELETE takes the others from the query string. ``out`` is what a caller may
+    see (a pydantic model, or ``list[Model]``), read from the result's attributes, or from
+    ``reply(route_input, result)`` when the route shapes the result itself.
+    """
+
+    method: str
+    path: str
+    out: Any
+    summary: str
+    name: str = ""  # the route's name (default: the operation's); one operation may have several routes
+    params: tuple[str, ...] | None = None
+    rename: dict[str, str] = field(default_factory=dict)
+    fixed: dict[str, Any] = field(default_factory=dict)
+    body: str = ""  # "none" | "json" | "multipart" (default: none for GET/DELETE, json otherwise)
+    status_code: int = 200
+    tag: str = ""
+    example: dict[str, Any] = field(default_factory=dict)  # values for required fields (docs, security walk)
+    reply: Callable[[dict, Any], Any] | None = None
+    streams: bool = False  # ``stream: true`` asks for server-sent events; the method takes ``on_event``
+    extra: str = "forbid"  # "ignore": unknown fields are dropped (OpenAI clients send many)
+
+
+@dataclass(frozen=True)
 class Operation:
     name: str
     service: str  # the Engine attribute holding the service
@@ -52,6 +85,7 @@ class Operation:
     remote: Remote | None
     admin_does: str
     why: str
+    routes: tuple[Http, ...] = ()
 
     @cached_property
     def signature(self) -> inspect.Signature:
@@ -116,20 +150,23 @@ class _Declared:
     remote: Remote | None
     admin_does: str
     why: str
-    extra: dict = field(default_factory=dict)
+    routes: tuple[Http, ...] = ()
 
 
 def operation(*, access: Access = "user", job: bool = False, handoff: bool | Remote = False,
-              admin_does: str = "", why: str = "") -> Callable:
+              admin_does: str = "", why: str = "", http: Http | tuple[Http, ...] = ()) -> Callable:
     """Declare the decorated service method as an engine operation (see the module's docstring)."""
     if access == "admin" and not admin_does:
         raise ValueError("an admin operation says what it does (admin_does), for its refusal")
     if access == "open" and not why:
         raise ValueError("an operation without an Actor says why that is safe (why)")
     remote = Remote() if handoff is True else (handoff or None)
+    routes = (http,) if isinstance(http, Http) else tuple(http)
+    if routes and access == "open":
+        raise ValueError("an HTTP route acts as the API token's user: an operation without an Actor has none")
 
     def declare(method: Callable) -> Callable:
-        method.__operation__ = _Declared(access, job, remote, admin_does, why)
+        method.__operation__ = _Declared(access, job, remote, admin_does, why, routes)
         return method
 
     return declare
@@ -143,7 +180,7 @@ def operations_of(service_attr: str, cls: type) -> list[Operation]:
         if declared is None:
             continue
         op = Operation(name, service_attr, member, declared.access, declared.job, declared.remote,
-                       declared.admin_does, declared.why)
+                       declared.admin_does, declared.why, declared.routes)
         if op.access in ("user", "admin") and not op.takes_actor:
             raise TypeError(f"operation {name!r} is for signed-in callers but takes no actor")
         found.append(op)

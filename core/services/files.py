@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Literal
 
 from sqlmodel import select
 
 from core import knowledge
+from core.api.models import FileOut, IngestOut, Limits, StagedFile
+from core.api.staging import MAX_FILES_PER_UPLOAD, read_staged
 from core.accounts.access import check_file, resolve_kb
+from core.errors import InvalidInput
 from core.db.models import FileRecord
 from core.ingest import paths as paths_mod
 from core.ingest import reindex as reindex_mod
@@ -18,11 +22,13 @@ from core.ingest.reindex import ReindexResult
 from core.ingest.service import IngestResult, Upload
 from core.jobs.submit import enqueue_one, enqueue_uploads
 from core.parsers.base import ParseContext
-from core.services.declare import Remote, operation
+from core.services.declare import Http, Remote, operation
 from core.services.runtime import Runtime, parse_document
 from core.types import SYSTEM_ACTOR, Actor, ParsedDoc
 
 Progress = Callable[[str, int, int, str], None]
+TAG = "files"
+FileStatus = Literal["pending", "processing", "indexed", "failed", "cancelled"]
 
 
 def _absolute_paths(args: dict) -> dict:
@@ -67,8 +73,30 @@ class FileService:
             kb_id = resolve_kb(s, actor, kb, write=True).id
         return self._rt.queued(enqueue_uploads(self._rt.db, self._rt.blobs, actor, kb_id, uploads))
 
-    @operation(handoff=True)
-    def list_files(self, actor: Actor, kb: str | None = None, status: str | None = None) -> list[FileRecord]:
+    @operation(access="user", http=Http("GET", "/api/v1/limits", name="limits", out=Limits, tag=TAG,
+                                        summary="The largest upload accepted (per file) and how many files one "
+                                                "upload may carry"))
+    def upload_limits(self, actor: Actor) -> dict:
+        return {"max_upload_mb": self._rt.settings().parsing.max_upload_mb, "max_files_per_upload": MAX_FILES_PER_UPLOAD}
+
+    @operation(http=Http("POST", "/api/v1/kbs/{kb}/files", name="upload_files", out=list[IngestOut], tag=TAG,
+                         body="multipart",
+                         summary="Upload files (multipart/form-data, field 'files'); one result per file, each "
+                                 "indexed as a job (its progress under /api/v1/jobs while it runs)"))
+    def upload_staged(self, actor: Actor, kb: str, files: list[StagedFile]) -> list[IngestResult]:
+        """Files the HTTP API staged from a multipart upload (core/api/staging.py), ingested through
+        the job queue like every upload; the reply waits for the results, as a dashboard upload does."""
+        knowledge.get_kb(self._rt.db, actor, kb)  # unknown or unreadable: not found, before any file is read
+        if not files:
+            raise InvalidInput("no files in the upload (send them as multipart/form-data field 'files')")
+        if len(files) > MAX_FILES_PER_UPLOAD:
+            raise InvalidInput(f"at most {MAX_FILES_PER_UPLOAD} files per upload")
+        uploads = [Upload(f.name, read_staged(self._rt.config.data_dir, f.path)) for f in files]
+        return self.submit_ingest(actor, kb, uploads).result()
+
+    @operation(handoff=True, http=Http("GET", "/api/v1/kbs/{kb}/files", out=list[FileOut], tag=TAG,
+                                       summary="The files of a knowledge base, newest first (optionally of one status)"))
+    def list_files(self, actor: Actor, kb: str | None = None, status: FileStatus | None = None) -> list[FileRecord]:
         with self._rt.db.read() as s:
             q = select(FileRecord).order_by(FileRecord.created_at.desc())
             if kb is not None:
@@ -85,7 +113,8 @@ class FileService:
                 q = q.where(FileRecord.status == status)
             return list(s.exec(q))
 
-    @operation()
+    @operation(http=Http("GET", "/api/v1/files/{file_id}", name="file_status", out=FileOut, tag=TAG,
+                         summary="One file: its status (pending, processing, indexed, failed, cancelled), chunks, error"))
     def get_file(self, actor: Actor, file_id: str) -> FileRecord:
         return readable_file(self._rt, actor, file_id)
 
@@ -105,6 +134,16 @@ class FileService:
     @operation(handoff=True)
     def delete_files(self, actor: Actor, file_ids: list[str]) -> list[IngestResult]:
         return ingest_mod.delete_files(self._rt.parts, actor, file_ids)
+
+    @operation(http=Http("DELETE", "/api/v1/files/{file_id}", out=IngestOut, tag=TAG,
+                         summary="Delete a file and every one of its vectors (the knowledge base's owner or an admin)"))
+    def delete_file(self, actor: Actor, file_id: str) -> IngestResult:
+        """One file, refused as a whole: not found when the actor may not read it (ids of others'
+        files do not leak), permission denied when they may read and not change it."""
+        with self._rt.db.read() as s:
+            rec = check_file(s, actor, s.get(FileRecord, file_id), file_id, write=True)
+        (result,) = ingest_mod.delete_files(self._rt.parts, actor, [rec.id])
+        return result
 
     @operation()
     def file_original(self, actor: Actor, file_id: str) -> tuple[str, bytes]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from concurrent.futures import Future
 
 from core import doctor as doctor_mod
+from core.api.models import JobOut
 from core.db.models import Job
 from core.doctor import DoctorReport
 from core.ingest import jobs as jobs_mod
 from core.ingest import service as ingest_mod
 from core.jobs import queue as job_queue
 from core.jobs.submit import enqueue_one
-from core.services.declare import Remote, operation
+from core.services.declare import Http, Remote, operation
 from core.services.runtime import Runtime
 from core.types import SYSTEM_ACTOR, Actor
 
@@ -21,11 +22,15 @@ def _doctor_remote(engine, args: dict) -> DoctorReport:
     return engine.submit_repair(SYSTEM_ACTOR).result() if args.get("repair") else engine.doctor(SYSTEM_ACTOR)
 
 
+TAG = "jobs"
+
+
 class JobService:
     def __init__(self, rt: Runtime):
         self._rt = rt
 
-    @operation()
+    @operation(http=Http("GET", "/api/v1/jobs/{job_id}", name="get_job", out=JobOut, tag=TAG,
+                         summary="One job's state and progress"))
     def job(self, actor: Actor, job_id: str) -> Job:
         return job_queue.get(self._rt.db, actor, job_id)
 
@@ -34,11 +39,13 @@ class JobService:
         """The jobs once all have finished or at ``timeout``: (jobs, all finished)."""
         return job_queue.wait(self._rt.db, actor, job_ids, timeout)
 
-    @operation()
+    @operation(http=Http("GET", "/api/v1/jobs", name="list_jobs", params=("active_only",), out=list[JobOut], tag=TAG,
+                         summary="Your ingest and reindex jobs, newest first (admins: everyone's)"))
     def jobs(self, actor: Actor, ids: list[str] | None = None, active_only: bool = False) -> list[Job]:
         return jobs_mod.list_jobs(self._rt.db, actor, ids=ids, active_only=active_only)
 
-    @operation()
+    @operation(http=Http("POST", "/api/v1/jobs/{job_id}/cancel", out=JobOut, tag=TAG,
+                         summary="Ask a running job to stop (it stops at its next step)"))
     def cancel_job(self, actor: Actor, job_id: str) -> Job:
         """A queued job ends at once; a running one stops at its next step (within a second)."""
         job = job_queue.cancel(self._rt.db, actor, job_id)

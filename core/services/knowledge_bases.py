@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 from core import knowledge
+from core.api.models import Deleted, KbDetail, KbOut, Shared
 from core.db.models import KnowledgeBase
-from core.services.declare import operation
+from core.services.declare import Http, operation
 from core.services.runtime import Runtime
 from core.types import Actor
+
+
+TAG = "knowledge bases"
+KB = {"kb": "ref"}  # the API names a knowledge base "kb" (its id or name)
 
 
 class KnowledgeBaseService:
     def __init__(self, rt: Runtime):
         self._rt = rt
 
-    @operation(handoff=True)
+    @operation(handoff=True, http=Http("POST", "/api/v1/kbs", out=KbOut, tag=TAG, status_code=201,
+                                       summary="Create a knowledge base (you own it)", example={"name": "handbook"}))
     def create_kb(self, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
         return knowledge.create_kb(self._rt.db, actor, name, description, visibility)
 
-    @operation(handoff=True)
+    @operation(handoff=True, http=Http("GET", "/api/v1/kbs", out=list[KbOut], tag=TAG,
+                                       summary="The knowledge bases you may read"))
     def list_kbs(self, actor: Actor) -> list[KnowledgeBase]:
         return knowledge.list_kbs(self._rt.db, actor)
 
@@ -29,13 +36,22 @@ class KnowledgeBaseService:
     def kb_stats(self, actor: Actor, ref: str) -> dict:
         return knowledge.kb_stats(self._rt.db, self._rt.store, actor, ref)
 
+    @operation(http=Http("GET", "/api/v1/kbs/{kb}", name="get_kb", rename=KB, out=KbDetail, tag=TAG,
+                         summary="One knowledge base with its file, chunk and vector counts"))
+    def kb_overview(self, actor: Actor, ref: str) -> dict:
+        """A knowledge base's row and its counts in one (files, chunks, vectors)."""
+        kb = knowledge.get_kb(self._rt.db, actor, ref)
+        return {**kb.model_dump(), **knowledge.kb_stats(self._rt.db, self._rt.store, actor, kb.id)}
+
     @operation(handoff=True)
     def update_kb(self, actor: Actor, ref: str, *, name: str | None = None, description: str | None = None,
                   visibility: str | None = None, full_document: bool | None = None) -> KnowledgeBase:
         return knowledge.update_kb(self._rt.db, actor, ref, name=name, description=description,
                                    visibility=visibility, full_document=full_document)
 
-    @operation()
+    @operation(http=Http("POST", "/api/v1/kbs/{kb}/share", rename={**KB, "users": "user_names"}, out=Shared, tag=TAG,
+                         reply=lambda asked, names: {"kb": asked["kb"], "shared_with": names}, example={"users": []},
+                         summary="Share a knowledge base with these users (replaces the list; owner or admin)"))
     def share_kb(self, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
         return knowledge.share_kb(self._rt.db, actor, ref, user_names)
 
@@ -60,6 +76,8 @@ class KnowledgeBaseService:
 
         return effective_chunking(Settings.model_validate(masked(self._rt.settings())), kb.chunking_override)
 
-    @operation(handoff=True)
+    @operation(handoff=True, http=Http("DELETE", "/api/v1/kbs/{kb}", rename=KB, out=Deleted, tag=TAG,
+                                       reply=lambda asked, _: {"deleted": asked["kb"]},
+                                       summary="Delete a knowledge base, its files and every vector (owner or admin)"))
     def delete_kb(self, actor: Actor, ref: str) -> None:
         knowledge.delete_kb(self._rt.parts, actor, ref)

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import inspect
 from types import SimpleNamespace
+from typing import Annotated
 
 import pytest
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.engine import OPERATIONS, Engine
 from core.errors import InvalidInput, PermissionDenied
 from core.handoff.channel import RemoteEngine
 from core.handoff.commands import commands, request_args, validate_request
-from core.services.declare import operation
+from core.services.declare import Http, operation
 from core.services.facade import install
 from core.types import SYSTEM_ACTOR, Actor
 
@@ -95,3 +97,79 @@ def test_hand_off_arguments_follow_the_signature():
     # paths are made absolute on the client's side, before they leave
     ingest = commands()["ingest_paths"]
     assert request_args(ingest, (PLAIN, "kb", ["relative.md"]), {})["paths"][0].startswith("/")
+
+
+class _Shelf:
+    """What a caller may see of a toy shelf: no owner."""
+
+    def __init__(self, name: str, owner: str, toys: list[str]):
+        self.name, self.owner, self.toys = name, owner, toys
+
+
+class _ShelfOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    name: str
+    toys: list[str]
+
+
+class _ShelfService:
+    def __init__(self):
+        self.calls = []
+
+    @operation(http=(Http("GET", "/toys/{shelf}", out=_ShelfOut, summary="a shelf", rename={"shelf": "ref"},
+                          params=("ref", "limit")),
+                     Http("POST", "/toys/{shelf}/peek", name="peek_shelf", out=_ShelfOut, summary="peek",
+                          rename={"shelf": "ref"}, params=("ref",), fixed={"limit": 1},
+                          reply=lambda asked, shelf: {"name": asked["shelf"].upper(), "toys": shelf.toys})))
+    def look_at_shelf(self, actor: Actor, ref: str, limit: Annotated[int, Field(ge=1)] = 10,
+                      quietly: bool = False) -> _Shelf:
+        self.calls.append((actor.name, ref, limit, quietly))
+        return _Shelf(ref, "someone-else", ["ball", "kite", "yoyo"][:limit])
+
+
+class _ShelfHost:
+    def __init__(self):
+        self.services = SimpleNamespace(shelves=_ShelfService())
+
+
+def test_an_http_route_is_part_of_the_operations_declaration():
+    """The route's input comes from the method's signature (names renamed, limits kept, fixed
+    parameters not offered), its output shows only what the output model names."""
+    from core.api.registry import routes_of
+
+    routes = routes_of(install(_ShelfHost, {"shelves": _ShelfService}).values())
+    assert set(routes) == {"look_at_shelf", "peek_shelf"}
+    look, peek = routes["look_at_shelf"], routes["peek_shelf"]
+    assert list(look.input.model_fields) == ["shelf", "limit"] and look.body == "none" and look.query_fields == ("limit",)
+    assert list(peek.input.model_fields) == ["shelf"] and peek.body == "json"
+    host = _ShelfHost()
+    shown = look.run(host, PLAIN, look.input.model_validate({"shelf": "top", "limit": 2}))
+    assert shown.model_dump() == {"name": "top", "toys": ["ball", "kite"]}  # no owner
+    assert peek.run(host, PLAIN, peek.input.model_validate({"shelf": "low"})).model_dump() == {"name": "LOW", "toys": ["ball"]}
+    assert host.services.shelves.calls == [("plain", "top", 2, False), ("plain", "low", 1, False)]
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):  # the signature's limit holds on the route
+        look.input.model_validate({"shelf": "top", "limit": 0})
+    with pytest.raises(ValidationError):  # a parameter the route does not take is refused, not passed on
+        peek.input.model_validate({"shelf": "low", "quietly": True})
+
+
+def test_route_declarations_refuse_what_cannot_be_served():
+    from core.api.registry import routes_of
+
+    with pytest.raises(ValueError, match="Actor"):
+        operation(access="open", why="x", http=Http("GET", "/x", out=_ShelfOut, summary="x"))
+
+    class PathNotTaken:
+        @operation(http=Http("GET", "/toys/{shelf}", out=_ShelfOut, summary="x"))
+        def look(self, actor: Actor, ref: str) -> _Shelf: ...
+
+    class StreamsWithoutSink:
+        @operation(http=Http("POST", "/toys", out=_ShelfOut, summary="x", streams=True))
+        def look(self, actor: Actor, ref: str) -> _Shelf: ...
+
+    for service, words in ((PathNotTaken, "path field"), (StreamsWithoutSink, "on_event")):
+        host = type("Host", (), {})
+        with pytest.raises(TypeError, match=words):
+            routes_of(install(host, {"s": service}).values())

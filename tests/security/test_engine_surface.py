@@ -17,6 +17,9 @@ from concurrent.futures import Future
 
 import pytest
 
+from core.api.models import StagedFile
+from core.api.openai_models import ChatMessageIn
+
 from core.engine import OPERATIONS, Engine
 from core.errors import CoreError, NotFound, PermissionDenied
 from core.ingest.service import Upload
@@ -76,6 +79,7 @@ def _victim_args(name: str, ids: dict) -> object:
         "chat_id": ids["chat"], "job_id": ids["job"], "ids": [ids["job"]], "job_ids": [ids["job"]], "user_name": "victim",
         "user_names": ["mallory"], "message_id": ids["message"], "message_ids": [ids["message"]],
         "source_id": ids["source"], "entry_id": ids["curated"], "token_id": ids["token"],
+        "model": f"ragdesk:{ids['kb']}",  # openai_chat: the knowledge base is named in the model
     }.get(name)
 
 
@@ -98,6 +102,9 @@ PLAIN_ARGS = {
     "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
     "passage": ASKED, "page": None, "slide": None, "heading_path": (),  # citation_view
     "timeout": 1.0,  # wait_jobs
+    "history": (("user", ASKED), ("assistant", "x")),  # ask: a temporary question's conversation
+    "messages": [ChatMessageIn(role="user", content=ASKED)], "stream": False,  # openai_chat
+    "files": [StagedFile(name="m.md", path="/nowhere/up-0")],  # upload_staged: the knowledge base is checked first
 }
 
 
