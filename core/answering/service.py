@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 # Earlier turns a caller sends with a temporary question (the OpenAI-compatible API's messages):
 # the last ones only; the prompt's token budget trims further (budget.trim_history).
 MAX_SENT_HISTORY = 40
+STRICT_HISTORY_NOTICE = "strict mode answers each question on its own: the earlier messages were not used"
 
 
 def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, chat_id: str | None = None,
@@ -46,11 +47,11 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
         raise InvalidInput("the question is empty")
     if temporary and chat_id:
         raise InvalidInput("a temporary chat stores nothing, so it cannot continue a saved chat")
+    if history and not temporary:  # refused before a chat is made or written to
+        raise InvalidInput("a saved chat has its own history: send earlier messages only with a temporary question")
     chat = None
     if not temporary:
         chat = ctx.chats.get(chat_id) if chat_id else ctx.chats.create(question)
-    if history and not temporary:
-        raise InvalidInput("a saved chat has its own history: send earlier messages only with a temporary question")
     earlier = ctx.chats.history(chat.id) if chat is not None and mode == "normal" else []
     if history and mode == "normal":
         earlier = sent_history(history)
@@ -92,9 +93,6 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
         )
         answer.message_id = msg.id
     return answer
-
-
-STRICT_HISTORY_NOTICE = "strict mode answers each question on its own: the earlier messages were not used"
 
 
 def sent_history(history: tuple[tuple[str, str], ...]) -> list[ChatMessage]:
