@@ -25,6 +25,7 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
+from core.db.rows import insert_rows, row_values
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
 from core.ingest import ready
@@ -236,37 +237,40 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
     # The rows first, then the originals: a doctor running meanwhile must
     # never see an original no row claims (it would remove it as an orphan).
     shas = [sha256_hex(upload.data) for _, upload, _ in accepted]
+    new_rows: list[tuple[int, Upload, ParsedDoc | None, dict]] = []  # the block's file rows, in order
     with parts.db.write() as s:
         owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
         earlier: dict[str, list[FileRecord]] = {}  # the rows of the same content, one query for the block
         for row in s.exec(select(FileRecord).where(owner, FileRecord.sha256.in_(set(shas)))):
             earlier.setdefault(row.sha256, []).append(row)
-        # the queued jobs in one query, not one per file
-        queued = {j.id: j for j in s.exec(select(Job).where(Job.id.in_([job_ids[i] for i, _, _ in accepted])))} \
-            if job_ids is not None else {}
+        in_block: dict[str, dict] = {}  # sha -> the row registered for it earlier in this block
         for (i, upload, fetched), sha in zip(accepted, shas):
             old_rows = earlier.get(sha, [])
             live = [old for old in old_rows if old.status in ("indexed", "processing", "pending")]
+            if sha in in_block:  # a twin inside the block is a duplicate of the first
+                twin = in_block[sha]
+                out.append((i, IngestResult(upload.name, "duplicate", file_id=twin["id"], chunks=0,
+                                            error=f"already present as '{twin['name']}'")))
+                continue
             if live:
                 out.append((i, IngestResult(upload.name, "duplicate", file_id=live[0].id, chunks=live[0].chunk_count,
                                             error=f"already present as '{live[0].name}'")))
                 continue
             for old in old_rows:
                 s.delete(old)  # a failed or cancelled earlier attempt: try again from scratch
-            record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
-                                kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
-            s.add(record)
-            earlier[sha] = [record]  # a twin later in the block is a duplicate of this one
-            said = say("job.parsing", name=upload.name)
-            if job_ids is not None:
-                tracker = JobTracker.adopt_in(parts.db, s, job_ids[i], file_id=record.id, said=said,
-                                              job=queued.get(job_ids[i]))
-            else:
-                tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
-                                              said=said)
-            target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
-            out.append((i, _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=fetched, progress=None,
-                                     sha=sha)))
+            row = row_values(FileRecord, sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
+                             kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
+            in_block[sha] = row
+            new_rows.append((i, upload, fetched, row))
+        if new_rows:
+            s.flush()  # the earlier attempts' rows go first, as they did when each row was added on its own
+            insert_rows(s, FileRecord, [row for _, _, _, row in new_rows])
+            trackers = _track_block(parts, s, actor, kb_id, [(row["id"], upload.name) for _, upload, _, row in new_rows],
+                                    [job_ids[i] for i, _, _, _ in new_rows] if job_ids is not None else None)
+            for (i, upload, fetched, row), tracker in zip(new_rows, trackers):
+                target = FileTarget(file_id=row["id"], collection=collection, kb_id=kb_id, chat_id=chat_id)
+                out.append((i, _Prepared(upload, row["id"], tracker, EmbedJob(target, []), doc=fetched, progress=None,
+                                         sha=row["sha256"])))
     for _, item in out:
         if isinstance(item, _Prepared):
             try:  # kept from now on, so a file cancelled while it waits can still be retried
@@ -274,6 +278,18 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
             except Exception as exc:  # a disk that refuses it fails this file alone, row and job closed
                 item.fail(parts, "failed", shown_error(exc, actor, f"storing '{item.upload.name}'"))
     return sorted(out, key=lambda pair: pair[0])
+
+
+def _track_block(parts: EngineParts, session, actor: Actor, kb_id: str | None, files: list[tuple[str, str]],
+                 job_ids: list[str] | None) -> list[JobTracker]:
+    """The job of each (file id, name) of a block, in the block's transaction: new rows in one
+    INSERT, or the queued jobs named by ``job_ids`` (read in one query) told their file."""
+    if job_ids is None:
+        return JobTracker.start_many_in(parts.db, session, kind="ingest", actor=actor, kb_id=kb_id,
+                                        files=[(file_id, say("job.parsing", name=name)) for file_id, name in files])
+    queued = {j.id: j for j in session.exec(select(Job).where(Job.id.in_(job_ids)))}
+    return [JobTracker.adopt_in(parts.db, session, job_id, file_id=file_id, said=say("job.parsing", name=name),
+                                job=queued.get(job_id)) for (file_id, name), job_id in zip(files, job_ids)]
 
 
 def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: _Prepared,
