@@ -1,9 +1,10 @@
-"""New rows written in bulk, without building a model instance per row.
+"""Rows written in bulk, without a model instance per row.
 
 Building a SQLModel table instance runs SQLAlchemy's attribute instrumentation for every field
 and has pydantic inspect the signature of every default factory: about 0.1 ms a row, more than
-the rest of a small file's registration. Ingestion inserts its file and job rows with one
-executemany instead, each row's values filled in exactly as the model's constructor would.
+the rest of a small file's registration; loading rows to change a few columns costs about as
+much. Ingestion inserts its file and job rows with one executemany instead, each row's values
+filled in exactly as the model's constructor would, and updates them with one executemany.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import copy
 from functools import cache
 from typing import Any, Callable
 
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert, update
 from sqlmodel import Session, SQLModel
 
 _REQUIRED = object()
@@ -53,3 +54,18 @@ def insert_rows(session: Session, model: type[SQLModel], rows: list[dict[str, An
     """Insert ``rows`` (from ``row_values``) in the session's transaction, one statement for all."""
     if rows:
         session.execute(insert(model.__table__), rows)  # type: ignore[attr-defined]
+
+
+def update_rows(session: Session, model: type[SQLModel], rows: list[dict[str, Any]]) -> None:
+    """Set columns of existing rows by id in the session's transaction, one statement for all;
+    every dict has ``id`` and the same columns. A row that is gone is left alone (an UPDATE of
+    no row), as when it is changed on its own."""
+    if not rows:
+        return
+    table = model.__table__  # type: ignore[attr-defined]
+    columns = [name for name in rows[0] if name != "id"]
+    # bound parameters may not share a column's name in an UPDATE's SET
+    statement = update(table).where(table.c.id == bindparam("row_id")).values(
+        {name: bindparam(f"new_{name}") for name in columns})
+    session.execute(statement, [{"row_id": row["id"], **{f"new_{name}": row[name] for name in columns}}
+                                for row in rows])

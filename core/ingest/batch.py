@@ -25,12 +25,12 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
-from core.db.rows import insert_rows, row_values
+from core.db.rows import insert_rows, row_values, update_rows
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
 from core.ingest import ready
 from core.ingest.blobs import sha256_hex
-from core.ingest.jobs import JobTracker, cancelled_many, progress_many
+from core.ingest.jobs import JobTracker, cancelled_many, finish_done_many_in, progress_many
 from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
@@ -344,9 +344,12 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
     parts.blobs.sync()
     problems: dict[int, tuple[str, str]] = {}  # id(prepared) -> (state, reason)
     with parts.db.write() as s:
-        # the group's file and job rows in two queries, not two per file
-        records = {r.id: r for r in s.exec(select(FileRecord).where(FileRecord.id.in_([p.record_id for p in group])))}
-        jobs = {j.id: j for j in s.exec(select(Job).where(Job.id.in_([p.tracker.job_id for p in group])))}
+        # which of the group's rows are still there, in one query; then one UPDATE for the files
+        # and one for their jobs, not a loaded row and its flush per file
+        present = set(s.exec(select(FileRecord.id).where(FileRecord.id.in_([p.record_id for p in group]))))
+        now = utcnow()
+        indexed_rows: list[dict] = []
+        done_jobs: list[tuple[JobTracker, Said, int]] = []
         # Checked in the same transaction that makes the files searchable, so a reindex switch
         # can't slip in between.
         kbs: dict[str, KnowledgeBase | None] = {}
@@ -365,20 +368,17 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
                 problems[id(p)] = ("failed", f"the knowledge base now expects {kb.embedder_id} but this file was "
                                              f"embedded with {snap.embedder.id}; upload it again")
                 continue
-            rec = records.get(p.record_id)
-            if rec is None:  # deleted while it was processing: what it wrote goes too
+            if p.record_id not in present:  # deleted while it was processing: what it wrote goes too
                 problems[id(p)] = ("cancelled", "the file was deleted while it was processing")
                 continue
-            rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
-            rec.mime = doc.mime
             meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
             # Recorded for every file: a chat's collection has no knowledge-base row saying which
             # model built it, so its files carry it (a later embedder change is noticed).
-            rec.meta = dict(meta, embedder_id=snap.embedder.id)
-            rec.updated_at = utcnow()
-            s.add(rec)
-            p.tracker.finish_in(s, "done", said=say("job.chunks", n=len(chunks)), total=len(chunks),
-                                job=jobs.get(p.tracker.job_id))
+            indexed_rows.append(dict(id=p.record_id, status="indexed", chunk_count=len(chunks), char_count=len(doc.text),
+                                     mime=doc.mime, meta=dict(meta, embedder_id=snap.embedder.id), updated_at=now))
+            done_jobs.append((p.tracker, say("job.chunks", n=len(chunks)), len(chunks)))
+        update_rows(s, FileRecord, indexed_rows)
+        finish_done_many_in(s, done_jobs)
     indexed: dict[str, list[str]] = {}
     for p in group:
         if id(p) not in problems:

@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from core.db.database import Database
 from core.db.models import Job, utcnow
-from core.db.rows import insert_rows, row_values
+from core.db.rows import insert_rows, row_values, update_rows
 from core.errors import NotFound
 from core.messages import Said
 from core.types import Actor
@@ -145,6 +145,18 @@ class JobTracker:
                 job.progress_done = job.progress_total
             job.updated_at = utcnow()
             session.add(job)
+
+
+def finish_done_many_in(session, finished: list[tuple[JobTracker, Said, int]]) -> None:
+    """Close many jobs as done — (tracker, message, total) each: what ``finish_in(session, "done",
+    said=message, total=total)`` writes — in the caller's transaction, one UPDATE for all (the
+    files of a group)."""
+    now = utcnow()
+    for tracker, _, _ in finished:
+        _LOCAL_CANCEL_EVENTS.pop(tracker.job_id, None)
+    update_rows(session, Job, [dict(id=tracker.job_id, state="done", error="", message=said.text, message_key=said.key,
+                                    message_params=dict(said.params), progress_total=total, progress_done=total,
+                                    updated_at=now) for tracker, said, total in finished])
 
 
 def _set_said(job: Job, said: Said | None) -> None:

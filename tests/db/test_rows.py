@@ -8,7 +8,7 @@ from sqlmodel import select
 
 from core.db.database import Database, sqlite_url
 from core.db.models import FileRecord, Job
-from core.db.rows import insert_rows, row_values
+from core.db.rows import insert_rows, row_values, update_rows
 
 # each model's fields with neither a default nor a factory, and one optional JSON field set
 GIVEN = {
@@ -50,6 +50,18 @@ def test_bulk_rows_read_back_like_rows_added_one_by_one(db, model):
     for row in rows.values():
         assert {k: v for k, v in row.items() if k not in FRESH} == reference
         assert row["created_at"] is not None and row["updated_at"] is not None
+
+
+def test_bulk_updates_set_each_row_its_own_values(db):
+    with db.write() as s:
+        insert_rows(s, FileRecord, [row_values(FileRecord, id=f"f{i}", **GIVEN[FileRecord]) for i in range(3)])
+    with db.write() as s:  # f1 is left alone; "gone" names no row and changes nothing
+        update_rows(s, FileRecord, [dict(id=f, status="indexed", chunk_count=n, meta={"embedder_id": f"e{n}"})
+                                    for f, n in (("f0", 4), ("f2", 7), ("gone", 9))])
+    with db.read() as s:
+        rows = {r.id: (r.status, r.chunk_count, r.meta, r.name) for r in s.exec(select(FileRecord))}
+    assert rows == {"f0": ("indexed", 4, {"embedder_id": "e4"}, "a.txt"), "f1": ("processing", 0, {}, "a.txt"),
+                    "f2": ("indexed", 7, {"embedder_id": "e7"}, "a.txt")}
 
 
 def test_a_missing_or_unknown_field_is_refused():
