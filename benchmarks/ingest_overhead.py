@@ -38,8 +38,10 @@ def main() -> None:
     ap.add_argument("--embedder", default="multilingual-e5-small")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--docs", type=int, default=856)
+    # a work tree outside the main checkout has no shared/ beside it: point at the corpus
+    ap.add_argument("--corpus", type=Path, default=CORPUS)
     args = ap.parse_args()
-    texts = [json.loads(line)["text"] for line in CORPUS.open(encoding="utf-8")][: args.docs]
+    texts = [json.loads(line)["text"] for line in args.corpus.open(encoding="utf-8")][: args.docs]
     ingest_times, embed_times = [], []
     for rnd in range(args.rounds):
         with tempfile.TemporaryDirectory() as tmp:

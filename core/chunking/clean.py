@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 
 from core.chunking.fences import code_line_mask
 
 _KEEP_CONTROLS = {"\n", "\t"}
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+# Unicode's control characters (category Cc: C0, DEL and C1, unchanged since Unicode 1.1) but
+# newline and tab, dropped with the invisible ones in one translate (a test checks the set)
+_CONTROLS = [c for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if chr(c) not in _KEEP_CONTROLS]
+_DROPPED = {**_INVISIBLE, **dict.fromkeys(_CONTROLS)}
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*(?:\n|\Z)", re.S)
 
 # Inline code is protected from every prose rule; private-use characters mark its place.
@@ -81,8 +84,7 @@ def clean_text(text: str) -> str:
 
 
 def _strip_controls(text: str) -> str:
-    text = text.translate(_INVISIBLE)
-    return "".join(ch for ch in text if ch in _KEEP_CONTROLS or unicodedata.category(ch) != "Cc")
+    return text.translate(_DROPPED)
 
 
 def _clean_prose(text: str) -> str:

@@ -25,11 +25,12 @@ from typing import Callable
 from sqlmodel import select
 
 from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
+from core.db.rows import insert_rows, row_values, update_rows
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
 from core.ingest import ready
 from core.ingest.blobs import sha256_hex
-from core.ingest.jobs import JobTracker, cancelled_many, progress_many
+from core.ingest.jobs import JobTracker, cancelled_many, finish_done_many_in, progress_many
 from core.ingest.kb_chunking import settings_for_kb_id
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
@@ -236,37 +237,40 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
     # The rows first, then the originals: a doctor running meanwhile must
     # never see an original no row claims (it would remove it as an orphan).
     shas = [sha256_hex(upload.data) for _, upload, _ in accepted]
+    new_rows: list[tuple[int, Upload, ParsedDoc | None, dict]] = []  # the block's file rows, in order
     with parts.db.write() as s:
         owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
         earlier: dict[str, list[FileRecord]] = {}  # the rows of the same content, one query for the block
         for row in s.exec(select(FileRecord).where(owner, FileRecord.sha256.in_(set(shas)))):
             earlier.setdefault(row.sha256, []).append(row)
-        # the queued jobs in one query, not one per file
-        queued = {j.id: j for j in s.exec(select(Job).where(Job.id.in_([job_ids[i] for i, _, _ in accepted])))} \
-            if job_ids is not None else {}
+        in_block: dict[str, dict] = {}  # sha -> the row registered for it earlier in this block
         for (i, upload, fetched), sha in zip(accepted, shas):
             old_rows = earlier.get(sha, [])
             live = [old for old in old_rows if old.status in ("indexed", "processing", "pending")]
+            if sha in in_block:  # a twin inside the block is a duplicate of the first
+                twin = in_block[sha]
+                out.append((i, IngestResult(upload.name, "duplicate", file_id=twin["id"], chunks=0,
+                                            error=f"already present as '{twin['name']}'")))
+                continue
             if live:
                 out.append((i, IngestResult(upload.name, "duplicate", file_id=live[0].id, chunks=live[0].chunk_count,
                                             error=f"already present as '{live[0].name}'")))
                 continue
             for old in old_rows:
                 s.delete(old)  # a failed or cancelled earlier attempt: try again from scratch
-            record = FileRecord(sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
-                                kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
-            s.add(record)
-            earlier[sha] = [record]  # a twin later in the block is a duplicate of this one
-            said = say("job.parsing", name=upload.name)
-            if job_ids is not None:
-                tracker = JobTracker.adopt_in(parts.db, s, job_ids[i], file_id=record.id, said=said,
-                                              job=queued.get(job_ids[i]))
-            else:
-                tracker = JobTracker.start_in(parts.db, s, kind="ingest", actor=actor, kb_id=kb_id, file_id=record.id,
-                                              said=said)
-            target = FileTarget(file_id=record.id, collection=collection, kb_id=kb_id, chat_id=chat_id)
-            out.append((i, _Prepared(upload, record.id, tracker, EmbedJob(target, []), doc=fetched, progress=None,
-                                     sha=sha)))
+            row = row_values(FileRecord, sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
+                             kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
+            in_block[sha] = row
+            new_rows.append((i, upload, fetched, row))
+        if new_rows:
+            s.flush()  # the earlier attempts' rows go first, as they did when each row was added on its own
+            insert_rows(s, FileRecord, [row for _, _, _, row in new_rows])
+            trackers = _track_block(parts, s, actor, kb_id, [(row["id"], upload.name) for _, upload, _, row in new_rows],
+                                    [job_ids[i] for i, _, _, _ in new_rows] if job_ids is not None else None)
+            for (i, upload, fetched, row), tracker in zip(new_rows, trackers):
+                target = FileTarget(file_id=row["id"], collection=collection, kb_id=kb_id, chat_id=chat_id)
+                out.append((i, _Prepared(upload, row["id"], tracker, EmbedJob(target, []), doc=fetched, progress=None,
+                                         sha=row["sha256"])))
     for _, item in out:
         if isinstance(item, _Prepared):
             try:  # kept from now on, so a file cancelled while it waits can still be retried
@@ -274,6 +278,18 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
             except Exception as exc:  # a disk that refuses it fails this file alone, row and job closed
                 item.fail(parts, "failed", shown_error(exc, actor, f"storing '{item.upload.name}'"))
     return sorted(out, key=lambda pair: pair[0])
+
+
+def _track_block(parts: EngineParts, session, actor: Actor, kb_id: str | None, files: list[tuple[str, str]],
+                 job_ids: list[str] | None) -> list[JobTracker]:
+    """The job of each (file id, name) of a block, in the block's transaction: new rows in one
+    INSERT, or the queued jobs named by ``job_ids`` (read in one query) told their file."""
+    if job_ids is None:
+        return JobTracker.start_many_in(parts.db, session, kind="ingest", actor=actor, kb_id=kb_id,
+                                        files=[(file_id, say("job.parsing", name=name)) for file_id, name in files])
+    queued = {j.id: j for j in session.exec(select(Job).where(Job.id.in_(job_ids)))}
+    return [JobTracker.adopt_in(parts.db, session, job_id, file_id=file_id, said=say("job.parsing", name=name),
+                                job=queued.get(job_id)) for (file_id, name), job_id in zip(files, job_ids)]
 
 
 def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: _Prepared,
@@ -328,9 +344,12 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
     parts.blobs.sync()
     problems: dict[int, tuple[str, str]] = {}  # id(prepared) -> (state, reason)
     with parts.db.write() as s:
-        # the group's file and job rows in two queries, not two per file
-        records = {r.id: r for r in s.exec(select(FileRecord).where(FileRecord.id.in_([p.record_id for p in group])))}
-        jobs = {j.id: j for j in s.exec(select(Job).where(Job.id.in_([p.tracker.job_id for p in group])))}
+        # which of the group's rows are still there, in one query; then one UPDATE for the files
+        # and one for their jobs, not a loaded row and its flush per file
+        present = set(s.exec(select(FileRecord.id).where(FileRecord.id.in_([p.record_id for p in group]))))
+        now = utcnow()
+        indexed_rows: list[dict] = []
+        done_jobs: list[tuple[JobTracker, Said, int]] = []
         # Checked in the same transaction that makes the files searchable, so a reindex switch
         # can't slip in between.
         kbs: dict[str, KnowledgeBase | None] = {}
@@ -349,20 +368,17 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
                 problems[id(p)] = ("failed", f"the knowledge base now expects {kb.embedder_id} but this file was "
                                              f"embedded with {snap.embedder.id}; upload it again")
                 continue
-            rec = records.get(p.record_id)
-            if rec is None:  # deleted while it was processing: what it wrote goes too
+            if p.record_id not in present:  # deleted while it was processing: what it wrote goes too
                 problems[id(p)] = ("cancelled", "the file was deleted while it was processing")
                 continue
-            rec.status, rec.chunk_count, rec.char_count = "indexed", len(chunks), len(doc.text)
-            rec.mime = doc.mime
             meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
             # Recorded for every file: a chat's collection has no knowledge-base row saying which
             # model built it, so its files carry it (a later embedder change is noticed).
-            rec.meta = dict(meta, embedder_id=snap.embedder.id)
-            rec.updated_at = utcnow()
-            s.add(rec)
-            p.tracker.finish_in(s, "done", said=say("job.chunks", n=len(chunks)), total=len(chunks),
-                                job=jobs.get(p.tracker.job_id))
+            indexed_rows.append(dict(id=p.record_id, status="indexed", chunk_count=len(chunks), char_count=len(doc.text),
+                                     mime=doc.mime, meta=dict(meta, embedder_id=snap.embedder.id), updated_at=now))
+            done_jobs.append((p.tracker, say("job.chunks", n=len(chunks)), len(chunks)))
+        update_rows(s, FileRecord, indexed_rows)
+        finish_done_many_in(s, done_jobs)
     indexed: dict[str, list[str]] = {}
     for p in group:
         if id(p) not in problems:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import hashlib
 import json
 import os
@@ -29,9 +30,13 @@ def sha256_hex(data: bytes) -> str:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # originals are private like the db
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    try:
+        fd = os.open(tmp, flags, 0o600)  # originals are private like the db
+    except FileNotFoundError:  # its folder is made on first use, not checked on every write
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(tmp, flags, 0o600)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
@@ -41,11 +46,17 @@ def _atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    # found once: find_library runs ldconfig in a subprocess (3 ms, more than the sync itself)
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
 def _syncfs(path: Path) -> bool:
     """Flush the whole file system holding ``path`` in one call (Linux syncfs); False elsewhere."""
     if not sys.platform.startswith("linux"):
         return False
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    libc = _libc()
     fd = os.open(path, os.O_RDONLY)
     try:
         return libc.syncfs(fd) == 0

@@ -12,6 +12,7 @@ from sqlmodel import select
 
 from core.db.database import Database
 from core.db.models import Job, utcnow
+from core.db.rows import insert_rows, row_values, update_rows
 from core.errors import NotFound
 from core.messages import Said
 from core.types import Actor
@@ -63,6 +64,17 @@ class JobTracker:
         _set_said(job, said)
         session.add(job)
         return cls(db, job.id)
+
+    @classmethod
+    def start_many_in(cls, db: Database, session, *, kind: str, actor: Actor, kb_id: str | None,
+                      files: list[tuple[str, Said]]) -> list["JobTracker"]:
+        """A running job for each (file id, message) in the caller's transaction, one INSERT for
+        all of them (a block of small files): the rows ``start_in`` would add, one by one."""
+        rows = [row_values(Job, kind=kind, owner_id=actor.user_id, kb_id=kb_id, file_id=file_id, state="running",
+                           message=said.text, message_key=said.key, message_params=dict(said.params),
+                           pid=os.getpid(), host=HOST) for file_id, said in files]
+        insert_rows(session, Job, rows)
+        return [cls(db, row["id"]) for row in rows]
 
     @classmethod
     def adopt_in(cls, db: Database, session, job_id: str, *, file_id: str | None = None, message: str = "",
@@ -133,6 +145,18 @@ class JobTracker:
                 job.progress_done = job.progress_total
             job.updated_at = utcnow()
             session.add(job)
+
+
+def finish_done_many_in(session, finished: list[tuple[JobTracker, Said, int]]) -> None:
+    """Close many jobs as done — (tracker, message, total) each: what ``finish_in(session, "done",
+    said=message, total=total)`` writes — in the caller's transaction, one UPDATE for all (the
+    files of a group)."""
+    now = utcnow()
+    for tracker, _, _ in finished:
+        _LOCAL_CANCEL_EVENTS.pop(tracker.job_id, None)
+    update_rows(session, Job, [dict(id=tracker.job_id, state="done", error="", message=said.text, message_key=said.key,
+                                    message_params=dict(said.params), progress_total=total, progress_done=total,
+                                    updated_at=now) for tracker, said, total in finished])
 
 
 def _set_said(job: Job, said: Said | None) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+import unicodedata
+
 import pytest
 
-from core.chunking.clean import clean_text
+from core.chunking.clean import _strip_controls, clean_text
 
 
 def test_html_tags_go_and_their_text_stays():
@@ -61,6 +64,15 @@ def test_underscores_and_stars_that_are_not_emphasis_stay(kept: str):
 def test_control_characters_go_but_newlines_and_tabs_stay():
     text = "a\x00b\x07c\u200bd\ufeff\r\nline\ttab\rnext"
     assert clean_text(text) == "abcd\nline tab\nnext"
+
+
+def test_every_unicode_control_character_goes_but_newline_and_tab():
+    # the dropped set is written as code point ranges: it must be exactly Unicode's category Cc
+    every = [chr(c) for c in range(sys.maxunicode + 1)]
+    controls = "".join(ch for ch in every if unicodedata.category(ch) == "Cc")
+    assert _strip_controls(f"a{controls}b") == "a\t\nb"
+    kept = "".join(ch for ch in every[:0x3000] if unicodedata.category(ch) != "Cc" and ch not in "\u00ad\u200b\u200c\u200d\u2060")
+    assert _strip_controls(kept) == kept
 
 
 def test_whitespace_is_normalised():
