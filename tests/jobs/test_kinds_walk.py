@@ -18,8 +18,9 @@ from tests.engine.conftest import HANDBOOK_MD, make_engine, md
 # Thread names allowed to be alive besides the main thread: the queue's workers and heartbeat,
 # the Future watcher, the one embedding call of a running job (core/ingest/pipeline.py).
 # The queue's own threads, and helpers a job's own step waits on (the embed call it can cancel,
-# the OCR of one page under its time limit): none of them takes work of its own.
-ALLOWED = (THREAD_PREFIX, "ragdesk-job-watch", "ragdesk-embed", "ragdesk-ocr")
+# the OCR of one page under its time limit, the process's one torch thread that runs a local
+# model's calls for whoever waits on them): none of them takes work of its own.
+ALLOWED = (THREAD_PREFIX, "ragdesk-job-watch", "ragdesk-embed", "ragdesk-ocr", "ragdesk-torch")
 
 
 def _submit_each_kind(engine: Engine) -> dict:
