@@ -29,6 +29,17 @@ def data_dir(tmp_path: Path) -> Path:
     return d
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def either_database(request, tmp_path):
+    """A fresh Database, once on SQLite and once on PostgreSQL (skipped without a server)."""
+    from core.db.database import Database, sqlite_url
+
+    url = sqlite_url(tmp_path / "t.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    database = Database(url)
+    yield database
+    database.dispose()
+
+
 @pytest.fixture
 def postgres_url():
     """A fresh schema on the PostgreSQL server CI starts (RAGDESK_TEST_POSTGRES_URL), dropped afterwards."""

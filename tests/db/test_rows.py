@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from core.db.database import Database, sqlite_url
 from core.db.models import FileRecord, Job
 from core.db.rows import insert_rows, row_values, update_rows
 
@@ -18,12 +17,9 @@ GIVEN = {
 FRESH = {"id", "created_at", "updated_at"}  # a factory gives each row its own
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def db(request, tmp_path):
-    url = sqlite_url(tmp_path / "t.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    database = Database(url)
-    yield database
-    database.dispose()
+@pytest.fixture
+def db(either_database):
+    return either_database
 
 
 @pytest.mark.parametrize("model", [FileRecord, Job])

@@ -9,19 +9,15 @@ import pytest
 from sqlalchemy import text
 
 from core.accounts import sessions, users
-from core.db.database import Database, sqlite_url
 from core.errors import InvalidInput, PermissionDenied
 from core.accounts.users import actor_of
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def db(request, tmp_path):
-    url = sqlite_url(tmp_path / "sessions.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    database = Database(url)
-    yield database
-    database.dispose()
+@pytest.fixture
+def db(either_database):
+    return either_database
 
 
 def test_token_is_random_and_only_its_hash_is_stored(db, tmp_path):
