@@ -37,6 +37,9 @@ from core.errors import AlreadyExists, CoreError, InvalidInput, NotFound, StoreB
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
 from core.vectorstore._common import (
     HNSW_EF,
+    HNSW_EF_CONSTRUCT,
+    HNSW_FULL_SCAN_KB,
+    HNSW_M,
     RRF_K,
     by_collection,
     check_name,
@@ -220,6 +223,8 @@ class EdgeStore:
                     )
                 },
                 sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+                hnsw_config=qe.HnswIndexConfig(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
+                                               full_scan_threshold=HNSW_FULL_SCAN_KB),
             )
             with self._engine("create", name):
                 shard = qe.EdgeShard.create(str(tmp), config)

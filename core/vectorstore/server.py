@@ -30,6 +30,9 @@ from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings,
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
 from core.vectorstore._common import (
     HNSW_EF,
+    HNSW_EF_CONSTRUCT,
+    HNSW_FULL_SCAN_KB,
+    HNSW_M,
     by_collection,
     check_name,
     check_points,
@@ -157,6 +160,8 @@ class QdrantServerStore:
                     )
                 },
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                hnsw_config=models.HnswConfigDiff(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
+                                                  full_scan_threshold=HNSW_FULL_SCAN_KB),
             )
             with warnings.catch_warnings():
                 if self._local:  # local mode says indexes have no effect there; a server uses them
