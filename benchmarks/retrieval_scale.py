@@ -23,10 +23,15 @@ the HNSW build time when ``--optimize`` runs (the edge engine has no background 
 collections quantize dense vectors to int8 in the segments it indexes, rescored with the stored
 float16 vectors), recall@10 of the engine's dense search against exact search (numpy over the
 same float16 vectors, regenerated per file from their seed: nothing held in memory), p50/p95
-per mode with and without the query embedding, and the process's peak RSS.
+per mode with and without the query embedding, and the process's memory per phase
+(``benchmarks/memory_phases.py``: peak resident, of it anonymous heap and file-backed pages
+of the store's memory-mapped segments; "before the store" is the engine, the embedder, the
+corpus texts and the vector bases, i.e. what the benchmark holds beside the store) and the
+store's size on disk. ``--graph 32,256`` builds the collection with that HNSW m and
+ef_construct instead of the engine's defaults.
 
     .venv/bin/python benchmarks/retrieval_scale.py [--sizes 10000,100000] [--embedder multilingual-e5-small]
-        [--vectors e5-replicas|clusters|uniform] [--bases 2000]
+        [--vectors e5-replicas|clusters|uniform] [--bases 2000] [--graph 16,100]
     .venv/bin/python benchmarks/retrieval_scale.py --sizes 1000000 --optimize   # quiet machine, ~1 h
 """
 
@@ -56,7 +61,9 @@ from core.ingest.pipeline import point_id  # noqa: E402
 from core.ingest.service import Upload  # noqa: E402
 from core.retrieval import bm25  # noqa: E402
 from core.types import SYSTEM_ACTOR, ChannelQuery, SearchFilter, VectorPoint  # noqa: E402
+from core.vectorstore import edge as edge_store, server as server_store  # noqa: E402
 from core.vectorstore.base import READY, READY_KEY  # noqa: E402
+from memory_phases import PhasePeaks, resident_mb  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "retrieval"
 CHUNKS_PER_FILE = 1000
@@ -165,24 +172,52 @@ def build(engine: Engine, size: int, texts: list[str], shape: VectorShape) -> tu
     return upsert_s, file_ids
 
 
-def dense_recall(engine: Engine, collection: str, queries: np.ndarray, file_ids: list[str], shape: VectorShape) -> float:
-    """Mean recall@10 of the engine's dense search (the filter retrieval uses) against exact search."""
+def exact_top10(queries: np.ndarray, n_files: int, shape: VectorShape) -> np.ndarray:
+    """Row numbers (file * CHUNKS_PER_FILE + chunk) of each query's exact ten nearest vectors."""
     best = np.full((len(queries), 10), -np.inf)
     best_ids = np.zeros((len(queries), 10), dtype=np.int64)
-    for f in range(len(file_ids)):
+    for f in range(n_files):
         scores = queries @ shape.file_vectors(f).T  # (queries, chunks of file f)
         ids = f * CHUNKS_PER_FILE + np.arange(CHUNKS_PER_FILE)
         both = np.concatenate([best, scores], axis=1)
         both_ids = np.concatenate([best_ids, np.broadcast_to(ids, scores.shape)], axis=1)
         keep = np.argsort(-both, axis=1)[:, :10]
         best, best_ids = np.take_along_axis(both, keep, 1), np.take_along_axis(both_ids, keep, 1)
+    return best_ids
+
+
+def dense_recall(engine: Engine, collection: str, queries: np.ndarray, exact: np.ndarray,
+                 file_ids: list[str]) -> list[float]:
+    """Per-query recall@10 of the engine's dense search (the filter retrieval uses) against exact search."""
     flt = SearchFilter(ready_only=True)
     found = engine._store.search_batch([ChannelQuery(collection, 10, flt, dense=q.tolist()) for q in queries])
-    hits = 0
-    for row, got in zip(best_ids, found):
+    out = []
+    for row, got in zip(exact, found):
         want = {point_id(file_ids[i // CHUNKS_PER_FILE], int(i % CHUNKS_PER_FILE)) for i in row}
-        hits += len(want & {p.id for p in got})
-    return hits / (10 * len(queries))
+        out.append(len(want & {p.id for p in got}) / 10)
+    return out
+
+
+def beam_sweep(engine: Engine, collection: str, queries: np.ndarray, exact: np.ndarray, file_ids: list[str],
+               beams: list[int]) -> list[tuple[int, float, float]]:
+    """Recall@10 per search beam (hnsw_ef) on the tune half (even queries) and the report half (odd).
+
+    Patches the embedded engine's search parameters: a benchmark's knob, not a setting.
+    """
+    kept = edge_store._DENSE_PARAMS
+    rows = []
+    try:
+        for ef in beams:
+            edge_store._DENSE_PARAMS = edge_store.qe.SearchParams(hnsw_ef=ef, quantization=kept.quantization)
+            per_query = dense_recall(engine, collection, queries, exact, file_ids)
+            rows.append((ef, statistics.mean(per_query[0::2]), statistics.mean(per_query[1::2])))
+    finally:
+        edge_store._DENSE_PARAMS = kept
+    return rows
+
+
+def disk_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 2**20
 
 
 def pct(values: list[float], p: float) -> float:
@@ -199,7 +234,17 @@ def main() -> None:
     ap.add_argument("--bases", type=int, default=2000, help="real embeddings behind --vectors e5-replicas")
     ap.add_argument("--optimize", action="store_true",
                     help="build the HNSW index (and int8 copies) after loading, as offline maintenance would")
+    ap.add_argument("--graph", default=None, metavar="M,EF_CONSTRUCT",
+                    help="HNSW m and ef_construct of the collection (default: the engine's)")
+    ap.add_argument("--beams", default="", metavar="EF,EF,...",
+                    help="after the build, recall@10 per search beam on the tune and report halves of the queries")
     args = ap.parse_args()
+    beams = [int(b) for b in args.beams.split(",") if b]
+    if args.graph:
+        m, ef_construct = (int(x) for x in args.graph.split(","))
+        for module in (edge_store, server_store):  # read when the collection is created
+            module.HNSW_M, module.HNSW_EF_CONSTRUCT = m, ef_construct
+    graph = f"m {edge_store.HNSW_M}, ef_construct {edge_store.HNSW_EF_CONSTRUCT}"
     texts, qs = sentences(), questions()[: args.queries]
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
@@ -212,20 +257,30 @@ def main() -> None:
                 collection, dim = engine.get_kb(SYSTEM_ACTOR, "scale").collection, engine.embedder().dimension
                 bases = e5_bases(engine, args.embedder, texts, args.bases) if args.vectors == "e5-replicas" else None
                 shape = VectorShape(args.vectors, dim, bases)
+                qvecs = np.asarray([engine.embedder().embed_query(q) for q in qs], dtype=np.float32)
+                qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
+                peaks = PhasePeaks()
+                with peaks.phase("before the store"):
+                    pass
                 t0 = time.perf_counter()
-                upsert_s, file_ids = build(engine, size, texts, shape)
+                with peaks.phase("build"):
+                    upsert_s, file_ids = build(engine, size, texts, shape)
                 build_s = time.perf_counter() - t0
                 optimize_s = None
                 if args.optimize and hasattr(engine._store, "optimize"):
                     t1 = time.perf_counter()
-                    engine._store.optimize(collection)
+                    with peaks.phase("optimize"):
+                        engine._store.optimize(collection)
                     optimize_s = time.perf_counter() - t1
-                qvecs = np.asarray([engine.embedder().embed_query(q) for q in qs], dtype=np.float32)
-                qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
-                recall = dense_recall(engine, collection, qvecs, file_ids, shape)
+                with peaks.phase("exact search (bench)"):
+                    exact = exact_top10(qvecs, len(file_ids), shape)
+                recall = statistics.mean(dense_recall(engine, collection, qvecs, exact, file_ids))
+                sweep = beam_sweep(engine, collection, qvecs, exact, file_ids, beams) if beams else []
                 for q in qs[:5]:
                     engine.search(SYSTEM_ACTOR, q, ["scale"])  # warm up
                 rows = {}
+                searching = peaks.phase("search")
+                searching.__enter__()
                 for mode in ("dense", "bm25", "hybrid"):
                     query_cache._cache.clear()  # each mode pays its own query embedding (the cache is process-wide)
                     without, total = [], []
@@ -234,17 +289,27 @@ def main() -> None:
                         total.append(r.timings_ms["total"])
                         without.append(r.timings_ms["total"] - r.timings_ms["embed_query"])
                     rows[mode] = (statistics.median(without), pct(without, 95), statistics.median(total), pct(total, 95))
+                searching.__exit__(None, None, None)
+                at_rest = resident_mb()
+                maxrss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                store_disk = disk_mb(Path(tmp))
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             n = len(file_ids) * CHUNKS_PER_FILE
             index = f"HNSW + int8 built in {optimize_s:.0f} s" if optimize_s is not None else "not optimized (scan)"
             print(f"\n{n} chunks, {len(qs)} queries, embedder {args.embedder}, peak RSS {rss:.0f} MB")
-            print(f"dense vectors: {shape.describe()}")
+            print(f"dense vectors: {shape.describe()}; graph {graph}")
             print(f"upsert {n / upsert_s:.0f} chunks/s in store calls ({upsert_s:.1f} s); whole build with BM25 "
                   f"encoding {n / build_s:.0f} chunks/s ({build_s:.1f} s); index: {index}")
-            print(f"dense recall@10 against exact search: {recall:.4f}")
+            print(f"dense recall@10 against exact search: {recall:.4f} (hnsw_ef {edge_store.HNSW_EF}, all queries)")
+            for ef, tune, report in sweep:
+                print(f"  hnsw_ef {ef:>5}: recall@10 tune half {tune:.4f}, report half {report:.4f}")
             print(f"{'mode':<8} {'p50 excl. embed':>16} {'p95 excl. embed':>16} {'p50 total':>10} {'p95 total':>10}")
             for mode, (a, b, c, d) in rows.items():
                 print(f"{mode:<8} {a:>13.1f} ms {b:>13.1f} ms {c:>7.1f} ms {d:>7.1f} ms", flush=True)
+            print(peaks.table())
+            print(f"ru_maxrss with the engine still open {maxrss_open:.0f} MB, after closing it {rss:.0f} MB")
+            print(f"after searching: RSS {at_rest['VmRSS']:.0f} MB (anon {at_rest['RssAnon']:.0f} MB, file "
+                  f"{at_rest['RssFile']:.0f} MB); store and database on disk {store_disk:.0f} MB", flush=True)
 
 
 if __name__ == "__main__":
