@@ -16,14 +16,15 @@ from core.types import ChannelQuery, ScoredPoint, SparseVector, VectorPoint
 RRF_K = 2
 
 # The HNSW search beam of dense queries on indexed segments. Recall against exact search is lost
-# in the graph, not in the int8 copies (oversampling 4 instead of 2 changed nothing); 512 was the
-# smallest beam reaching recall@10 0.99 on the tune half at 50k chunks, for ~2-3 ms more per dense
-# query than the default of 100 (benchmarks/retrieval_scale.py, docs/vectorstore.md).
-HNSW_EF = 512
+# in the graph, not in the int8 copies (oversampling 4 instead of 2 changed nothing). Chosen on
+# the tune half of the queries at a million chunks, over two builds of the graph below (builds
+# differ by ~0.006): 768 reaches 0.99 only at the edge (0.996 and 0.990), 1024 with a margin
+# (0.996, 0.994); 512 was enough at 50k (benchmarks/retrieval_scale.py --beams, docs/vectorstore.md).
+HNSW_EF = 1024
 
 # The HNSW graph new collections are built with (both engines), denser than Qdrant's default
-# (m 16, ef_construct 100): at a million chunks recall@10 against exact search is 0.9895 with it
-# and 0.921 with the default, for an index build of 464 s instead of 159 s
+# (m 16, ef_construct 100): at a million chunks and a beam of 512, recall@10 against exact search
+# is 0.986-0.990 with it and 0.921 with the default, for an index build of 464-505 s instead of 159 s
 # (benchmarks/retrieval_scale.py --sizes 1000000 --optimize, docs/vectorstore.md).
 HNSW_M = 32
 HNSW_EF_CONSTRUCT = 256
