@@ -120,7 +120,7 @@ def _edge_filter(flt: SearchFilter | None = None, file_id: str | None = None) ->
 # Dense search on optimized (HNSW) segments scores int8 copies, then rescores the best
 # ``oversampling`` x limit with the stored vectors: returned scores are exact float16 cosines, so
 # calibration and thresholds do not move. Segments not optimized yet scan the stored vectors.
-# HNSW_EF: the search beam (_common.py says why 512).
+# HNSW_EF: the search beam (_common.py says why 1024).
 _DENSE_PARAMS = qe.SearchParams(hnsw_ef=HNSW_EF,
                                 quantization=qe.QuantizationSearchParams(rescore=True, oversampling=2.0))
 _NOT_READY = qe.Filter(must_not=[qe.FieldCondition(READY_KEY, match=qe.MatchValue(READY))])
