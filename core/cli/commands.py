@@ -84,7 +84,8 @@ def _index_kb(args: argparse.Namespace) -> int:
                         "for a million chunks on two cores): stop the dashboard, run this, start it again") from None
     try:
         if not args.json:
-            print(f"building the search index of '{args.name}' (the store stays busy until it ends)", file=sys.stderr)
+            kb = engine.get_kb(SYSTEM_ACTOR, args.name)  # an unknown name fails before the message
+            print(f"indexing '{kb.name}' where it needs it (the store stays busy until this ends)", file=sys.stderr)
         report = engine.index_kb(SYSTEM_ACTOR, args.name)
     finally:
         engine.close()
