@@ -196,3 +196,33 @@ def test_new_collections_are_built_with_the_dense_graph(tmp_path: Path) -> None:
     [config_file] = tmp_path.rglob("edge_config.json")
     graph = json.loads(config_file.read_text())["hnsw_config"]
     assert (graph["m"], graph["ef_construct"]) == (HNSW_M, HNSW_EF_CONSTRUCT) == (32, 256)
+
+
+def test_an_index_build_keeps_dense_hits_and_their_scores(tmp_path: Path) -> None:
+    # Enough 384-d vectors that a segment passes the full-scan threshold, so optimize really
+    # builds the graph: what `kb index` runs. Strict mode's threshold relies on scores not moving.
+    import uuid
+
+    import numpy as np
+
+    from core.types import SparseVector, VectorPoint
+
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((16_000, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    queries = [(vectors[i] * 0.8 + vectors[i + 1] * 0.6) for i in range(0, 50, 5)]
+    queries = [(q / np.linalg.norm(q)).tolist() for q in queries]
+    with EdgeStore(tmp_path) as store:
+        store.create_collection("kb", 384)
+        for start in range(0, len(vectors), 2000):
+            store.upsert("kb", [VectorPoint(id=str(uuid.UUID(int=i + 1)), dense=vectors[i].tolist(),
+                                            sparse=SparseVector([1], [1.0]),
+                                            payload={"file_id": f"f{i // 100}", "kb_id": "k", "chunk_index": i % 100,
+                                                     "text": "t"})
+                                for i in range(start, start + 2000)])
+        before = [store.search_dense("kb", q, 10, SearchFilter()) for q in queries]
+        assert store.optimize("kb") is True  # the graph was built
+        after = [store.search_dense("kb", q, 10, SearchFilter()) for q in queries]
+        assert [[(p.id, round(p.score, 5)) for p in hits] for hits in after] == \
+               [[(p.id, round(p.score, 5)) for p in hits] for hits in before]
+        assert store.count("kb") == len(vectors)
