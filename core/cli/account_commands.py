@@ -12,22 +12,19 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from core.cli.main import emit
-from core.errors import InvalidInput, StoreBusy
+from core.errors import InvalidInput
 from core.types import SYSTEM_ACTOR
 from core.accounts.users import user_name_key
 
 
 @contextmanager
-def local_engine(args: argparse.Namespace) -> Iterator["Engine"]:  # noqa: F821
+def local_engine(args: argparse.Namespace, advice: str = "", command: str = "") -> Iterator["Engine"]:  # noqa: F821
     """The engine in this process. These commands are not part of the dashboard hand-off, so
-    while the dashboard holds the store they stop with a clear message (not an AttributeError)."""
+    while the dashboard holds the store they stop at once with a clear message (plus ``advice``,
+    a command's own reason and remedy)."""
     from core.cli.commands import engine_for
-    from core.handoff.channel import RemoteEngine
 
-    with engine_for(args) as engine:
-        if isinstance(engine, RemoteEngine):
-            raise StoreBusy(f"the running dashboard holds the store and '{args.command}' is not handed off: "
-                            "use the dashboard's pages, or stop the dashboard and run it again")
+    with engine_for(args, handed_off=False, not_handed_off=advice, command=command) as engine:
         yield engine
 
 

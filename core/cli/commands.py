@@ -17,9 +17,12 @@ from core.types import SYSTEM_ACTOR
 
 
 @contextmanager
-def engine_for(args: argparse.Namespace) -> Iterator["Engine"]:  # noqa: F821
+def engine_for(args: argparse.Namespace, *, handed_off: bool = True, not_handed_off: str = "",
+               command: str = "") -> Iterator["Engine"]:  # noqa: F821
     """The engine for this data folder — or, when the dashboard holds the embedded store, a
-    hand-off that runs the command inside the dashboard's process."""
+    hand-off that runs the command inside the dashboard's process. A command that is not handed
+    off (``handed_off=False``) is refused there instead; ``not_handed_off`` is that command's own
+    advice, added to either refusal."""
     from core.config import RuntimeConfig
     from core.engine import Engine
     from core.handoff.channel import RemoteEngine, find_socket
@@ -29,26 +32,32 @@ def engine_for(args: argparse.Namespace) -> Iterator["Engine"]:  # noqa: F821
         engine = Engine(config)
     except StoreBusy as exc:
         if find_socket(config.data_dir) is not None:
+            if not handed_off:
+                raise StoreBusy(f"the running dashboard holds the store and '{command or args.command}' is not "
+                                f"handed off: {not_handed_off or _NOT_HANDED_OFF}") from None
             print("note: the running dashboard holds the store; this command runs there (hand-off)", file=sys.stderr)
             yield RemoteEngine(config.data_dir)
             return
         if args.wait <= 0:
-            raise _busy(exc) from None
+            raise _busy(exc, not_handed_off) from None
         try:
             engine = Engine(config, store_wait_seconds=args.wait)
         except StoreBusy as again:
-            raise _busy(again) from None
+            raise _busy(again, not_handed_off) from None
     try:
         yield engine
     finally:
         engine.close()
 
 
-def _busy(exc: StoreBusy) -> StoreBusy:
+_NOT_HANDED_OFF = "use the dashboard's pages, or stop the dashboard and run it again"
+
+
+def _busy(exc: StoreBusy, advice: str = "") -> StoreBusy:
     return StoreBusy(
-        f"{exc.message}. The embedded vector store admits one process at a time and that process does "
+        f"{exc.message.rstrip('.')}. The embedded vector store admits one process at a time and that process does "
         "not accept hand-offs: wait for it to finish (--wait SECONDS), or point both at a Qdrant server "
-        "with QDRANT_URL."
+        "with QDRANT_URL." + (f" Note: {advice}." if advice else "")
     )
 
 
@@ -74,21 +83,13 @@ def _kb_row(kb) -> dict:
 
 def _index_kb(args: argparse.Namespace) -> int:
     """Never handed off: the build would freeze the dashboard's process for its whole length."""
-    from core.config import RuntimeConfig
-    from core.engine import Engine
-
-    try:
-        engine = Engine(RuntimeConfig.from_env(args.data_dir), store_wait_seconds=max(args.wait, 0))
-    except StoreBusy as exc:
-        raise StoreBusy(f"{exc.message}. Building the index holds the embedded store for minutes (about 8 "
-                        "for a million chunks on two cores): stop the dashboard, run this, start it again") from None
-    try:
+    advice = ("building the index holds the embedded store for minutes (about 8 for a million chunks on two "
+              "cores): stop the dashboard, run this, start it again")
+    with account_commands.local_engine(args, advice, command="kb index") as engine:
         if not args.json:
             kb = engine.get_kb(SYSTEM_ACTOR, args.name)  # an unknown name fails before the message
             print(f"indexing '{kb.name}' where it needs it (the store stays busy until this ends)", file=sys.stderr)
         report = engine.index_kb(SYSTEM_ACTOR, args.name)
-    finally:
-        engine.close()
     emit(args, report, lambda r: f"{r['kb']}: {r['note']}" + (f" in {r['seconds']:.1f} s" if r["indexed"] else ""))
     return 0
 

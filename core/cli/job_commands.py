@@ -136,7 +136,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         engine = Engine(config, store_wait_seconds=max(args.wait, 0.0))
     except StoreBusy as exc:
         raise StoreBusy(
-            f"{exc.message}. Another process (the dashboard?) holds the embedded vector store, and its own "
+            f"{exc.message.rstrip('.')}. Another process (the dashboard?) holds the embedded vector store, and its own "
             "workers run the queue: jobs queued with 'ingest --detach' are run there. Separate worker "
             "processes need a Qdrant server (QDRANT_URL) and PostgreSQL (DATABASE_URL); see docs/deploy.md."
         ) from None
