@@ -101,6 +101,7 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
     ``job_ids``: each upload's queued job (tracked instead of a new job row)."""
     results: list[IngestResult | None] = [None] * len(uploads)
     group: list[tuple[int, _Prepared]] = []  # parsed, waiting for their embedding
+    flagged: list[str] = []  # files whose points are flagged, recorded with the next group's commit
     waiting: list[tuple[int, _Prepared]] = []  # registered, waiting for their parse
     # a knowledge base's own chunking, applied to the batch's one snapshot
     snap = Snapshot(settings_for_kb_id(parts, snap.settings, kb_id), snap.embedder)
@@ -130,10 +131,12 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
                 continue
             group.append((i, prepared))
             if full_group([p for _, p in group], lambda p: len(p.job.chunks)):
-                _flush(parts, snap, actor, group, results)
+                _flush(parts, snap, actor, group, results, flagged)
                 group = []
     if group:
-        _flush(parts, snap, actor, group, results)
+        _flush(parts, snap, actor, group, results, flagged)
+    # A crash before this leaves flagged files unrecorded: the next start flags them again (ready.reconcile).
+    ready.mark_searchable(parts.db, flagged)
     return [r for r in results if r is not None]
 
 
@@ -170,7 +173,8 @@ def _stop_cancelled(parts: EngineParts, results: list, *lists: list[tuple[int, _
         files[:] = [(i, p) for i, p in files if p.failed is None]
 
 
-def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[int, _Prepared]], results: list) -> None:
+def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[int, _Prepared]], results: list,
+           flagged: list[str]) -> None:
     prepared = [p for _, p in group]
     by_job = {id(p.job): p for p in prepared}
     embedding = say("job.embedding")
@@ -195,7 +199,7 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
     for _, p in group:
         if p.job.state:
             p.fail(parts, p.job.state, p.job.error)
-    committed = _commit_group(parts, snap, [p for _, p in group if p.failed is None])
+    committed = _commit_group(parts, snap, [p for _, p in group if p.failed is None], flagged)
     for i, p in group:
         results[i] = p.failed or committed[id(p)]
 
@@ -337,10 +341,13 @@ def _check_upload(upload: Upload, parsing) -> Upload | CoreError:
     return Upload(name, upload.data, upload.url)
 
 
-def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) -> dict[int, IngestResult]:
+def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared],
+                  flagged: list[str]) -> dict[int, IngestResult]:
     """Make a group of fully embedded files searchable in one transaction (one commit, not one
     per file), then flag their points ready (one store update per collection: ``ready.publish``).
-    Their originals and parsed text are made durable first (one sync for all)."""
+    Their originals and parsed text are made durable first (one sync for all).
+    ``flagged``: files of earlier groups whose points are flagged, recorded as such in this
+    commit (not in one of their own); this group's are added to it."""
     parts.blobs.sync()
     problems: dict[int, tuple[str, str]] = {}  # id(prepared) -> (state, reason)
     with parts.db.write() as s:
@@ -379,12 +386,14 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared]) ->
             done_jobs.append((p.tracker, say("job.chunks", n=len(chunks)), len(chunks)))
         update_rows(s, FileRecord, indexed_rows)
         finish_done_many_in(s, done_jobs)
+        ready.mark_searchable_in(s, flagged)
+        flagged.clear()
     indexed: dict[str, list[str]] = {}
     for p in group:
         if id(p) not in problems:
             indexed.setdefault(p.job.target.collection, []).append(p.record_id)
     unflagged = ready.publish(parts.store, indexed)
-    ready.mark_searchable(parts.db, [f for ids in indexed.values() for f in ids if f not in unflagged])
+    flagged.extend(f for ids in indexed.values() for f in ids if f not in unflagged)
     out: dict[int, IngestResult] = {}
     for p in group:
         if id(p) in problems:

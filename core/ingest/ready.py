@@ -48,8 +48,15 @@ def mark_searchable(db: Database, file_ids: list[str]) -> None:
     """Record that these files' points are flagged, so start-up does not look at them again."""
     for start in range(0, len(file_ids), _IDS_PER_QUERY):
         with db.write() as s:
-            s.exec(update(FileRecord).where(FileRecord.id.in_(file_ids[start:start + _IDS_PER_QUERY]))
-                   .values(searchable=True))
+            mark_searchable_in(s, file_ids[start:start + _IDS_PER_QUERY])
+
+
+def mark_searchable_in(session, file_ids: list[str]) -> None:
+    """``mark_searchable`` inside a caller's transaction (ingest records a group's flags with the
+    next group's commit)."""
+    for start in range(0, len(file_ids), _IDS_PER_QUERY):
+        session.exec(update(FileRecord).where(FileRecord.id.in_(file_ids[start:start + _IDS_PER_QUERY]))
+                     .values(searchable=True))
 
 
 def reconcile(store: VectorStore, db: Database, existing: set[str] | None = None) -> dict[str, list[str]]:

@@ -98,3 +98,20 @@ def test_the_row_records_the_flag_so_an_ordinary_start_has_nothing_to_flag(engin
     assert reconcile(engine._store, engine._db) == {kb.collection: [result.file_id]}
     with engine._db.read() as s:
         assert s.get(FileRecord, result.file_id).searchable is True
+
+
+def test_every_group_of_a_large_batch_is_recorded_searchable(engine):
+    """A group's flags are recorded with the next group's commit, the last group's after it: a
+    batch of several groups leaves no row that the next start would have to flag again."""
+    from core.ingest.pipeline import GROUP_FILES
+    from core.ingest.ready import reconcile
+
+    engine.create_kb(A, "many")
+    uploads = [md(f"note{i}.md", f"# Note {i}\n\nShelf {i} holds {i * 7} blue folders.") for i in range(2 * GROUP_FILES + 5)]
+    results = engine.ingest(A, "many", uploads)
+    assert {r.status for r in results} == {"indexed"} and len(results) == len(uploads)
+    with engine._db.read() as s:
+        flags = [s.get(FileRecord, r.file_id).searchable for r in results]
+    assert flags == [True] * len(results)
+    assert reconcile(engine._store, engine._db) == {}
+    assert not engine._store.unready_file_ids(engine.get_kb(A, "many").collection)
