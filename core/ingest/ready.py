@@ -46,9 +46,9 @@ def publish(store: VectorStore, files: dict[str, list[str]]) -> dict[str, str]:
 
 def mark_searchable(db: Database, file_ids: list[str]) -> None:
     """Record that these files' points are flagged, so start-up does not look at them again."""
-    for start in range(0, len(file_ids), _IDS_PER_QUERY):
+    if file_ids:
         with db.write() as s:
-            mark_searchable_in(s, file_ids[start:start + _IDS_PER_QUERY])
+            mark_searchable_in(s, file_ids)
 
 
 def mark_searchable_in(session, file_ids: list[str]) -> None:
