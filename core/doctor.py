@@ -19,8 +19,8 @@ What can disagree, and the repair:
   orphan like any other.
 
 Work in progress is never taken for an orphan. An ingest writes a file's row before its
-original, parsed text or vectors, so the doctor lists what is stored first and reads the rows
-after: whatever it then finds unclaimed was unclaimed when it was written. A temp file of a live
+original, parsed text or vectors, so the doctor lists what is stored first (files, and the rows
+of small ones) and reads the file rows after: whatever it then finds unclaimed was unclaimed when it was written. A temp file of a live
 writer, and the new collection of a reindex whose process is alive, are left alone.
 
 The store's collections are listed once per run; every check below reads that one listing.
@@ -81,6 +81,7 @@ def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = 
     # an upload that is still starting already has its row by then.
     blobs_on_disk = _stored_files(parts.blobs.files_dir, "*/*")
     parsed_on_disk = _stored_files(parts.blobs.parsed_dir, "*.json")
+    originals_as_rows, parsed_as_rows = parts.blobs.stored_rows()
     if repair:
         report.interrupted_files = recover_interrupted(parts)
     with parts.db.read() as s:
@@ -137,7 +138,8 @@ def run_doctor(parts: EngineParts, snap: Snapshot, actor: Actor, repair: bool = 
             if repair:
                 _mark_failed(parts, f.id, "its index is missing; upload the file again or reindex")
 
-    _check_stored_files(parts, files, blobs_on_disk, parsed_on_disk, report, repair)
+    _check_stored_files(parts, files, blobs_on_disk, parsed_on_disk, originals_as_rows, parsed_as_rows,
+                        report, repair)
     return report
 
 
@@ -192,11 +194,13 @@ def _check_kb_collections(parts: EngineParts, kbs: list[KnowledgeBase], collecti
 
 
 def _check_stored_files(parts: EngineParts, files: list[FileRecord], blobs_on_disk: list, parsed_on_disk: list,
-                        report: DoctorReport, repair: bool) -> None:
+                        originals_as_rows: set[str], parsed_as_rows: set[str], report: DoctorReport,
+                        repair: bool) -> None:
+    """Originals and parsed texts no file claims, as files and as rows (core/ingest/blobs.py)."""
     with parts.db.read() as s:  # an upload waiting in the queue names its original (read after the listing too)
         queued = set(s.exec(select(Job.blob).where(Job.blob != "", Job.state.in_(["staged", "queued", "running"]))))
     referenced = {f.sha256 for f in files} | queued
-    stored = {p.name for p in blobs_on_disk}
+    stored = {p.name for p in blobs_on_disk} | originals_as_rows
     live = {f.sha256 for f in files if f.status not in RETRY_STATES}
     report.retry_originals = sorted({f.sha256 for f in files if f.status in RETRY_STATES and f.kb_id} & stored - live)
     for path in blobs_on_disk:
@@ -204,6 +208,10 @@ def _check_stored_files(parts: EngineParts, files: list[FileRecord], blobs_on_di
             report.orphan_blobs.append(path.name)
             if repair:
                 path.unlink(missing_ok=True)  # an unreferenced original or a temp file of a killed write
+    for sha in sorted(originals_as_rows - referenced):
+        report.orphan_blobs.append(sha)
+        if repair:
+            parts.blobs.delete_blob(sha)
     # Parsed text is kept for indexed and in-progress files; a failed or cancelled one's goes with
     # its vectors (Retry parses the original again).
     keeps_text = {f.id for f in files if f.status not in RETRY_STATES}
@@ -212,6 +220,10 @@ def _check_stored_files(parts: EngineParts, files: list[FileRecord], blobs_on_di
             report.orphan_parsed.append(path.name.removesuffix(".json"))
             if repair:
                 path.unlink(missing_ok=True)
+    for file_id in sorted(parsed_as_rows - keeps_text):
+        report.orphan_parsed.append(file_id)
+        if repair:
+            parts.blobs.delete_parsed(file_id)
 
 
 def _rebuild_files(parts: EngineParts, snap: Snapshot, actor: Actor, recs: list[FileRecord], report: DoctorReport) -> None:

@@ -48,7 +48,7 @@ def queue_side(args: argparse.Namespace) -> Iterator[QueueSide]:
     config.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     db = Database(config.database_url)
     try:
-        yield QueueSide(db, BlobStore(config.blobs_dir, config.parsed_dir), SecretBox.for_data_dir(config.data_dir),
+        yield QueueSide(db, BlobStore(config.blobs_dir, config.parsed_dir, db), SecretBox.for_data_dir(config.data_dir),
                         config.data_dir)
     finally:
         db.dispose()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timezone
 
-from sqlalchemy import JSON, Column, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -239,3 +239,13 @@ class CuratedAnswer(SQLModel, table=True):
     embedder_id: str = ""  # the model of ``vector``; another model in force re-embeds the question
     vector: list | None = Field(default=None, sa_column=Column(JSON))
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class StoredBlob(SQLModel, table=True):
+    """A small original (kind "original", key its SHA-256) or a small parsed text (kind "parsed",
+    key its file id) kept as a row instead of a file of its own (core/ingest/blobs.py): creating
+    a file costs more than the rest of a one-chunk document's ingestion on some file systems."""
+
+    kind: str = Field(primary_key=True)
+    key: str = Field(primary_key=True)
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

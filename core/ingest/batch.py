@@ -70,6 +70,8 @@ class _Prepared:
     progress: Progress | None
     sha: str = ""
     failed: IngestResult | None = None
+    # its parsed text when small enough to be a row: written with the commit that indexes it
+    parsed_row: bytes | None = None
 
     def report(self, done: int, total: int, message: str, said: Said | None = None) -> None:
         self.tracker.progress(done, total, message, said=said)
@@ -275,13 +277,25 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
                 target = FileTarget(file_id=row["id"], collection=collection, kb_id=kb_id, chat_id=chat_id)
                 out.append((i, _Prepared(upload, row["id"], tracker, EmbedJob(target, []), doc=fetched, progress=None,
                                          sha=row["sha256"])))
-    for _, item in out:
-        if isinstance(item, _Prepared):
-            try:  # kept from now on, so a file cancelled while it waits can still be retried
-                parts.blobs.put(item.upload.data)
-            except Exception as exc:  # a disk that refuses it fails this file alone, row and job closed
-                item.fail(parts, "failed", shown_error(exc, actor, f"storing '{item.upload.name}'"))
+    _store_originals(parts, actor, [item for _, item in out if isinstance(item, _Prepared)])
     return sorted(out, key=lambda pair: pair[0])
+
+
+def _store_originals(parts: EngineParts, actor: Actor, prepared: list[_Prepared]) -> None:
+    """Keep a block's originals from now on, so a file cancelled while it waits can still be
+    retried: the small ones' rows in one transaction. If that fails, each is tried alone, so a
+    disk that refuses one fails that file alone (its row and job closed)."""
+    try:
+        with parts.db.write() as s:
+            parts.blobs.put_many([p.upload.data for p in prepared], session=s)
+        return
+    except Exception:
+        log.debug("storing a block's originals together failed; storing them one by one", exc_info=True)
+    for item in prepared:
+        try:
+            parts.blobs.put(item.upload.data)
+        except Exception as exc:
+            item.fail(parts, "failed", shown_error(exc, actor, f"storing '{item.upload.name}'"))
 
 
 def _track_block(parts: EngineParts, session, actor: Actor, kb_id: str | None, files: list[tuple[str, str]],
@@ -319,7 +333,11 @@ def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: _Prepared
         cap = settings.parsing.max_chunks_per_file
         if len(prepared.job.chunks) > cap:
             raise InvalidInput.of(say("ingest.too_many_chunks", name=upload.name, n=len(prepared.job.chunks), cap=cap))
-        parts.blobs.put_parsed(prepared.record_id, prepared.doc)
+        payload = parts.blobs.encode_parsed(prepared.doc)
+        if parts.blobs.parsed_as_row(payload):
+            prepared.parsed_row = payload  # a row of the commit that indexes the file (_commit_group)
+        else:
+            parts.blobs.put_parsed_many([(prepared.record_id, payload)])  # a file, synced before that commit
     except CoreError as exc:
         prepared.fail(parts, "cancelled" if isinstance(exc, Cancelled) else "failed", exc.message, exc.key, exc.params)
     except Exception as exc:  # a parser or library bug: this file fails alone; the log has the details
@@ -345,7 +363,8 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared],
                   flagged: list[str]) -> dict[int, IngestResult]:
     """Make a group of fully embedded files searchable in one transaction (one commit, not one
     per file), then flag their points ready (one store update per collection: ``ready.publish``).
-    Their originals and parsed text are made durable first (one sync for all).
+    Their parsed text is written in that transaction when it is a row; the originals and parsed
+    text kept as files are made durable first (one sync for all).
     ``flagged``: files of earlier groups whose points are flagged, recorded as such in this
     commit (not in one of their own); this group's are added to it."""
     parts.blobs.sync()
@@ -385,6 +404,9 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared],
                                      mime=doc.mime, meta=dict(meta, embedder_id=snap.embedder.id), updated_at=now))
             done_jobs.append((p.tracker, say("job.chunks", n=len(chunks)), len(chunks)))
         update_rows(s, FileRecord, indexed_rows)
+        indexed_ids = {row["id"] for row in indexed_rows}
+        parts.blobs.put_parsed_many([(p.record_id, p.parsed_row) for p in group
+                                     if p.record_id in indexed_ids and p.parsed_row is not None], session=s)
         finish_done_many_in(s, done_jobs)
         ready.mark_searchable_in(s, flagged)
         flagged.clear()

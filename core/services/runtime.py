@@ -48,7 +48,7 @@ class Runtime:
         except BaseException:  # e.g. StoreBusy: give the database connections back before the caller retries
             self.db.dispose()
             raise
-        self.blobs = BlobStore(config.blobs_dir, config.parsed_dir)
+        self.blobs = BlobStore(config.blobs_dir, config.parsed_dir, self.db)
         self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, parse=parse_document,
                                  snapshot=self.snapshot)
         self.watcher = JobWatcher(self.db)  # the Futures of queued jobs

@@ -8,7 +8,6 @@ other paragraphs' words alone.
 from __future__ import annotations
 
 import io
-import json
 
 import pypdfium2 as pdfium
 import pytest
@@ -143,10 +142,9 @@ def test_scanned_page_is_highlighted_from_the_ocr_lines_and_older_kbs_show_the_p
     assert not any(_covered(drawn(i), view.rects) for i in (0, 1, 2))
 
     # A knowledge base parsed before OCR lines were kept: the page, no highlight, and why.
-    stored = engine._blobs.parsed_dir / f"{res.file_id}.json"
-    old = json.loads(stored.read_text(encoding="utf-8"))
-    del old["metadata"]["ocr_lines"]
-    stored.write_text(json.dumps(old), encoding="utf-8")
+    old = engine._blobs.get_parsed(res.file_id)
+    del old.metadata["ocr_lines"]
+    engine._blobs.put_parsed(res.file_id, old)
     plain = engine.citation_view(ADMIN, res.file_id, chunk["text"] + " ", page=1).pages[0]  # not the cached view
     assert plain.png and plain.rects == [] and plain.positions == "none" and plain.note == "ocr_positions_missing"
     assert plain.excerpt_png == b""

@@ -24,8 +24,11 @@ from tests.engine.conftest import HANDBOOK_MD
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _stored(data_dir: Path) -> list[Path]:
-    return [p for folder in ("files", "parsed") for p in (data_dir / folder).rglob("*") if p.is_file()]
+def _stored(engine, data_dir: Path) -> list[str]:
+    """Every kept original and parsed text: files, and the small ones kept as database rows."""
+    originals_as_rows, parsed_as_rows = engine._blobs.stored_rows()
+    files = [p.name for folder in ("files", "parsed") for p in (data_dir / folder).rglob("*") if p.is_file()]
+    return sorted(files + list(originals_as_rows) + list(parsed_as_rows))
 
 
 def test_files_are_refused_before_anything_is_stored_when_the_floor_is_not_met(kb_engine, data_dir):
@@ -35,7 +38,7 @@ def test_files_are_refused_before_anything_is_stored_when_the_floor_is_not_met(k
     assert [r.status for r in results] == ["failed"] * 3
     assert all("was not stored: the data folder's disk has" in r.error and "parsing.min_free_disk_mb" in r.error
                for r in results)
-    assert _stored(data_dir) == [] and kb_engine.list_files(SYSTEM_ACTOR) == []  # no original, text or row
+    assert _stored(kb_engine, data_dir) == [] and kb_engine.list_files(SYSTEM_ACTOR) == []  # no original, text or row
     assert kb_engine.kb_stats(SYSTEM_ACTOR, "kb")["vectors"] == 0
     bob = kb_engine.sign_up("bob", "correct horse battery")
     chat = kb_engine.create_chat(Actor(user_id=bob.id, role="user"), "t")

@@ -9,9 +9,9 @@ import sys
 import threading
 import time
 
-from core.ingest.blobs import sha256_hex
+from core.ingest.blobs import SMALL_BLOB_BYTES, sha256_hex
 from core.ingest.service import Upload
-from core.types import SYSTEM_ACTOR
+from core.types import SYSTEM_ACTOR, ParsedDoc
 from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, md
 from tests.fakes.embedding_server import held
 from tests.reliability.conftest import long_markdown
@@ -91,18 +91,23 @@ def test_parsed_text_of_no_file_and_a_dead_writers_temp_file_are_orphans(engine)
     engine.create_kb(A, "kb")
     [kept] = engine.ingest(A, "kb", [md("handbook.md", HANDBOOK_MD)])
     blobs = engine._blobs
-    blobs.put_parsed("f" * 32, blobs.get_parsed(kept.file_id))  # a file row that is gone
+    doc = blobs.get_parsed(kept.file_id)
+    blobs.put_parsed("f" * 32, doc)  # a file row that is gone: its text is a database row (small)
+    long_doc = ParsedDoc.from_dict(doc.to_dict() | {"metadata": {"padding": "x" * (SMALL_BLOB_BYTES + 1)}})
+    blobs.put_parsed("e" * 32, long_doc)  # the same, large enough to be a file of its own
+    assert (blobs.parsed_dir / f"{'e' * 32}.json").exists() and not (blobs.parsed_dir / f"{'f' * 32}.json").exists()
     folder = blobs.files_dir / "ab"
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     live = folder / f".{'ab' * 32}.{os.getpid()}.1.tmp"  # being written by this (live) process
     dead = folder / f".{'ab' * 32}.{_dead_pid()}.1.tmp"  # left by a killed write
     live.write_bytes(b"half")
     dead.write_bytes(b"half")
     report = engine.doctor(A)
-    assert report.orphan_parsed == ["f" * 32]
+    assert sorted(report.orphan_parsed) == ["e" * 32, "f" * 32]
     assert report.orphan_blobs == [dead.name]
     engine.doctor(A, repair=True)
-    assert blobs.get_parsed("f" * 32) is None and blobs.get_parsed(kept.file_id) is not None
+    assert blobs.get_parsed("f" * 32) is None and blobs.get_parsed("e" * 32) is None
+    assert blobs.get_parsed(kept.file_id) is not None
     assert live.exists() and not dead.exists()
     live.unlink()
     assert engine.doctor(A).healthy

@@ -18,6 +18,7 @@ from cryptography.fernet import Fernet
 from core.config import RuntimeConfig
 from core.engine import Engine
 from core.errors import CoreError
+from core.ingest.blobs import SMALL_BLOB_BYTES
 from core.types import SYSTEM_ACTOR
 from tests.cli.test_cli import run_cli
 from tests.engine.conftest import HANDBOOK_MD, make_engine, md
@@ -116,12 +117,15 @@ def test_every_folder_is_0700_and_every_file_0600_including_the_engines_own(tmp_
     engine = make_engine(tmp_path / "data")
     try:
         engine.create_kb(SYSTEM_ACTOR, "kb")
-        engine.ingest(SYSTEM_ACTOR, "kb", [md("h.md", HANDBOOK_MD)])
+        # a small original is a database row; one above SMALL_BLOB_BYTES is a file of its own
+        long_text = "\n\n".join(f"Section {i}. {HANDBOOK_MD}" for i in range(SMALL_BLOB_BYTES // len(HANDBOOK_MD) + 2))
+        engine.ingest(SYSTEM_ACTOR, "kb", [md("h.md", HANDBOOK_MD), md("long.md", long_text)])
         modes = _modes(engine.config.data_dir)
     finally:
         engine.close()
     assert any(k.startswith("vectors/") and not k.endswith("/") for k in modes)  # the vector engine's files
     assert any(k.startswith("files/") and not k.endswith("/") for k in modes)
+    assert any(k.startswith("parsed/") and not k.endswith("/") for k in modes)
     wrong = {k: oct(m) for k, m in modes.items() if m != (0o700 if k.endswith("/") else 0o600)}
     assert wrong == {}
 

@@ -34,8 +34,10 @@ def engine(data_dir, monkeypatch):
     e.close()
 
 
-def _blobs(data_dir: Path) -> list[Path]:
-    return [p for p in (data_dir / "files").rglob("*") if p.is_file()]
+def _blobs(engine, data_dir: Path) -> list[str]:
+    """The SHA-256 of every kept original: files, and the small ones kept as database rows."""
+    originals_as_rows, _ = engine._blobs.stored_rows()
+    return sorted([p.name for p in (data_dir / "files").rglob("*") if p.is_file()] + list(originals_as_rows))
 
 
 def _statuses(engine) -> dict[str, str]:
@@ -59,7 +61,7 @@ def test_the_upload_cap_is_checked_before_reading_or_storing(engine, data_dir, t
     engine.save_settings(SYSTEM_ACTOR, {"parsing": {"max_upload_mb": 1}})
     [refused] = engine.ingest(SYSTEM_ACTOR, "kb", [Upload("big.md", b"# big\n\n" + b"x" * (1024 * 1024 + 10))])
     assert refused.status == "failed" and "max_upload_mb" in refused.error
-    assert _blobs(data_dir) == []  # the refused original is not kept
+    assert _blobs(engine, data_dir) == []  # the refused original is not kept
     sparse = tmp_path / "huge.md"
     with open(sparse, "wb") as out:
         out.truncate(4 * 1024 ** 3)  # 4 GB on paper, no disk used: reading it would take minutes
@@ -71,13 +73,13 @@ def test_the_upload_cap_is_checked_before_reading_or_storing(engine, data_dir, t
 def test_a_failed_files_original_is_kept_only_for_retry_and_counted(engine, data_dir):
     [bad] = engine.ingest(SYSTEM_ACTOR, "kb", [Upload("broken.docx", b"PK\x03\x04 this is not a zip at all")])
     assert bad.status == "failed"
-    [kept] = _blobs(data_dir)  # Retry sends it again
+    [kept] = _blobs(engine, data_dir)  # Retry sends it again
     report = engine.doctor(SYSTEM_ACTOR)
-    assert report.healthy and report.retry_originals == [kept.name]
+    assert report.healthy and report.retry_originals == [kept]
     engine.delete_files(SYSTEM_ACTOR, [bad.file_id])
-    assert _blobs(data_dir) == []  # the failed file gone: its original goes too
+    assert _blobs(engine, data_dir) == []  # the failed file gone: its original goes too
     [good] = engine.ingest(SYSTEM_ACTOR, "kb", [md("h.md", HANDBOOK_MD)])
-    assert good.status == "indexed" and len(_blobs(data_dir)) == 1
+    assert good.status == "indexed" and len(_blobs(engine, data_dir)) == 1
     report = engine.doctor(SYSTEM_ACTOR)
     assert report.healthy and report.retry_originals == []
 

@@ -15,6 +15,7 @@ from sqlmodel import select
 from core.config import RuntimeConfig
 from core.db.database import Database
 from core.db.models import SettingsVersion
+from core.ingest.blobs import SMALL_BLOB_BYTES
 from core.secrets.rotation import rotate
 from core.secrets.box import SecretBox, SecretError, read_key_file
 from core.settings.store import SECRET_MASK
@@ -54,9 +55,12 @@ def test_a_saved_key_is_nowhere_in_the_data_folder(engine, data_dir):
 
 def test_the_data_folder_is_private(engine, data_dir):
     engine.create_kb(SYSTEM_ACTOR, "kb")
-    engine.ingest(SYSTEM_ACTOR, "kb", [md("h.md", HANDBOOK_MD)])
+    # a small original and its text are database rows; a long one's are files of their own
+    long_text = "\n\n".join(f"Part {i}. {HANDBOOK_MD}" for i in range(SMALL_BLOB_BYTES // len(HANDBOOK_MD) + 2))
+    engine.ingest(SYSTEM_ACTOR, "kb", [md("h.md", HANDBOOK_MD), md("long.md", long_text)])
     assert stat.S_IMODE(os.stat(data_dir).st_mode) == 0o700
-    private = [data_dir / "ragdesk.db", data_dir / "secret.key", *(data_dir / "files").rglob("*"),
+    private = [data_dir / "ragdesk.db", data_dir / "ragdesk.db-wal", data_dir / "secret.key",
+               *(data_dir / "files").rglob("*"),
                *(data_dir / "parsed").rglob("*")]
     files = [p for p in private if p.is_file()]
     assert len(files) >= 4
