@@ -283,18 +283,10 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
 
 def _store_originals(parts: EngineParts, actor: Actor, prepared: list[_Prepared]) -> None:
     """Keep a block's originals from now on, so a file cancelled while it waits can still be
-    retried: the small ones' rows in one transaction. If that fails, each is tried alone, so a
-    disk that refuses one fails that file alone (its row and job closed)."""
-    try:
-        with parts.db.write() as s:
-            parts.blobs.put_many([p.upload.data for p in prepared], session=s)
-        return
-    except Exception:
-        log.debug("storing a block's originals together failed; storing them one by one", exc_info=True)
-    for item in prepared:
-        try:
-            parts.blobs.put(item.upload.data)
-        except Exception as exc:
+    retried (the small ones' rows in one transaction); one the disk refuses fails its file alone,
+    row and job closed."""
+    for item, exc in zip(prepared, parts.blobs.put_each([p.upload.data for p in prepared])):
+        if exc is not None:
             item.fail(parts, "failed", shown_error(exc, actor, f"storing '{item.upload.name}'"))
 
 

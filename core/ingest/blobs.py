@@ -23,6 +23,7 @@ import ctypes.util
 import functools
 import hashlib
 import json
+import logging
 import os
 import sys
 import threading
@@ -37,6 +38,8 @@ from core.types import ParsedDoc
 
 if TYPE_CHECKING:
     from core.db.database import Database
+
+log = logging.getLogger(__name__)
 
 # An original or parsed text up to this size is a database row, a larger one a file: rows keep
 # the database small beside the files that need streaming-sized storage (PDFs, scans, decks).
@@ -197,6 +200,24 @@ class BlobStore:
                     s.execute(insert(StoredBlob), new)
             self._in_session(session, add)
         return shas
+
+    def put_each(self, datas: list[bytes]) -> list[Exception | None]:
+        """Keep several originals, each failing alone (a disk that refuses one): all together
+        first (the small ones' rows in one transaction), one by one if that fails. What stopped
+        each, or None."""
+        try:
+            self.put_many(datas)
+            return [None] * len(datas)
+        except Exception:
+            log.debug("storing originals together failed; storing them one by one", exc_info=True)
+        out: list[Exception | None] = []
+        for data in datas:
+            try:
+                self.put(data)
+                out.append(None)
+            except Exception as exc:
+                out.append(exc)
+        return out
 
     def get(self, sha: str) -> bytes:
         path = self._blob_path(sha)

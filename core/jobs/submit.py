@@ -37,14 +37,12 @@ def enqueue_uploads(db: Database, blobs: BlobStore, actor: Actor, kb_id: str, up
                                              payload={"name": u.name, "size": len(u.data)},
                                              blob=sha256_hex(u.data), message=WAITING_MESSAGE))
     stored, refused = [], {}
-    for job, u in zip(jobs, uploads):
-        if u.url:
-            continue
-        try:
-            blobs.put(u.data)
+    files = [(job, u) for job, u in zip(jobs, uploads) if not u.url]
+    for (job, _), exc in zip(files, blobs.put_each([u.data for _, u in files])):
+        if exc is None:
             stored.append(job.id)
-        except OSError as exc:  # a full or read-only disk: this upload fails alone, with the reason
-            refused[job.id] = f"could not store the upload: {exc.strerror or exc}"
+        else:  # a full or read-only disk: this upload fails alone, with the reason
+            refused[job.id] = f"could not store the upload: {getattr(exc, 'strerror', None) or exc}"
     blobs.sync()
     queue.publish(db, stored)
     if refused:

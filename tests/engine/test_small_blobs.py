@@ -51,3 +51,18 @@ def test_an_original_no_file_claims_is_an_orphan_wherever_it_is_kept(engine):
     engine.doctor(SYSTEM_ACTOR, repair=True)
     assert not engine._blobs.has(row_sha) and not engine._blobs.has(file_sha)
     assert engine.file_text(SYSTEM_ACTOR, kept.file_id) is not None and engine.doctor(SYSTEM_ACTOR).healthy
+
+
+def test_an_original_the_disk_refuses_fails_alone_beside_rows_that_are_kept(engine):
+    engine.create_kb(SYSTEM_ACTOR, "kb")
+    long = md("long.md", "\n\n".join(f"## Part {i}\n\n{HANDBOOK_MD}"
+                                     for i in range(SMALL_BLOB_BYTES // len(HANDBOOK_MD) + 2)))
+    shard = engine._blobs.files_dir / sha256_hex(long.data)[:2]
+    shard.parent.mkdir(parents=True, exist_ok=True)
+    shard.write_bytes(b"")  # a file where its folder must go: writing the long original fails
+    uploads = [md("a.md", "# A\n\n第一份说明。"), long, md("b.md", "# B\n\nThe second note.")]
+    results = {r.name: r for r in engine.ingest(SYSTEM_ACTOR, "kb", uploads)}
+    assert results["a.md"].status == results["b.md"].status == "indexed"
+    assert results["long.md"].status == "failed" and "storing 'long.md'" in results["long.md"].error
+    originals, _ = engine._blobs.stored_rows()
+    assert originals == {sha256_hex(uploads[0].data), sha256_hex(uploads[2].data)}
