@@ -20,8 +20,9 @@ What can disagree, and the repair:
 
 Work in progress is never taken for an orphan. An ingest writes a file's row before its
 original, parsed text or vectors, so the doctor lists what is stored first (files, and the rows
-of small ones) and reads the file rows after: whatever it then finds unclaimed was unclaimed when it was written. A temp file of a live
-writer, and the new collection of a reindex whose process is alive, are left alone.
+of small ones) and reads the file rows after: whatever it then finds unclaimed was unclaimed when
+it was written. A temp file of a live writer, and the new collection of a reindex whose process
+is alive, are left alone.
 
 The store's collections are listed once per run; every check below reads that one listing.
 """

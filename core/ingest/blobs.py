@@ -175,9 +175,9 @@ class BlobStore:
             raise ValueError(f"not a sha256 hex digest: {sha!r}")
         return self.files_dir / sha[:2] / sha
 
-    def put(self, data: bytes, session: Session | None = None) -> str:
-        """Keep an original; its SHA-256. ``session``: a small one's row goes in that transaction."""
-        return self.put_many([data], session)[0]
+    def put(self, data: bytes) -> str:
+        """Keep an original; its SHA-256."""
+        return self.put_many([data])[0]
 
     def put_many(self, datas: list[bytes], session: Session | None = None) -> list[str]:
         """Keep several originals: the small ones' rows in one statement (in ``session``'s
@@ -250,12 +250,10 @@ class BlobStore:
         rows: list[dict] = []
         replaced: list[str] = []  # every file id whose row goes: one place per file (a reindex may move it)
         for file_id, payload in items:
-            path = self.parsed_dir / f"{file_id}.json"
             if self._as_row(len(payload)):
-                path.unlink(missing_ok=True)
                 rows.append(dict(kind=_PARSED, key=file_id, data=payload))
             else:
-                self._write(path, payload)
+                self._write(self.parsed_dir / f"{file_id}.json", payload)
             replaced.append(file_id)
         if self.db is not None and replaced:
             def add(s: Session) -> None:
@@ -263,6 +261,8 @@ class BlobStore:
                 if rows:
                     s.execute(insert(StoredBlob), rows)
             self._in_session(session, add)
+        for row in rows:  # the file a text had before, once its row is written (rows are read first)
+            (self.parsed_dir / f"{row['key']}.json").unlink(missing_ok=True)
 
     def get_parsed(self, file_id: str) -> ParsedDoc | None:
         data = self._row(_PARSED, file_id)
