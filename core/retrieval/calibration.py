@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -42,13 +43,21 @@ ANCHORS = (
     "How can I help you today?", "Stocks rose slightly today.",
 )
 
-# Typical margin of a relevant chunk over the anchor baseline, per embedder id and query script
-# (Chinese, everything else). e5 puts English questions further above their baseline than Chinese
-# ones (relevant chunk, XQuAD: p10 / median 0.075 / 0.13 in English, 0.04 / 0.08 in Chinese), so
-# one margin made an English off-topic question look as relevant as a Chinese covered one
-# (benchmarks/strict_recall.py).
+# The anchors' languages, in ANCHORS order: a passage is measured against the anchors of its own
+# language (see ``Baselines``).
+ANCHOR_LANGUAGES = ("zh",) * 8 + ("other",) * 8
+
+# Typical margin of a relevant chunk over the anchor baseline, per embedder id and script of the
+# query ("zh" Chinese, "other" everything else), or of the query and the passage when they differ
+# ("zh>other": a Chinese question, an English passage). e5 puts English questions further above
+# their baseline than Chinese ones (relevant chunk, XQuAD: p10 / median 0.075 / 0.13 in English,
+# 0.04 / 0.08 in Chinese), so one margin made an English off-topic question look as relevant as a
+# Chinese covered one (benchmarks/strict_recall.py). Across languages a relevant chunk beats the
+# baseline of its own language by less (XQuAD tune half, median: Chinese question → English chunk
+# 0.055, English → Chinese 0.079), so the margins are narrower: the median relevant chunk scores
+# about as it does within one language.
 MARGINS: dict[str, dict[str, float]] = {
-    "local/multilingual-e5-small": {"zh": 0.10, "other": 0.15},
+    "local/multilingual-e5-small": {"zh": 0.10, "other": 0.15, "zh>other": 0.06, "other>zh": 0.085},
     "local/all-minilm-l6-v2": {"zh": 0.40, "other": 0.40},
 }
 GENERIC_MARGIN = 0.25
@@ -61,13 +70,31 @@ ENGLISH_ONLY = frozenset({"local/all-minilm-l6-v2"})
 BM25_HALF_SCORE = 2.0
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _anchor_lock = threading.Lock()
 _anchor_vectors: dict[tuple[str, str, int], np.ndarray] = {}
 
 
-def margin_for(embedder_id: str, query: str = "") -> float:
+def script_of_query(query: str) -> str:
+    """"zh" for a question with Chinese (or other CJK) characters, "other" for the rest."""
+    return "zh" if _CJK.search(query) else "other"
+
+
+def script_of_passage(text: str) -> str:
+    """"zh" when CJK characters make up at least a third of the passage's letters and words (an
+    English passage naming 北京 stays English, a Chinese one with English terms stays Chinese)."""
+    cjk = len(_CJK.findall(text))
+    latin = len(_LATIN_WORD.findall(text))
+    return "zh" if cjk and cjk >= (cjk + latin) / 3 else "other"
+
+
+def margin_for(embedder_id: str, query: str = "", passage_script: str | None = None) -> float:
+    """The margin for ``query`` against a passage of ``passage_script`` (None: the query's own)."""
+    q = script_of_query(query)
+    pair = q if passage_script in (None, q) else f"{q}>{passage_script}"
     if embedder_id in MARGINS:
-        return MARGINS[embedder_id]["zh" if _CJK.search(query) else "other"]
+        margins = MARGINS[embedder_id]
+        return margins.get(pair, margins[q])
     if embedder_id.startswith("test/hash"):
         return 0.40
     return GENERIC_MARGIN
@@ -84,11 +111,31 @@ def anchor_vectors(embedder, dimension: int) -> np.ndarray:
         return vectors
 
 
-def query_baseline(embedder, query_vector) -> float:
-    """How similar this query is to generic off-topic text: the mean of its two closest anchors."""
+@dataclass(frozen=True)
+class Baselines:
+    """How similar a query is to generic off-topic text: the mean of its two closest anchors, over
+    all anchors (``overall``) and over each language's (``by_script``). A passage is scored against
+    the baseline of its own language: across languages every cosine is lower, the anchors' too,
+    so a Chinese question's English answer is compared with English off-topic text."""
+
+    overall: float
+    by_script: dict[str, float]
+
+    def for_passage(self, script: str) -> float:
+        return self.by_script.get(script, self.overall)
+
+
+def query_baselines(embedder, query_vector) -> Baselines:
     query = np.asarray(query_vector, dtype=np.float32)
     sims = anchor_vectors(embedder, int(query.shape[0])) @ query
-    return float(np.sort(sims)[-2:].mean())
+    top2 = lambda values: float(np.sort(values)[-2:].mean())
+    languages = np.array(ANCHOR_LANGUAGES)
+    return Baselines(top2(sims), {lang: top2(sims[languages == lang]) for lang in ("zh", "other")})
+
+
+def query_baseline(embedder, query_vector) -> float:
+    """The overall baseline (``Baselines.overall``)."""
+    return query_baselines(embedder, query_vector).overall
 
 
 def calibrate_dense(cosine: float, baseline: float, margin: float) -> float:

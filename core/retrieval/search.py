@@ -26,7 +26,16 @@ from core.db.models import FileRecord
 from core.embeddings.base import Embedder
 from core.errors import ReindexNeeded
 from core.retrieval import bm25
-from core.retrieval.calibration import ENGLISH_ONLY, calibrate_bm25, calibrate_dense, margin_for, query_baseline
+from core.retrieval.calibration import (
+    ENGLISH_ONLY,
+    Baselines,
+    calibrate_bm25,
+    calibrate_dense,
+    margin_for,
+    query_baselines,
+    script_of_passage,
+    script_of_query,
+)
 from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.rerank import Reranker
 from core.settings.model import RetrievalSettings
@@ -69,6 +78,7 @@ class SearchHit:
     dense_score: float | None = None
     bm25_score: float | None = None
     score: float = 0.0  # final score in [0, 1] that ranks and meets the threshold
+    cross_language: bool = False  # the passage's script is not the query's (Chinese vs other)
 
     def location(self) -> str:
         if self.page is not None:
@@ -127,13 +137,13 @@ def search(
 
     t0 = time.perf_counter()
     dense_q = [float(x) for x in embedder.embed_query(query)] if mode != "bm25" else []
-    baseline = query_baseline(embedder, dense_q) if dense_q else 0.0
+    baselines = query_baselines(embedder, dense_q) if dense_q else Baselines(0.0, {})
     sparse_q = bm25.encode_query(query)
     n_terms = len(sparse_q.indices)
     n_words = bm25.query_word_count(query) or n_terms
     t1 = time.perf_counter()
     result.timings_ms["embed_query"] = (t1 - t0) * 1000
-    result.baseline = baseline
+    result.baseline = baselines.overall
 
     n = cfg.candidates
     candidates: dict[str, SearchHit] = {}
@@ -157,21 +167,30 @@ def search(
 
     # db=None: a collection written whole before this search (web search), with no file records
     hits = _only_indexed(db, list(candidates.values())) if db is not None else list(candidates.values())
-    margin = margin_for(embedder.id, query)
     dense_w, bm25_w = cfg.dense_weight, cfg.bm25_weight
-    if embedder.id in ENGLISH_ONLY and _CJK.search(query) and mode.startswith("hybrid"):
+    english_only = embedder.id in ENGLISH_ONLY
+    if english_only and _CJK.search(query) and mode.startswith("hybrid"):
         dense_w = 0.0
         result.notices.append(f"{embedder.id} understands English only: this query was ranked by keywords")
+    query_script = script_of_query(query)
     for h in hits:
-        d = calibrate_dense(h.dense, baseline, margin) if h.dense is not None else 0.0
+        script = script_of_passage(h.text)
+        h.cross_language = script != query_script
+        margin = margin_for(embedder.id, query, script)
+        d = calibrate_dense(h.dense, baselines.for_passage(script), margin) if h.dense is not None else 0.0
         b = calibrate_bm25(h.bm25 or 0.0, n_words)
+        # Words cannot match across languages: for a passage in the other language the keyword
+        # channel has no say, and a multilingual model's vector decides alone (MiniLM's cannot).
+        dense_w_h, bm25_w_h = dense_w, bm25_w
+        if h.cross_language and dense_w and not english_only:
+            bm25_w_h = 0.0
         if mode == "dense":
             h.score = d
         elif mode == "bm25":
             h.score = b
         else:
-            h.score = h.fused = (dense_w * d + bm25_w * b) / (dense_w + bm25_w)
-            h.dense_score, h.bm25_score = (d if dense_w else None), (b if bm25_w else None)
+            h.score = h.fused = (dense_w_h * d + bm25_w_h * b) / (dense_w_h + bm25_w_h)
+            h.dense_score, h.bm25_score = (d if dense_w_h else None), (b if bm25_w_h else None)
     hits.sort(key=lambda h: h.score, reverse=True)
     if mode == "hybrid+rerank" and reranker is not None and hits:
         # Only rescored hits stay: a reranker's score and the hybrid score are different scales.
