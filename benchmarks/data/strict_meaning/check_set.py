@@ -57,11 +57,7 @@ def generated_texts() -> dict[str, str]:
 
 
 def load(path: Path) -> list[dict]:
-    records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            records.append(json.loads(line))
-    return records
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def shared_split(ids: list[str]) -> dict[str, str]:
