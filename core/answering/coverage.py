@@ -183,14 +183,15 @@ class _Passages:
 
     def has(self, term: str) -> bool:
         if _HAN_RUN.fullmatch(term):
-            return term in self.text or _in_order_within(term, self.text, 2 * len(term) + 1) or self._has_parts(term)
+            return term in self.text or _in_order_within(term, self.text, 2 * len(term) + 1) or _has_parts(term, self.text)
         return term in self.stems or _stem(term) in self.stems
 
-    def _has_parts(self, word: str) -> bool:
-        """A compound is present when each of its words is (坐飞机: 飞机); one missing part keeps
-        it missing (刑事诉讼: 诉讼 is there, 刑事 is not)."""
-        parts = [w for w in _jieba_tokenizer().cut_for_search(word, HMM=False) if len(w) >= 2 and w != word]
-        return bool(parts) and all(p in self.text for p in parts)
+
+def _has_parts(word: str, text: str) -> bool:
+    """A compound is present when each of its words is (坐飞机: 飞机); one missing part keeps
+    it missing (刑事诉讼: 诉讼 is there, 刑事 is not)."""
+    parts = [w for w in _jieba_tokenizer().cut_for_search(word, HMM=False) if len(w) >= 2 and w != word]
+    return bool(parts) and all(p in text for p in parts)
 
 
 def coverage(question: str, texts: list[str]) -> Coverage:

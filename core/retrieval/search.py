@@ -1,13 +1,16 @@
 """Hybrid retrieval: dense + BM25 recall in the engine, a weighted fusion of the two calibrated
 scores, an optional cross-encoder rerank, one threshold, dedupe, citations.
 
-Every searched collection gets two channel queries (dense, BM25) with the same filter, and all
-of them go to the store in one batch (``VectorStore.search_batch``: one engine call per
+Every searched collection gets three channel queries with the same filter — dense, BM25 on the
+query's words, and BM25 on the query's words translated into the other language (Chinese ↔
+English, by a dictionary: ``bilingual.py``) — and all of them go to the store in one batch (``VectorStore.search_batch``: one engine call per
 collection, on a server one request per collection sent together; no existence check per
 query). The filter keeps only points flagged ``ready`` (their file fully written and marked
 indexed), one indexed condition however many files failed, so an unfinished file never takes
 a candidate's place. The candidates are the union of both lists; each is scored by
-``(w_d * dense + w_b * bm25) / (w_d + w_b)`` on calibrated channel scores (calibration.py).
+``(w_d * dense + w_b * bm25) / (w_d + w_b)`` on calibrated channel scores (calibration.py); a
+passage in the other language than the query's is scored on the translated words' BM25 and
+against the off-topic baseline of its own language.
 The engine's RRF fusion is not used: over the same two lists it adds no candidate, and a
 rank-only score cannot carry the threshold. With a reranker, its head is rescored and only
 the rescored head is kept, so the threshold compares scores of one scale. Nothing is rebuilt
@@ -26,6 +29,7 @@ from core.db.models import FileRecord
 from core.embeddings.base import Embedder
 from core.errors import ReindexNeeded
 from core.retrieval import bm25
+from core.retrieval.bilingual import translate_query
 from core.retrieval.calibration import (
     ENGLISH_ONLY,
     Baselines,
@@ -71,6 +75,7 @@ class SearchHit:
     start_seconds: float | None = None
     dense: float | None = None  # raw cosine
     bm25: float | None = None  # raw engine BM25 (IDF-weighted)
+    bm25_translated: float | None = None  # raw BM25 of the query's words translated (bilingual.py)
     fused: float | None = None  # weighted hybrid of the calibrated channel scores, before any rerank
     rerank: float | None = None  # cross-encoder / rerank API score, in [0, 1] (rerank.py)
     # The calibrated channel scores the hybrid score fused (None: that channel had no say), so
@@ -79,6 +84,7 @@ class SearchHit:
     bm25_score: float | None = None
     score: float = 0.0  # final score in [0, 1] that ranks and meets the threshold
     cross_language: bool = False  # the passage's script is not the query's (Chinese vs other)
+    dense_estimated: bool = False  # outside the dense channel's list: ``dense`` is that list's last cosine
 
     def location(self) -> str:
         if self.page is not None:
@@ -141,6 +147,9 @@ def search(
     sparse_q = bm25.encode_query(query)
     n_terms = len(sparse_q.indices)
     n_words = bm25.query_word_count(query) or n_terms
+    # The query's words in the other language, for passages in it (a dictionary, bilingual.py)
+    translation = translate_query(query) if mode.startswith("hybrid") or mode == "bm25" else None
+    sparse_x = bm25.encode_query(translation.text) if translation and translation.text else None
     t1 = time.perf_counter()
     result.timings_ms["embed_query"] = (t1 - t0) * 1000
     result.baseline = baselines.overall
@@ -155,12 +164,16 @@ def search(
             queries.append(ChannelQuery(target.collection, n, flt, dense=dense_q))
         if n_terms and mode != "dense":
             queries.append(ChannelQuery(target.collection, n, flt, sparse=sparse_q))
+        if sparse_x is not None:
+            queries.append(ChannelQuery(target.collection, n, flt, sparse=sparse_x))
     found = iter(store.search_batch(queries))
     for target in targets:  # in target order, as the results came (a missing collection gave [])
         dense = next(found) if dense_q else []
         sparse = next(found) if n_terms and mode != "dense" else []
+        translated = next(found) if sparse_x is not None else []
         _merge(candidates, dense, "dense", target)
         _merge(candidates, sparse, "bm25", target)
+        _merge(candidates, translated, "bm25_translated", target)
         _fill_missing(candidates, dense, sparse)
     t2 = time.perf_counter()
     result.timings_ms["recall"] = (t2 - t1) * 1000
@@ -177,13 +190,18 @@ def search(
         script = script_of_passage(h.text)
         h.cross_language = script != query_script
         margin = margin_for(embedder.id, query, script)
-        d = calibrate_dense(h.dense, baselines.for_passage(script), margin) if h.dense is not None else 0.0
-        b = calibrate_bm25(h.bm25 or 0.0, n_words)
-        # Words cannot match across languages: for a passage in the other language the keyword
-        # channel has no say, and a multilingual model's vector decides alone (MiniLM's cannot).
+        # An estimated cosine (the dense list's last) came from passages of either language: it is
+        # measured against the higher baseline, or a list of Chinese passages would lift every
+        # English one outside it to the top.
+        baseline = baselines.highest if h.dense_estimated else baselines.for_passage(script)
+        d = calibrate_dense(h.dense, baseline, margin) if h.dense is not None else 0.0
+        # Words do not match across languages: a passage in the other language is scored on the
+        # query's words translated into its language.
+        if h.cross_language:
+            b = calibrate_bm25(h.bm25_translated or 0.0, translation.words) if translation else 0.0
+        else:
+            b = calibrate_bm25(h.bm25 or 0.0, n_words)
         dense_w_h, bm25_w_h = dense_w, bm25_w
-        if h.cross_language and dense_w and not english_only:
-            bm25_w_h = 0.0
         if mode == "dense":
             h.score = d
         elif mode == "bm25":
@@ -235,6 +253,7 @@ def _fill_missing(candidates: dict[str, SearchHit], dense: list[ScoredPoint], sp
     for h in candidates.values():
         if h.dense is None and dense_floor is not None:
             h.dense = float(dense_floor)
+            h.dense_estimated = True
         if h.bm25 is None:
             h.bm25 = float(sparse_floor) * 0.5 if sparse else 0.0
 
