@@ -13,7 +13,7 @@ real Engine in strict mode and the report half's figures are the ones quoted:
   reply, no hit, and the server received no request.
 
     PYTHONPATH=. .venv/bin/python benchmarks/strict_near_miss.py --data /work/cache/near-miss
-    ... --no-term-check      # the threshold alone, without the key-term check (the "before" row)
+    ... --no-term-check      # the threshold alone, without the answerability check (the "before" row)
     ... --threshold 0.34     # skip the sweep, use this threshold
 """
 
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.handbook_kb import KB, open_engine, split_of  # noqa: E402
-from core.answering.coverage import coverage, unexcused  # noqa: E402
+from core.answering.answerable import judge, read_question  # noqa: E402
 from core.answering.replies import no_hit_reply  # noqa: E402
 from core.answering.scoring import contains_fact  # noqa: E402
 from core.settings.model import StrictModeSettings  # noqa: E402
@@ -48,18 +48,17 @@ def load() -> list[dict]:
     return rows
 
 
-def gate_passes(hits, threshold: float, top_k: int, term_check: bool, question: str,
-                relation_words: bool = True) -> bool:
-    """The strict gate's decision (answer or refuse) from one search's ranked hits
-    (``relation_words``: a missing verb/adjective/function word is excused, as by default)."""
+def gate_passes(hits, threshold: float, top_k: int, term_check: bool, question: str) -> bool:
+    """The strict gate's decision (answer or refuse) from one search's ranked hits: the threshold,
+    then (with the check on) whether a passage answers the question (core/answering/answerable.py)."""
     passed = [h for h in hits if h.score >= threshold][:top_k]
     if not passed or not term_check:
         return bool(passed)
-    cover = coverage(question, [f"{h.source_name}\n{' / '.join(h.heading_path)}\n{h.text}" for h in passed])
-    return not unexcused(cover, passed[0].score, StrictModeSettings().rag_strict_term_excuse_score, relation_words)
+    texts = [f"{h.source_name}\n{' / '.join(h.heading_path)}\n{h.text}" for h in passed]
+    return judge(read_question(question), texts, [h.text for h in passed]).answerable
 
 
-def sweep(engine, rows: list[dict], top_k: int, term_check: bool, relation_words: bool = True) -> float:
+def sweep(engine, rows: list[dict], top_k: int, term_check: bool) -> float:
     """The threshold that maximises min(covered let through, near misses refused) on the tune half
     (ties: the one closest to today's default, so a flat stretch moves nothing)."""
     tune = [r for r in rows if r["split"] == "tune"]
@@ -68,9 +67,8 @@ def sweep(engine, rows: list[dict], top_k: int, term_check: bool, relation_words
     best, best_t = -1.0, GRID[0]
     print(f"sweep on the tune half ({len(tune)} questions; key-term check {'on' if term_check else 'off'}):")
     for t in GRID:
-        cov = [gate_passes(ranked[r["id"]], t, top_k, term_check, r["question"], relation_words)
-               for r in tune if r["kind"] == "covered"]
-        near = [not gate_passes(ranked[r["id"]], t, top_k, term_check, r["question"], relation_words)
+        cov = [gate_passes(ranked[r["id"]], t, top_k, term_check, r["question"]) for r in tune if r["kind"] == "covered"]
+        near = [not gate_passes(ranked[r["id"]], t, top_k, term_check, r["question"])
                 for r in tune if r["kind"] == "near_miss"]
         c, n = sum(cov) / len(cov), sum(near) / len(near)
         print(f"  threshold {t:.2f}: covered let through {c:6.1%}  near misses refused {n:6.1%}")
@@ -114,10 +112,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the KB)")
     ap.add_argument("--threshold", type=float, help="use this strict threshold instead of sweeping the tune half")
-    ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (the default)")
-    ap.add_argument("--no-term-check", action="store_true", help="the threshold alone, without the key-term check")
-    ap.add_argument("--every-term", action="store_true",
-                    help="missing verbs/adjectives/function words refuse too (rag_strict_excuse_relation_words off)")
+    ap.add_argument("--term-check", action="store_true", help="the gate with the answerability check (the default)")
+    ap.add_argument("--no-term-check", action="store_true", help="the threshold alone, without the answerability check")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     rows = load()
@@ -126,16 +122,14 @@ def main() -> None:
     engine = open_engine(data)
     try:
         defaults = StrictModeSettings()
-        term_check = (defaults.rag_strict_term_check or args.term_check or args.every_term) and not args.no_term_check
-        relation_words = not args.every_term
+        term_check = (defaults.rag_strict_term_check or args.term_check) and not args.no_term_check
         engine.save_settings(ADMIN, {"strict": {"rag_strict_term_check": term_check,
-                                                "rag_strict_excuse_relation_words": relation_words,
                                                 "rag_strict_max_results": defaults.rag_strict_max_results}})
         threshold = args.threshold if args.threshold is not None else sweep(
-            engine, rows, defaults.rag_strict_max_results, term_check, relation_words)
+            engine, rows, defaults.rag_strict_max_results, term_check)
         engine.save_settings(ADMIN, {"strict": {"rag_strict_min_similarity": threshold}})
-        print(f"strict threshold {threshold:.2f} (default {defaults.rag_strict_min_similarity}), key-term check "
-              f"{'on' if term_check else 'off'}{'' if relation_words else ' (every term)'}, max results {defaults.rag_strict_max_results}")
+        print(f"strict threshold {threshold:.2f} (default {defaults.rag_strict_min_similarity}), answerability check "
+              f"{'on' if term_check else 'off'}, max results {defaults.rag_strict_max_results}")
         result = ask_all(engine, rows, args.verbose)
         for split in ("tune", "report"):
             s = result[split]

@@ -103,14 +103,12 @@ def sweep(engine, rows: list[dict], top_k: int) -> float:
     tune = [r for r in rows if r["split"] == "tune"]
     ranked = {r["id"]: engine.search(ADMIN, r["question"], [KB], top_k=top_k, min_score=0.0).hits for r in tune}
     check = engine.settings().strict.rag_strict_term_check
-    relation_words = engine.settings().strict.rag_strict_excuse_relation_words
     default = StrictModeSettings().rag_strict_min_similarity
     best, best_t = -1.0, GRID[0]
     print(f"sweep on the tune half ({len(tune)} questions; key-term check {'on' if check else 'off'}):")
     for t in GRID:
-        cov = [gate_passes(ranked[r["id"]], t, top_k, check, r["question"], relation_words) for r in tune if r["facts"]]
-        off = [not gate_passes(ranked[r["id"]], t, top_k, check, r["question"], relation_words)
-               for r in tune if not r["facts"]]
+        cov = [gate_passes(ranked[r["id"]], t, top_k, check, r["question"]) for r in tune if r["facts"]]
+        off = [not gate_passes(ranked[r["id"]], t, top_k, check, r["question"]) for r in tune if not r["facts"]]
         c, o = sum(cov) / len(cov), sum(off) / len(off)
         print(f"  threshold {t:.2f}: covered let through {c:6.1%}  off-topic refused {o:6.1%}")
         if min(c, o) > best or (min(c, o) == best and abs(t - default) < abs(best_t - default)):
@@ -126,8 +124,6 @@ def main() -> None:
     ap.add_argument("--default-threshold", action="store_true", help="use the shipped default threshold, no sweep")
     ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (the default)")
     ap.add_argument("--no-term-check", action="store_true", help="the threshold alone, without the key-term check")
-    ap.add_argument("--every-term", action="store_true",
-                    help="missing verbs/adjectives/function words refuse too (rag_strict_excuse_relation_words off)")
     ap.add_argument("--verbose", action="store_true", help="print every answer")
     args = ap.parse_args()
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -142,19 +138,17 @@ def main() -> None:
         # The defaults, or a threshold swept on the tune half (a kept data folder remembers the last run's).
         defaults = StrictModeSettings()
         engine.save_settings(ADMIN, {"strict": {"rag_strict_max_results": defaults.rag_strict_max_results,
-                                                "rag_strict_term_check": (defaults.rag_strict_term_check or args.term_check or args.every_term) and not args.no_term_check,
-                                                "rag_strict_term_excuse_score": defaults.rag_strict_term_excuse_score,
-                                                "rag_strict_excuse_relation_words": not args.every_term}})
+                                                "rag_strict_term_check": (defaults.rag_strict_term_check or args.term_check)
+                                                and not args.no_term_check}})
         threshold = (args.threshold if args.threshold is not None else defaults.rag_strict_min_similarity
                      if args.default_threshold else sweep(engine, rows, defaults.rag_strict_max_results))
         engine.save_settings(ADMIN, {"strict": {"rag_strict_min_similarity": threshold,
                                                 "rag_strict_max_results": defaults.rag_strict_max_results}})
         strict = engine.settings().strict
         no_hit = lambda question: no_hit_reply(strict, question)  # the built-in one is in the question's language
-        check = ("off" if not strict.rag_strict_term_check else
-                 "on" + ("" if strict.rag_strict_excuse_relation_words else " (every term)"))
+        check = "on" if strict.rag_strict_term_check else "off"
         print(f"strict threshold {strict.rag_strict_min_similarity}, max results {strict.rag_strict_max_results}, "
-              f"key-term check {check}; "
+              f"answerability check {check}; "
               f"{len(covered)} covered and {len(off_topic)} off-topic questions")
 
         ok, cov_scores, misses = 0, [], []

@@ -133,6 +133,8 @@ class SearchFilter:
     # Only points whose payload flag ``ready`` is set (a file fully written and marked indexed,
     # see core/vectorstore/base.py): one indexed condition, whatever the number of unfinished files.
     ready_only: bool = False
+    # Only these points (their ids): the exact score of candidates another channel found
+    point_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

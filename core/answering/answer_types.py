@@ -2,13 +2,15 @@
 
 "What is the hotel *cap* per night?" is answered by "Hotel, capital cities: 180 EUR per night": the
 passage never says "cap", it gives the amount. Words that name the kind of value asked for —
-*attribute words*: cap, rate, price, 上限, 租金, 时长 — are not things the passage must mention; they
-ask for a value, and the passage must state a value of that kind. The same holds for the question
-words themselves ("how many", 多久, 几天). Everything else the question names (interns, a
-motorbike, 外包人员) must still be mentioned (``coverage.py``).
+*attribute words*: cap, rate, price, weight, 上限, 租金, 时长 — are not things the passage must
+mention; they ask for a value, and the passage must state a value of that kind: a price needs an
+amount of money, a weight a weight, "how long" a duration or a length, "how many" a number. The
+question words are read the same way ("how much does it weigh", 多久, 几天). Everything else the
+question names (interns, a motorbike, 外包人员) must still be mentioned (``answerable.py``).
 
 The word lists are general vocabulary, written from the languages, not from any question set:
-the nouns English and Chinese use to name an amount, a duration, a date, a measure.
+the nouns English and Chinese use to name an amount, a duration, a date, a measure, and the units
+that state one.
 """
 
 from __future__ import annotations
@@ -16,57 +18,106 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-Wanted = Literal["quantity", "date"]
+Wanted = Literal["quantity", "money", "duration", "length", "weight", "percentage", "date"]
 
-# Attribute nouns: the kind of value asked for.
-EN_ATTRIBUTES: dict[str, Wanted] = {w: "quantity" for w in (
-    "amount amounts number numbers count total quantity maximum minimum max min cap caps ceiling limit limits "
-    "threshold price prices cost costs fee fees rate rates charge charges tariff rent salary wage pay payment "
-    "duration period length time times deadline frequency interval percentage percent share proportion ratio "
-    "size dimension dimensions width height depth thickness weight capacity distance speed temperature "
-    "volume resolution range level levels value values figure figures sum budget allowance allowances "
-    "reimbursement compensation discount penalty fine credit credits quota ceiling").split()}
-EN_ATTRIBUTES.update({w: "date" for w in "date dates day deadline time".split()})
-ZH_ATTRIBUTES: dict[str, Wanted] = {w: "quantity" for w in (
-    "上限 下限 最高 最低 最多 最少 最长 最短 最大 最小 金额 费用 价格 价钱 价位 收费 标准 额度 限额 数量 数目 次数 "
-    "天数 人数 时长 时间 期限 时限 周期 频率 比例 比率 百分比 尺寸 大小 规格 重量 高度 宽度 长度 厚度 深度 距离 "
-    "速度 温度 容量 等级 级别 租金 工资 薪资 补贴 津贴 报酬 金额数 预算 罚款 折扣 多久 长短 范围 数值 标准是").split()}
-ZH_ATTRIBUTES.update({w: "date" for w in "日期 时候 时间点 截止日期".split()})
+_EN = {
+    "quantity": "amount amounts number numbers count total quantity maximum minimum max min cap caps ceiling limit "
+                "limits threshold capacity level levels value values figure figures sum quota range size dimension "
+                "dimensions volume resolution speed temperature allowance allowances credit credits rate rates",
+    "money": "price prices cost costs fee fees charge charges tariff rent salary wage wages pay payment budget "
+             "reimbursement compensation penalty fine fines deposit",
+    "duration": "duration period length lifetime interval frequency",
+    "length": "width height depth thickness distance",
+    "weight": "weight",
+    "percentage": "percentage percent share proportion ratio discount",
+    "date": "date dates day deadline time",
+}
+_ZH = {
+    "quantity": "上限 下限 最高 最低 最多 最少 最大 最小 额度 限额 数量 数目 次数 人数 标准 等级 级别 范围 数值 速度 温度 容量 "
+                "规格 尺寸 大小 补贴 津贴",
+    "money": "金额 费用 价格 价钱 价位 收费 租金 工资 薪资 报酬 预算 罚款 押金 月租",
+    "duration": "天数 时长 期限 时限 周期 频率 多久 最长 最短",
+    "length": "高度 宽度 长度 厚度 深度 距离",
+    "weight": "重量",
+    "percentage": "比例 比率 百分比 折扣",
+    "date": "日期 时候 时间点 截止日期 时间",
+}
+ATTRIBUTES: dict[str, Wanted] = {w: kind for table in (_EN, _ZH) for kind, words in table.items()  # type: ignore[misc]
+                                 for w in words.split()}
 
-# Question words that ask for a value.
-_EN_QUANTITY = re.compile(r"\bhow\s+(many|much|long|often|far|big|large|fast|old|soon|high|wide|heavy|tall|quickly)\b"
-                          r"|\bwithin how\b|\bwhat percentage\b", re.I)
-_EN_DATE = re.compile(r"\bwhen\b|\bwhat (date|day|time)\b|\bwhich (date|day)\b|\bby when\b", re.I)
-_ZH_QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多远|多快|多重|多宽|多厚|多深|百分之几")
-_ZH_DATE = re.compile(r"何时|什么时候|哪天|哪一天|几号|几点|几月|哪个月|哪年")
+# Question words that ask for a value, most specific first.
+_ASKS: list[tuple[Wanted, re.Pattern]] = [
+    ("money", re.compile(r"\b(how much|what) (does|do|did|will|would|is|are|was)\b.*\b(cost|pay|charge|spend)|多少钱|什么价|价钱", re.I)),
+    ("weight", re.compile(r"\bhow (heavy|much does .* weigh)|\bweigh(s|ed)?\b|多重|多沉", re.I)),
+    ("percentage", re.compile(r"\bwhat percentage\b|百分之几|几成|多少比例", re.I)),
+    ("length", re.compile(r"\bhow (far|wide|tall|high|deep|thick|big|large)\b|多远|多宽|多高|多深|多厚|多大|多长(?!时间)", re.I)),
+    ("duration", re.compile(r"\bhow (long|soon|often|quickly|fast)\b|\bwithin how\b|多久|多长时间|几天|几个月|几年|几周|几小时|几分钟|多少天|多少小时|多少分钟", re.I)),
+    ("quantity", re.compile(r"\bhow (many|much)\b|多少|几(?![号点月])", re.I)),
+    ("date", re.compile(r"\bwhen\b|\bwhat (date|day|time)\b|\bwhich (date|day)\b|\bby when\b|何时|什么时候|哪天|哪一天|几号|几点|几月|哪个月|哪年", re.I)),
+]
 
-# A stated value: digits, Chinese numerals, English number words, weekdays and months.
-_VALUE = re.compile(
-    r"\d|[零〇一二两三四五六七八九十百千万半]"
-    r"|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-    r"sixty|hundred|thousand|half|twice|once|double|dozen)\b", re.I)
-_DATE = re.compile(
-    r"\d|[一二三四五六七八九十][月日号]|周[一二三四五六日末]|星期|月底|月初|年底|年初|工作日|当天|次日"
-    r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday|january|february|march|april|"
-    r"may|june|july|august|september|october|november|december|daily|weekly|monthly|annually|yearly|quarterly|"
-    r"immediately|before|after|within|until|by)\b", re.I)
+_NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+                 r"sixty|hundred|thousand|half|twice|once|double|dozen")
+# A stated number: digits not part of a name (L7, 2.4GHz, P1 are names) and not an ordinal (第三条,
+# Article 12), Chinese numerals before a measure word or unit, English number words.
+_ZH_MEASURE = "个张次份位名条项件台把枚套家种类组批间座辆本篇页块天日年月周小时分钟秒元米克斤吨度倍成人岁等级档星号层"
+_NUM = (rf"(?:(?<![A-Za-z\d.第])(?<!article )(?<!section )\d+(?:[.,]\d+)*(?![A-Za-z\d]|[.,]\d)"
+        rf"|(?<![第零〇一二两三四五六七八九十百千万半])(?:[零〇一二两三四五六七八九十百千万半]{{2,}}|"
+        rf"[零〇一二两三四五六七八九十百千万半](?:[{_ZH_MEASURE}]|个月|分之|学时|课时|工作日|公里|公斤|厘米|毫米))"
+        rf"|\b(?:{_NUMBER_WORDS})\b)")
+_STATES: dict[str, re.Pattern] = {
+    "quantity": re.compile(_NUM, re.I),
+    "money": re.compile(r"[€$¥£]|\b(eur|euros?|usd|dollars?|rmb|cny|yuan|gbp|pounds?|cents?)\b|元|欧元|美元|人民币|块钱", re.I),
+    "duration": re.compile(rf"{_NUM}[\s-]*(?:\w+\s)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|"
+                           r"working days?|business days?|nights?|quarters?)\b|" + _NUM +
+                           r"\s*(?:个)?(?:秒|分钟|小时|天|日|周|星期|个月|月|年|工作日|晚|学时|季度)"
+                           r"|\b(daily|weekly|monthly|annually|yearly|quarterly|immediately|same day|next day)\b"
+                           r"|当天|次日|当日|立即|随时|每[天日周月年]", re.I),
+    "length": re.compile(rf"{_NUM}\s*(?:mm|cm|km|m|metres?|meters?|inch(?:es)?|ft|feet|毫米|厘米|公分|公里|千米|米|寸)"
+                         r"(?![a-z])", re.I),
+    "weight": re.compile(rf"{_NUM}\s*(?:g|kg|grams?|kilograms?|kilos?|tons?|tonnes?|lbs?|pounds?|克|千克|公斤|斤|吨)(?![a-z])",
+                         re.I),
+    "percentage": re.compile(r"%|％|\bper ?cent\b|百分之|[一二三四五六七八九]成|[0-9.]+\s*折", re.I),
+    "date": re.compile(r"\d|[一二三四五六七八九十][月日号]|周[一二三四五六日末]|星期|月底|月初|年底|年初|工作日|当天|次日"
+                       r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?|january|"
+                       r"february|march|april|may|june|july|august|september|october|november|december|daily|weekly|"
+                       r"monthly|annually|yearly|quarterly|immediately|before|after|within|until)\b", re.I),
+}
+
+
+_WHO = re.compile(r"\b(who|whom|whose)\b|谁|哪位|何人|哪个部门|哪个单位|哪个机构", re.I)
 
 
 def asked_for(question: str) -> Wanted | None:
     """The kind of value the question's wording asks for (its attribute words are read by
-    ``coverage``): "quantity" for how many / how long / 多少 / 几, "date" for when / 何时."""
-    if _EN_QUANTITY.search(question) or _ZH_QUANTITY.search(question):
-        return "quantity"
-    if _EN_DATE.search(question) or _ZH_DATE.search(question):
-        return "date"
+    ``answerable``): money for "how much does it cost" / 多少钱, a duration for "how long" / 多久, a
+    date for "when" / 何时, a number for "how many" / 多少 / 几; nothing for "who" / 谁."""
+    if _WHO.search(question):
+        return None
+    for kind, pattern in _ASKS:
+        if pattern.search(question):
+            return kind
     return None
 
 
 def states(text: str, wanted: Wanted) -> bool:
-    """Whether ``text`` states a value of the kind asked for."""
-    return bool((_VALUE if wanted == "quantity" else _DATE).search(text))
+    """Whether ``text`` states a value of the kind asked for ("how long" takes a length too)."""
+    return bool(value_spans(text, wanted))
+
+
+def value_spans(text: str, wanted: Wanted) -> list[tuple[int, int]]:
+    """Where ``text`` states values of the kind asked for."""
+    kinds = [wanted, "length"] if wanted == "duration" else [wanted]
+    return [m.span() for kind in kinds for m in _STATES[kind].finditer(text)]
 
 
 def attribute_kind(term: str) -> Wanted | None:
     """The kind of value an attribute word asks for, None for any other word."""
-    return EN_ATTRIBUTES.get(term) or ZH_ATTRIBUTES.get(term)
+    return ATTRIBUTES.get(term)
+
+
+def more_specific(current: Wanted | None, new: Wanted | None) -> Wanted | None:
+    """Of two kinds read from one question, the more telling one ("how much is the *fee*": money)."""
+    if current in (None, "quantity"):
+        return new or current
+    return current

@@ -11,19 +11,20 @@ So a question is read into (``read_question``):
 * **named things** — nouns, names, numbers, Chinese content words (实习生, motorbike, MySQL, 30):
   each must be in one passage, as written, inflected, in other words of the same meaning, or in the
   other language (``PassageText.mentions``; the meaning of words comes from a dictionary,
-  ``core/retrieval/bilingual.py``, because embedding similarity does not tell a synonym from a
-  sibling);
-* **what is asked for** — question words and attribute words (how many, 多久, cap, rate, 上限,
+  ``core/retrieval/bilingual.py``: embedding similarity does not tell a synonym from a sibling);
+* **what is asked for** — question words and attribute words (how many, 多久, cap, price, 上限,
   租金): not looked for as words; the passage must state a value of that kind
-  (``answer_types.py``);
-* **the framing** — English verbs, adjectives and adverbs, Chinese function words, "each", "per",
-  每个: excused (``word_class.py``), because they relate what is named rather than name it;
-  frequencies ("each year", 每月, monthly) need only their unit (year, 月).
+  (``answer_types.py``: a price needs an amount of money, a weight a weight);
+* **the framing** — English verbs, adjectives and adverbs, Chinese function words and modal verbs,
+  "each", "per", "more than", 每个, currencies: excused (``word_class.py``), because they relate
+  what is named rather than name it; a frequency ("each year", 每月, monthly) needs only its unit,
+  a unit word (days, metres, 小时) its unit in either language.
 
 ``judge`` looks for one passage that mentions every named thing and states the value asked for:
 two passages that each mention half of the question answer neither half (the interns of one
 paragraph are not the leave of another). A number the question gives must be in that passage, or
-inside a range it states on one line ("uptime of 97%" inside "95.0% to 99.0%").
+inside what it states on one line: a range ("uptime of 97%" in "95.0% to 99.0%") or a bound
+("3,000 euros" under "above 2,500 EUR").
 """
 
 from __future__ import annotations
@@ -32,46 +33,60 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from core.answering.answer_types import Wanted, asked_for, attribute_kind, states
-from core.answering.coverage import (
-    _HAN_RUN,
-    _LATIN,
-    _digits_for_numerals,
-    _en_term,
-    _has_parts,
-    _in_order_within,
-    _tokens,
-    _zh_term,
-)
-from core.answering.word_class import names_something
-from core.retrieval.bilingual import has_chinese, lexicon, sense_matched
-from core.retrieval.bm25 import _stem
+from core.answering.answer_types import Wanted, asked_for, attribute_kind, more_specific, states, value_spans
+from core.answering.coverage import HAN_RUN, LATIN, digits_for_numerals, en_term, has_parts, in_order_within, zh_term
+from core.answering.word_class import _zh_tagger, names_something
+from core.retrieval.bilingual import base, has_chinese, lexicon, related_in, sense_matched, wordnet
+from core.retrieval.bm25 import _jieba_tokenizer
 
-# Words that only frame a question ("each", "per", 每个): they name nothing a passage must say.
-# Comparisons ("more than six hours", 超过) and currencies (euros for EUR, 元) frame a value too.
-_EN_FRAME = frozenset("each every per single certain specific exact particular usually normally typically "
-                      "currently still ever already else besides more less fewer least most over under above "
-                      "below than exceeding beyond euro euros eur yuan rmb cny dollar dollars usd".split())
-_ZH_FRAME = frozenset("每个 每位 每名 每项 每一 各个 各位 各项 一般 通常 目前 现在 大概 大约 左右 以上 以下 其他 之内 以内 "
-                      "超过 不超过 不少于 不低于 至少 最多 人民币 欧元 美元".split())
+# Words that only frame a question: they name nothing a passage must say.
+_EN_FRAME = frozenset(
+    "each every per single certain specific exact particular usually normally typically currently still ever "
+    "already else besides more less fewer least most over under above below than exceeding beyond this these "
+    "that those such any euro euros eur yuan rmb cny dollar dollars usd".split())
+_ZH_FRAME = frozenset(
+    "每个 每位 每名 每项 每一 每次 一次 各个 各位 各项 一般 通常 目前 现在 大概 大约 左右 以上 以下 其他 之内 以内 超过 不超过 不少于 "
+    "不低于 至少 最多 人民币 欧元 美元 才能 才可以 才可 的话 这份 这个 该项 此项 本 一下 是从 从 到".split())
 # A frequency names its unit: "each year", "yearly", 每年 are answered by "per calendar year", 每个自然年.
 _EN_FREQUENCY = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annual": "year",
                  "annually": "year", "nightly": "night", "hourly": "hour", "quarterly": "quarter"}
-_ZH_UNIT = {"年": ("年", "year"), "月": ("月", "month"), "天": ("天", "日", "day"), "日": ("日", "天", "day"),
-            "晚": ("晚", "夜", "night"), "周": ("周", "星期", "week"), "次": ("次", "time"), "人": ("人", "person")}
-# a number on its own, not a model or level name's digits (P2, L7, 5G keep theirs)
+# Units in both languages: "days" is answered by 十五日, 小时 by "4 hours".
+_UNITS: dict[str, tuple[str, ...]] = {
+    "day": ("天", "日", "day"), "week": ("周", "星期", "week"), "month": ("月", "month"), "year": ("年", "year"),
+    "night": ("晚", "夜", "night"), "hour": ("小时", "时", "hour"), "minute": ("分钟", "分", "minute"),
+    "second": ("秒", "second"), "quarter": ("季度", "quarter"), "meter": ("米", "meter", "metre", "m"),
+    "kilometer": ("公里", "千米", "kilometer", "kilometre", "km"), "centimeter": ("厘米", "centimeter", "centimetre", "cm"),
+    "millimeter": ("毫米", "millimeter", "millimetre", "mm"), "kilogram": ("公斤", "千克", "kilogram", "kg"),
+    "gram": ("克", "gram", "g"), "time": ("次", "time"), "person": ("人", "person"),
+}
+_ZH_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "月": "month", "年": "year", "晚": "night",
+             "小时": "hour", "分钟": "minute", "秒": "second", "季度": "quarter", "米": "meter", "公里": "kilometer",
+             "厘米": "centimeter", "毫米": "millimeter", "公斤": "kilogram", "千克": "kilogram", "次": "time"}
+# British spellings the dictionary and most documents write the American way
+_SPELLING = [(re.compile(r"(?<=[a-z])tre(s?)$"), r"ter\1"), (re.compile(r"(?<=[a-z]{2})our(s?)$"), r"or\1"),
+             (re.compile(r"^(licen|defen|offen)ce(s?)$"), r"\1se\2")]
 _NUMBER = re.compile(r"(?<![a-z\d.,])\d+(?:[.,]\d+)*(?![a-z\d])")
 _EN_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
                     "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100}
 _EN_NUMBER_WORD = re.compile(r"\b(" + "|".join(_EN_NUMBER_WORDS) + r")\b")
+_ASKS_WHO = re.compile(r"\b(who|whom|whose)\b|谁|哪位|何人|哪个部门|哪个单位|哪个机构|哪一级", re.I)
+_TITLE_RUN = re.compile(r"[A-Z][a-z]+(?:\s+(?:of|and|the|for)?\s*[A-Z][a-z]+)+")
+_CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z0-9]*)\b")
+_ACRONYM = re.compile(r"\b([A-Z]{2,6})\b")
+# Bounds around a number on one line: "above 2,500", "2500 以上", "up to 10%".
+_AT_LEAST = re.compile(r"(?:above|over|more than|exceeding|greater than|at least|from|≥|>|超过|高于|大于|满|不少于|不低于)\s*(\d[\d.,]*)"
+                       r"|(\d[\d.,]*)\s*(?:\S{0,3})?(?:以上|起|或以上|及以上|or more|and above|\+)", re.I)
+_AT_MOST = re.compile(r"(?:below|under|less than|up to|at most|not exceeding|within|≤|<|不超过|低于|小于|不足|最多)\s*(\d[\d.,]*)"
+                      r"|(\d[\d.,]*)\s*(?:\S{0,3})?(?:以下|以内|之内|内|or less|or fewer)", re.I)
 
 
 @dataclass(frozen=True)
 class Term:
     text: str  # as the question writes it (normalised); a number as digits
-    kind: str  # "number" | "word" | "unit" (a frequency: any of ``forms`` answers it)
+    kind: str  # "number" | "word" | "name" | "unit" (a frequency or unit: any of ``forms`` answers it)
     forms: tuple[str, ...] = ()
+    verb: bool = False  # a Chinese verb: checked against Chinese passages, a relation across languages
 
 
 @dataclass(frozen=True)
@@ -80,29 +95,55 @@ class Question:
     named: tuple[Term, ...]  # what a passage must mention
     wanted: Wanted | None  # the kind of value asked for
     framing: tuple[str, ...] = ()  # words read as framing (excused), for the record
+    counted: str | None = None  # the thing a "how many" question counts (how many *prosecutors*, 多少张*人脸*)
 
 
 @dataclass(frozen=True)
 class Judgement:
     answerable: bool
-    passage: int | None  # the passage (index into those judged) that answers, or the nearest one
+    passage: int | None  # the first passage (index into those judged) that answers, or the nearest one
     missing: tuple[str, ...]  # what the nearest passage lacks (empty when answerable)
     no_value: bool = False  # the nearest passage mentions everything but states no value of the kind asked
     question: Question | None = None
+    answering: tuple[int, ...] = ()  # every passage that answers, best first
 
 
 def _norm(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def _value(raw: str) -> float | None:
+    try:
+        return float(raw.replace(",", ""))
+    except ValueError:
+        return None
+
+
 def _numbers(text: str) -> list[float]:
-    out = []
-    for m in _NUMBER.finditer(text):
-        raw = m.group().replace(",", "")
-        try:
-            out.append(float(raw))
-        except ValueError:
+    return [v for v in (_value(m.group()) for m in _NUMBER.finditer(text)) if v is not None]
+
+
+def _american(word: str) -> str:
+    for pattern, replacement in _SPELLING:
+        word = pattern.sub(replacement, word)
+    return word
+
+
+def _words(question: str) -> list[str]:
+    """The question's words: jieba's cut, Latin words and digits whole, single characters that
+    together make a dictionary word joined (的年费: 年 费 → 年费)."""
+    lex = lexicon()
+    out: list[str] = []
+    for token in _jieba_tokenizer().cut(digits_for_numerals(_norm(question)), HMM=False):
+        token = token.strip()
+        if not token:
             continue
+        if out and len(token) == 1 and HAN_RUN.fullmatch(token) and HAN_RUN.fullmatch(out[-1]):
+            joined = out[-1] + token
+            if lex.glosses(joined) and (len(out[-1]) == 1 or not lex.glosses(out[-1])):
+                out[-1] = joined
+                continue
+        out.append(token)
     return out
 
 
@@ -111,42 +152,96 @@ def read_question(question: str) -> Question:
     named: list[Term] = []
     framing: list[str] = []
     wanted = asked_for(question)
-    flat = _norm(question)
-    for value in _numbers(_EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), _digits_for_numerals(flat))):
+    # "who approves an extension of the review *period*": the period is what is talked about, a
+    # person is asked for
+    asks_who = _ASKS_WHO.search(question) is not None
+    names = {m.group(1).lower() for m in _CAPITALISED.finditer(question)}
+    flat = _EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), digits_for_numerals(_norm(question)))
+    for value in _numbers(flat):
         named.append(Term(f"{value:g}", "number"))
-    for token in _tokens(question):
-        if _LATIN.fullmatch(token):
-            if token.isdigit() or _en_term(token) is None or token in _EN_NUMBER_WORDS:
+    after_question_word = False
+    words = _words(question)
+    for position, token in enumerate(words):
+        previous = words[position - 1] if position else ""
+        if LATIN.fullmatch(token):
+            if token.isdigit() or en_term(token) is None or token in _EN_NUMBER_WORDS:
                 continue
-            if token in _EN_FRAME:
+            if token in names and token not in _EN_FRAME:
+                named.append(Term(token, "name"))
+            elif token in _EN_FRAME:
                 framing.append(token)
-            elif token in _EN_FREQUENCY:
-                named.append(Term(token, "unit", (_EN_FREQUENCY[token], _ZH_UNIT.get(_EN_FREQUENCY[token][0], ("",))[0])))
-            elif attribute_kind(token):
-                wanted = wanted or attribute_kind(token)
-                framing.append(token)
-            elif not names_something(question, token):
+            elif token in _EN_FREQUENCY or base(token) in _UNIT_WORDS:
+                unit = _EN_FREQUENCY.get(token) or _UNIT_WORDS[base(token)]
+                named.append(Term(token, "unit", _UNITS.get(unit, (unit,))))
+            elif previous == "how" or not names_something(question, token):
+                framing.append(token)  # how fast, how loud: the kind of answer; a verb or adjective
+            elif attribute_kind(token) and not asks_who and not _modifies_next(words, position):
+                wanted = more_specific(wanted, attribute_kind(token))
                 framing.append(token)
             else:
-                named.append(Term(token, "word"))
+                named.append(Term(_american(token), "word"))
             continue
-        for part in _HAN_RUN.findall(token):
-            word = _zh_term(part)
+        for part in HAN_RUN.findall(token):
+            word = zh_term(part) if len(part) > 1 else None
+            if after_question_word:  # the word after 哪个 / 什么 names the kind of answer asked for
+                after_question_word = False
+                if word:
+                    framing.append(word)
+                    continue
+            after_question_word = part in ("哪个", "哪些", "什么", "哪种", "哪类", "何种", "哪一个", "哪一")
             if word is None:
                 continue
             if word in _ZH_FRAME:
                 framing.append(word)
-            elif word.startswith("每") and len(word) == 2 and word[1] in _ZH_UNIT:
-                named.append(Term(word, "unit", _ZH_UNIT[word[1]]))
-            elif attribute_kind(word):
-                wanted = wanted or attribute_kind(word)
+            elif word[0] in "每一" and len(word) >= 2 and word[1:] in _ZH_UNITS:  # 每年, 一年: a unit
+                named.append(Term(word, "unit", _UNITS[_ZH_UNITS[word[1:]]]))
+            elif attribute_kind(word) and not asks_who:
+                wanted = more_specific(wanted, attribute_kind(word))
                 framing.append(word)
             elif not names_something(question, word):
                 framing.append(word)
             else:
-                named.append(Term(word, "word"))
+                named.append(Term(word, "word", verb=_zh_verb(question, word)))
     unique = list({(t.text, t.kind): t for t in named}.values())
-    return Question(question, tuple(unique), wanted, tuple(dict.fromkeys(framing)))
+    counted = _counted(words, [t.text for t in unique if t.kind in ("word", "name") and not t.verb])
+    return Question(question, tuple(unique), wanted, tuple(dict.fromkeys(framing)), counted)
+
+
+_ZH_MEASURE = frozenset("个 张 次 份 位 名 条 项 件 台 把 枚 套 家 种 类 组 批 间 座 辆 本 篇 页 块".split())
+
+
+def _counted(words: list[str], things: list[str]) -> str | None:
+    """The named thing right after "how many" / 多少 / 几 (a measure word between)."""
+    for i, w in enumerate(words):
+        if w in ("many", "多少", "几") or (w.startswith("几") and len(w) == 2 and w[1] in _ZH_MEASURE):
+            for nxt in words[i + 1 : i + 4]:
+                if nxt in things:
+                    return nxt
+                if nxt.strip() and nxt not in _ZH_MEASURE and nxt not in ("of", "the"):
+                    break
+    return None
+
+
+def _zh_verb(question: str, word: str) -> bool:
+    """Whether jieba tags the word a verb (v) in the question (or alone, when the question's cut
+    splits it)."""
+    tagger = _zh_tagger()
+    tag = next((p.flag for p in tagger.cut(question, HMM=False) if p.word == word), None)
+    if tag is None:
+        tags = [p.flag for p in tagger.cut(word, HMM=False)]
+        tag = tags[0] if len(tags) == 1 else ""
+    return tag == "v"
+
+
+def _modifies_next(words: list[str], position: int) -> bool:
+    """An attribute word used as a modifier names something ("the *payment* code", "a *price* list"):
+    the next word is another content word."""
+    following = [w for w in words[position + 1 : position + 2] if w.strip()]
+    return bool(following) and LATIN.fullmatch(following[0]) is not None and en_term(following[0]) is not None \
+        and following[0] not in _EN_FRAME and attribute_kind(following[0]) is None
+
+
+_UNIT_WORDS = {w: unit for unit, forms in _UNITS.items() for w in forms if w.isalpha() and w.isascii() and len(w) > 2}
 
 
 @dataclass
@@ -157,15 +252,14 @@ class PassageText:
     text: str = ""
     chinese: bool = False
     stems: set[str] = field(default_factory=set)
-    lines: list[list[float]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
     _concepts: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
-        self.text = _digits_for_numerals(_norm(self.raw))
-        words = _EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), self.text)
+        self.text = digits_for_numerals(_norm(self.raw))
         self.chinese = has_chinese(self.text)
-        self.stems = {_stem(w) for w in _LATIN.findall(self.text)}
-        self.lines = [_numbers(line) for line in words.splitlines()]
+        self.stems = {base(_american(w)) for w in LATIN.findall(self.text)}
+        self.lines = _EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), self.text).splitlines()
 
     @property
     def concepts(self) -> frozenset[str]:
@@ -175,39 +269,79 @@ class PassageText:
         return self._concepts
 
     def mentions(self, term: Term) -> bool:
+        if term.verb and not self.chinese:
+            # Across languages a verb is the relation, as English verbs are within English: the
+            # dictionary's English for a Chinese verb rarely is the passage's verb (提交 / report).
+            return True
         if term.kind == "number":
             return self._has_number(float(term.text))
         if term.kind == "unit":
-            return any(f and (f in self.text if has_chinese(f) else _stem(f) in self.concepts) for f in term.forms)
+            return any(f in self.text if has_chinese(f) or not f.isalpha() else related_in(f, self.concepts)
+                       for f in term.forms)
         word = term.text
-        if _HAN_RUN.fullmatch(word):
+        if HAN_RUN.fullmatch(word):
             return self._has_chinese_word(word)
-        return _stem(word) in self.stems or word in self.stems or _stem(word) in self.concepts
+        form = base(word)
+        if related_in(form, self.stems) or word in self.stems or related_in(form, self.concepts) or self._spells(word):
+            return True
+        return any(related_in(base(w), self.concepts) for w in wordnet().synonyms(form))
+
+    def _spells(self, word: str) -> bool:
+        """An acronym the passage writes out in capitalised words: EEA in "European Economic Area"."""
+        if not (3 <= len(word) <= 6 and word.isalpha()):
+            return False
+        for run in _TITLE_RUN.finditer(self.raw):
+            initials = "".join(w[0] for w in run.group().split() if w[0].isupper()).lower()
+            if word in initials:
+                return True
+        return False
 
     def _has_chinese_word(self, word: str) -> bool:
-        if word in self.text or _in_order_within(word, self.text, 2 * len(word) + 1) or _has_parts(word, self.text):
+        if word in self.text or in_order_within(word, self.text, 2 * len(word) + 1) or has_parts(word, self.text):
             return True
         lex = lexicon()
+        # in an English passage a Chinese word is matched by half of a sense's words (出差: business
+        # trip, in "business travel"); in Chinese, a synonym must say the sense (超速 / 限速: speed)
+        lenient = not self.chinese
         senses = lex.glosses(word)
         if senses:
-            return any(sense_matched(s, self.concepts) for s in senses)
-        # not a headword (朋友家, 餐补): each of its dictionary words must be meant by the passage
+            return any(sense_matched(s, self.concepts, lenient) for s in senses)
+        # not a headword (朋友家, 餐补): each of its dictionary words must be meant by the passage, a
+        # single character written there (its senses are too many to go by: 脸 is "face" and 面向
+        # "to face")
         pieces = _pieces(word, lex)
-        return bool(pieces) and all(p in self.text or any(sense_matched(s, self.concepts) for s in lex.glosses(p))
-                                    for p in pieces)
+        return bool(pieces) and all(
+            p in self.text or ((len(p) > 1 or lenient)
+                               and any(sense_matched(s, self.concepts, lenient) for s in lex.glosses(p)[:3]))
+            for p in pieces)
 
     def _has_number(self, value: float) -> bool:
-        for numbers in self.lines:
+        for line in self.lines:
+            numbers = _numbers(line)
             if value in numbers:
                 return True
             # a value inside a range the passage states on one line ("95.0% to 99.0%")
-            if len(numbers) >= 2 and any(a < value < b for a, b in zip(numbers, numbers[1:])):
+            if len(numbers) >= 2 and any(a < value < b or b < value < a for a, b in zip(numbers, numbers[1:])):
+                return True
+            # or beyond a bound it states ("above 2,500 EUR", "2500元以上", "up to 10%")
+            if any(_value(m.group(1) or m.group(2) or "") is not None and value >= _value(m.group(1) or m.group(2))
+                   for m in _AT_LEAST.finditer(line)):
+                return True
+            if any(_value(m.group(1) or m.group(2) or "") is not None and value <= _value(m.group(1) or m.group(2))
+                   for m in _AT_MOST.finditer(line)):
                 return True
         return False
 
 
+# Resultative complements: 送到 is 送 done, 锁住 is 锁 holding; the verb carries the meaning.
+_COMPLEMENTS = frozenset("到住给完好掉上下出进回过起开成走来去")
+
+
 def _pieces(word: str, lex) -> list[str]:
-    """A word the dictionary lacks, cut into its longest dictionary words, left to right."""
+    """A word the dictionary lacks, cut into its longest dictionary words, left to right (a verb's
+    resultative complement dropped: 送到 → 送)."""
+    if len(word) == 2 and word[1] in _COMPLEMENTS:
+        return [word[0]]
     out, i = [], 0
     while i < len(word):
         for j in range(len(word), i, -1):
@@ -219,19 +353,115 @@ def _pieces(word: str, lex) -> list[str]:
     return out
 
 
-def judge(question: Question, passages: list[str]) -> Judgement:
+_SEGMENT = re.compile(r"(?<=[。！？；;!?\n])|(?<=\.)\s+")
+
+
+def _segments(body: str) -> list[str]:
+    """Sentences, and table rows each with its table's header row (the header names the columns)."""
+    out: list[str] = []
+    header: str | None = None
+    for line in body.splitlines():
+        if line.lstrip().startswith("|"):
+            if header is None:
+                header = line
+            elif not re.fullmatch(r"[\s|:-]+", line):
+                out.append(f"{header}\n{line}")
+            continue
+        header = None
+        out.extend(_SEGMENT.split(line))
+    return out
+
+
+# How far from a value the thing it is about may stand, in characters: "试用期满的员工每周最多可
+# 居家办公两天" gives the days of working from home, not the length of probation.
+_NEAR_ZH, _NEAR_EN = 12, 60
+
+
+def _states_about(question: Question, body: str) -> str | None:
+    """The sentence or table row of the passage's body that states a value of the kind asked for
+    about a thing the question names (near it in a sentence; anywhere in a table row with its
+    header); None when there is none: the number of fingerprints does not answer "how many faces"."""
+    things = [t for t in question.named if t.kind in ("word", "name") and not t.verb]
+    if question.counted:
+        things = [t for t in things if t.text == question.counted]
+    for segment in _segments(body):
+        spans = value_spans(segment, question.wanted) if segment.strip() else []  # type: ignore[arg-type]
+        if not spans:
+            continue
+        if not things or (segment.lstrip().startswith("|") and any(PassageText(segment).mentions(t) for t in things)):
+            return segment
+        near = _NEAR_ZH if has_chinese(segment) else _NEAR_EN
+        for start, end in spans:
+            window = PassageText(segment[max(0, start - near) : end + near])
+            if any(window.mentions(t) for t in things):
+                return segment
+    return None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    passage: int  # which of the passages judged
+    text: str  # the sentence or table row (with its header) that answers
+    score: float
+
+
+def best_evidence(question: Question, bodies: list[str], candidates: tuple[int, ...]) -> Evidence | None:
+    """Of the answering passages (``candidates``), the sentence or table row that answers best
+    (the better passage first when two score alike)."""
+    best: Evidence | None = None
+    for i in candidates:
+        text, score = evidence(question, bodies[i])
+        if text is not None and (best is None or score > best.score):
+            best = Evidence(i, text, score)
+    return best
+
+
+def evidence(question: Question, body: str) -> tuple[str | None, float]:
+    """The sentence or table row of an answering passage that answers, and how well: the one that
+    mentions most of what the question names and states the value asked for near it (a table row
+    is read with its header). None when no sentence mentions anything the question names."""
+    best, best_score = None, 0.0
+    for segment in _segments(body):
+        if not segment.strip():
+            continue
+        part = PassageText(segment)
+        score = float(sum(part.mentions(t) for t in question.named))
+        # the framing words (acknowledge, 延长) tell two sentences about one thing apart
+        score += 0.5 * sum(part.mentions(Term(w, "word")) for w in question.framing if attribute_kind(w) is None)
+        if score and question.wanted is not None:
+            spans = value_spans(segment, question.wanted)
+            if spans:
+                score += 1.0
+                things = [t for t in question.named if t.kind in ("word", "name") and not t.verb
+                          and (question.counted is None or t.text == question.counted)]
+                near = _NEAR_ZH if has_chinese(segment) else _NEAR_EN
+                if any(PassageText(segment[max(0, a - near) : b + near]).mentions(t) for a, b in spans for t in things):
+                    score += 2.0
+        if score > best_score:
+            best, best_score = segment, score
+    return best, best_score
+
+
+def judge(question: Question, passages: list[str], bodies: list[str] | None = None) -> Judgement:
     """The first passage (in the order given: best first) that mentions every named thing of the
-    question and states the value asked for; otherwise the nearest one and what it lacks."""
-    best: tuple[int, int, tuple[str, ...], bool] | None = None  # (-missing count, index, missing, no value)
+    question and states the value asked for about one of them; otherwise the nearest one and what
+    it lacks. ``passages``: the text each is judged on (its file name and heading path with its
+    text); ``bodies``: the text alone, where values are looked for (default: ``passages``)."""
+    bodies = bodies or passages
+    best: tuple[int, int, tuple[str, ...], bool] | None = None  # (shortfall, index, missing, no value)
+    answering: list[int] = []
     for i, raw in enumerate(passages):
         passage = PassageText(raw)
         missing = tuple(t.text for t in question.named if not passage.mentions(t))
-        no_value = question.wanted is not None and not states(passage.text, question.wanted)
+        no_value = question.wanted is not None and _states_about(question, bodies[i]) is None
         if not missing and not no_value:
-            return Judgement(True, i, (), False, question)
-        rank = (len(missing) + no_value, i)
-        if best is None or rank < (best[0], best[1]):
-            best = (rank[0], i, missing, no_value and not missing)
+            answering.append(i)
+            continue
+        shortfall = len(missing) + no_value
+        if best is None or shortfall < best[0]:
+            best = (shortfall, i, missing, no_value and not missing)
+    if answering:
+        return Judgement(True, answering[0], (), False, question, tuple(answering))
     if best is None:
         return Judgement(False, None, tuple(t.text for t in question.named), False, question)
     return Judgement(False, best[1], best[2], best[3], question)

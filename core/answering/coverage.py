@@ -1,38 +1,20 @@
-"""Strict mode's query-coverage check: the question's key terms must appear in what was found.
+"""A question's words, and where a word occurs in a text.
 
-A near miss is a question in the knowledge base's own domain and vocabulary that the knowledge
-base does not answer: "How many days of bereavement leave…?" over a handbook that grants annual,
-sick and parental leave, "实习生每年有几天年假？" over one that never mentions interns. Its best
-passage scores like a covered question's (the same chapter, most of the same words), so no
-score threshold separates the two. What separates them is the word the knowledge base lacks.
-
-So, before strict mode answers, every *key term* of the question — a content word or number,
-not a question word or particle — must occur in the passages that passed the threshold (their
-text, heading path and file name). A question with a key term the passages never mention is
-refused like a miss: the fixed reply, no model call, and a notice naming the missing terms.
-
-Matching is deliberately forgiving where languages vary their form, and nowhere else:
-
-* English words are compared by Snowball stem ("approves" ~ "approved"), so inflection is
-  no miss; a synonym is ("staff" for "employee"): strict mode would rather refuse than guess.
-* Chinese is cut by jieba into words; single characters (mostly particles and measure words)
-  are no key terms, nor is the word after 哪个 / 什么 (the kind of answer asked for). A word counts as present when it is in the text, or when its characters
-  occur in order within a short span (``每年`` in ``每个自然年``, ``检察院`` in ``人民检察院``), or when
-  each of its own words is (``坐飞机``: ``飞机``; ``刑事诉讼`` stays missing without ``刑事``).
-* Chinese numerals and digits are one form (``15天`` ~ ``十五天``).
-
-It is a general rule over words, not tuned to any question set: measured on
-``benchmarks/data/strict_near_miss.jsonl`` (tune and report splits, docs/answering.md).
+Strict mode's judgement of whether a passage answers a question (``answerable.py``) and the
+follow-up detection (``followup.py``) read questions with these: jieba's cut for Chinese (English
+words and digits whole), numerals as digits (十五 → 15), question words, particles and single
+Chinese characters left out (``key_terms``); and look a Chinese word up in a text forgivingly where
+Chinese varies its form: its characters in order within a short span (``每年`` in ``每个自然年``,
+``检察院`` in ``人民检察院``), or each of its own words present (``坐飞机``: ``飞机``; ``刑事诉讼``
+stays missing without ``刑事``).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 
-from core.answering.word_class import names_something
-from core.retrieval.bm25 import _EN_STOP, _ZH_STOP, _jieba_tokenizer, _stem
+from core.retrieval.bm25 import _EN_STOP, _ZH_STOP, _jieba_tokenizer
 
 # Question words, auxiliaries and generic verbs: they shape a question, they name nothing the
 # answer must contain. Extending this list only makes the check more lenient.
@@ -53,21 +35,10 @@ _ZH_QUESTION_WORDS = frozenset((
 ))
 _ZH_QUESTION_CHARS = "谁几吗呢吧么哪"
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_HAN_RUN = re.compile(rf"[{_CJK}]+")
-_LATIN = re.compile(r"[a-z0-9]+")
+HAN_RUN = re.compile(rf"[{_CJK}]+")
+LATIN = re.compile(r"[a-z0-9]+")
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _ZH_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千]+")
-
-
-@dataclass(frozen=True)
-class Coverage:
-    terms: tuple[str, ...]  # the question's key terms, as written (normalised)
-    missing: tuple[str, ...]  # those the passages do not contain
-    question: str = ""  # as asked: where the missing words' classes are read (word_class.py)
-
-    @property
-    def covered(self) -> bool:
-        return not self.missing
 
 
 def _normalise(text: str) -> str:
@@ -101,20 +72,20 @@ def _zh_number(numeral: str) -> str:
     return numeral  # 一一, 三四 (a range): not one number
 
 
-def _digits_for_numerals(text: str) -> str:
+def digits_for_numerals(text: str) -> str:
     # Only numerals before a unit or at a word edge become digits; "一线城市" stays a word,
     # because a lone 一 inside a word is rarely a count. Two or more numeral characters are.
     return _ZH_NUMBER.sub(lambda m: _zh_number(m.group()) if len(m.group()) > 1 or m.group() == "十" else m.group(), text)
 
 
-def _zh_term(word: str) -> str | None:
+def zh_term(word: str) -> str | None:
     if len(word) < 2 or word in _ZH_STOP or word in _ZH_QUESTION_WORDS:
         return None
     # Words holding a question character (几天, 多少钱, 谁的) ask, they name nothing.
     return None if any(c in _ZH_QUESTION_CHARS for c in word) else word
 
 
-def _en_term(word: str) -> str | None:
+def en_term(word: str) -> str | None:
     if word in _EN_STOP or word in _EN_QUESTION_WORDS or (len(word) < 2 and not word.isdigit()):
         return None
     return word
@@ -131,10 +102,10 @@ def _tokens(question: str) -> list[str]:
     out: list[str] = []
     after_question_word = False
     for token in _jieba_tokenizer().cut(_normalise(question), HMM=False):  # HMM guesses words ("假有")
-        token = _digits_for_numerals(token.strip())
+        token = digits_for_numerals(token.strip())
         if not token:
             continue
-        if after_question_word and _HAN_RUN.fullmatch(token):
+        if after_question_word and HAN_RUN.fullmatch(token):
             after_question_word = False
             continue
         after_question_word = token in _ZH_ANSWER_TYPE_BEFORE
@@ -147,18 +118,18 @@ def key_terms(question: str) -> list[str]:
     give ``15``)."""
     terms: list[str] = []
     for token in _tokens(question):
-        if _LATIN.fullmatch(token):
-            term = _en_term(token)
+        if LATIN.fullmatch(token):
+            term = en_term(token)
             terms += [term] if term else []
             continue
         terms += re.findall(r"\d+", token)
-        for part in _HAN_RUN.findall(token):
-            term = _zh_term(part)
+        for part in HAN_RUN.findall(token):
+            term = zh_term(part)
             terms += [term] if term else []
     return list(dict.fromkeys(terms))
 
 
-def _in_order_within(word: str, text: str, span: int) -> bool:
+def in_order_within(word: str, text: str, span: int) -> bool:
     """Whether the characters of ``word`` occur in order within ``span`` characters of ``text``."""
     start = text.find(word[0])
     while start != -1:
@@ -174,47 +145,8 @@ def _in_order_within(word: str, text: str, span: int) -> bool:
     return False
 
 
-class _Passages:
-    """The passages' text in the forms a key term is looked up in."""
-
-    def __init__(self, texts: list[str]):
-        self.text = _digits_for_numerals(_normalise("\n".join(texts)))
-        self.stems = {_stem(w) for w in _LATIN.findall(self.text)}
-
-    def has(self, term: str) -> bool:
-        if _HAN_RUN.fullmatch(term):
-            return term in self.text or _in_order_within(term, self.text, 2 * len(term) + 1) or _has_parts(term, self.text)
-        return term in self.stems or _stem(term) in self.stems
-
-
-def _has_parts(word: str, text: str) -> bool:
+def has_parts(word: str, text: str) -> bool:
     """A compound is present when each of its words is (坐飞机: 飞机); one missing part keeps
     it missing (刑事诉讼: 诉讼 is there, 刑事 is not)."""
     parts = [w for w in _jieba_tokenizer().cut_for_search(word, HMM=False) if len(w) >= 2 and w != word]
     return bool(parts) and all(p in text for p in parts)
-
-
-def coverage(question: str, texts: list[str]) -> Coverage:
-    """Which key terms of ``question`` the passages ``texts`` do not contain."""
-    terms = key_terms(question)
-    passages = _Passages(texts)
-    return Coverage(tuple(terms), tuple(t for t in terms if not passages.has(t)), question)
-
-
-def unexcused(cover: Coverage, best_score: float, excuse_score: float,
-              excuse_relation_words: bool = False) -> tuple[str, ...]:
-    """The missing terms that still refuse the question.
-
-    With ``excuse_relation_words``, a missing word that only relates what the question names (an
-    English verb, adjective or adverb; a Chinese function word) is excused whatever the score:
-    only nouns, names and numbers refuse (``word_class.py``). Then a passage scoring far above the threshold (``excuse_score``) is about what was asked even when
-    the question is worded with words it lacks ("What does DPR *stand* for?", "…采取什么*措施*"):
-    its missing words are excused. A missing number never is: "a number the document does not
-    give" is the near miss no score can tell apart ("二审判决生效后*30*日内…").
-    """
-    missing = cover.missing
-    if excuse_relation_words:
-        missing = tuple(t for t in missing if names_something(cover.question, t))
-    if best_score < excuse_score:
-        return missing
-    return tuple(t for t in missing if t.isdigit())

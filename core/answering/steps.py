@@ -70,11 +70,13 @@ def fit(run: AnswerRun, model: ChatModel, items: list[ContextItem], fixed: Promp
 
 
 def extractive(run: AnswerRun, model: ExtractiveAnswerer, question: str, items: list[ContextItem],
-               uncovered: str | None) -> None:
-    """The offline answerer quotes the passages; it is not a language model (llm_called stays False)."""
+               uncovered: str | None, evidence: dict[int, str] | None = None) -> None:
+    """The offline answerer quotes the passages; it is not a language model (llm_called stays False).
+    ``evidence``: passage number -> the sentence or table row judged to answer (strict mode's
+    judgement, ``answerable.py``): quoted instead of what word overlap would pick."""
     run.injected = items
     run.emit("generating", "quoting the knowledge base (no language model configured)")
-    result = model.answer(question, passages(items), uncovered)
+    result = model.answer(question, passages(items), uncovered, evidence=evidence)
     run.answer.text = result.text
     run.mark("first_token_ms")
     run.emit("text", result.text)

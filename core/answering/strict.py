@@ -6,22 +6,20 @@ called; a hit sends exactly one system message (the passages and the "answer onl
 rules) immediately before the user message, offers no tool but a knowledge-base search of that
 same scope, and injects nothing else (no history, no other context, no fallback).
 
-A hit is not yet an answer: when ``strict.rag_strict_term_check`` is on (opt-in), every key
-term of the question must occur in the passages that passed (``coverage.py``). A near miss — a
-question in the knowledge base's vocabulary naming something it never mentions — gets the fixed
-reply too, with no model call, and a notice naming the missing terms. A best passage scoring at
-least ``strict.rag_strict_term_excuse_score`` excuses missing words (the question is about it,
-worded otherwise), never a missing number; with ``strict.rag_strict_excuse_relation_words`` (on)
-a missing relation word (an English verb or adjective, a Chinese function word) is excused at any
-score, a missing noun, name or number is not (``word_class.py``).
+A hit is not yet an answer: with ``strict.rag_strict_term_check`` (on by default) the passages must
+answer the question (``answerable.py``): one of them must mention every thing the question names —
+as written, in other words of the same meaning or in the other language — and state the kind of
+value asked for about it. A near miss (interns where the handbook speaks of employees) gets the
+fixed reply too, with no model call, and a notice naming what the passages lack; the answering
+passage goes first, and the offline answerer quotes the sentence or table row that answers.
 """
 
 from __future__ import annotations
 
+from core.answering.answerable import Judgement, best_evidence, judge, read_question
 from core.answering.context import KnowledgeAccess
-from core.answering.coverage import coverage, unexcused
 from core.answering.generate import generate
-from core.answering.prompts import number, strict_messages
+from core.answering.prompts import ContextItem, number, strict_messages
 from core.answering.replies import language, no_hit_reply, uncovered_text
 from core.answering.run import AnswerRun
 from core.answering.scope import Scope
@@ -34,6 +32,30 @@ _NOT_MENTIONED = {
     "en": "strict mode: the passages found do not mention {terms}, so the question is not answered from them",
     "zh": "严格模式：检索到的内容未提及「{terms}」，因此不据此作答",
 }
+_NO_VALUE = {
+    "en": "strict mode: the passages found do not state {kind} for what was asked, so the question is not answered from them",
+    "zh": "严格模式：检索到的内容没有给出所问的{kind}，因此不据此作答",
+}
+_KINDS = {
+    "en": {"quantity": "the number", "money": "the amount", "duration": "the time", "length": "the size",
+           "weight": "the weight", "percentage": "the percentage", "date": "the date"},
+    "zh": {"quantity": "数值", "money": "金额", "duration": "时间", "length": "尺寸", "weight": "重量",
+           "percentage": "比例", "date": "日期"},
+}
+
+
+def refusal_notice(judged: Judgement, question: str) -> str:
+    lang = language(question)
+    if judged.missing:
+        sep = ", " if lang == "en" else "、"
+        return _NOT_MENTIONED[lang].format(terms=sep.join(judged.missing))
+    kind = judged.question.wanted if judged.question else None
+    return _NO_VALUE[lang].format(kind=_KINDS[lang].get(kind or "quantity", _KINDS[lang]["quantity"]))
+
+
+def judged_text(item: ContextItem) -> str:
+    """What a passage is judged on: its file name and heading path with its text."""
+    return f"{item.source}\n{' / '.join(item.heading_path)}\n{item.text}"
 
 
 def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, query: str) -> None:
@@ -42,13 +64,19 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
     found = search_step(run, knowledge, query, scope.targets(), file_ids=scope.file_ids,
                         top_k=s.rag_strict_max_results, min_score=s.rag_strict_min_similarity)
     items = found.items
+    answers: dict[int, str] = {}  # the answering passage's sentence or row, by its position
     if items and s.rag_strict_term_check:
-        cover = coverage(query, [f"{i.source}\n{' / '.join(i.heading_path)}\n{i.text}" for i in items])
-        missing = unexcused(cover, max(i.score for i in items), s.rag_strict_term_excuse_score,
-                            s.rag_strict_excuse_relation_words)
-        if missing:
-            run.notice(_NOT_MENTIONED[language(run.answer.question)].format(terms=", ".join(missing)))
+        question = read_question(query)
+        judged = judge(question, [judged_text(i) for i in items], [i.text for i in items])
+        if not judged.answerable or judged.passage is None:
+            run.notice(refusal_notice(judged, run.answer.question))
             items = []
+        else:
+            found_in = best_evidence(question, [i.text for i in items], judged.answering)
+            first = items[found_in.passage if found_in else judged.passage]
+            items = [first] + [i for i in items if i is not first]  # the answering passage first
+            if found_in:
+                answers[0] = found_in.text
     report_found(run, items)
     if not items:
         run.answer.text = no_hit_reply(s, run.answer.question)  # the hard guarantee: no model is called
@@ -57,7 +85,9 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
     model = model_for(settings, run, injecting=True)
     uncovered = uncovered_text(s, run.answer.question)
     if quotes_only(model):
-        extractive(run, model, query, number(items), uncovered)
+        numbered = number(items)
+        extractive(run, model, query, numbered, uncovered,
+                   evidence={numbered[k].n: text for k, text in answers.items()} or None)
         return
     items = fit(run, model, items, strict_messages(run.answer.question, [], uncovered))
     prompt = strict_messages(run.answer.question, items, uncovered)

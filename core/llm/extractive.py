@@ -171,25 +171,30 @@ class ExtractiveAnswerer:
 
     # ------------------------------------------------------------ answering
 
-    def answer(self, question: str, passages: list[Passage], uncovered_text: str | None = None) -> ExtractiveAnswer:
+    def answer(self, question: str, passages: list[Passage], uncovered_text: str | None = None,
+               evidence: dict[int, str] | None = None) -> ExtractiveAnswer:
+        """``evidence``: passage number -> the sentence or table row already judged to answer the
+        question (strict mode, ``core/answering/answerable.py``, which reads meaning across
+        languages where word overlap cannot): it is quoted, and nothing else."""
         lang: Literal["zh", "en"] = "zh" if has_cjk(question) else "en"
         words = _TEXT[lang]
         per_passage = [quote_units(text) for text in _stitched([p.text for p in passages])]
-        sentences = _sentences(passages, per_passage)
-        unit_idf = idf_table([s.units for s in sentences])
-
-        parts = [p.strip() for p in _QUESTION_PARTS.split(question) if units(strip_question_words(p))]
-        best_per_part: list[tuple[int, int] | None] = []  # key of each part's best unit
-        candidates: dict[tuple[int, int], Quote] = {}
-        for part in parts:
-            scored = self._score(part, sentences, unit_idf)
-            best_per_part.append(scored[0][0] if scored else None)
-            for key, quote in scored:
-                if key not in candidates or candidates[key].score < quote.score:
-                    candidates[key] = quote
-
-        chosen = self._choose(best_per_part, candidates)
-        uncovered = [part for part, best in zip(parts, best_per_part) if best is None]
+        chosen = _evidence_units(evidence or {}, passages, per_passage)
+        uncovered: list[str] = []
+        if not chosen:
+            sentences = _sentences(passages, per_passage)
+            unit_idf = idf_table([s.units for s in sentences])
+            parts = [p.strip() for p in _QUESTION_PARTS.split(question) if units(strip_question_words(p))]
+            best_per_part: list[tuple[int, int] | None] = []  # key of each part's best unit
+            candidates: dict[tuple[int, int], Quote] = {}
+            for part in parts:
+                scored = self._score(part, sentences, unit_idf)
+                best_per_part.append(scored[0][0] if scored else None)
+                for key, quote in scored:
+                    if key not in candidates or candidates[key].score < quote.score:
+                        candidates[key] = quote
+            chosen = self._choose(best_per_part, candidates)
+            uncovered = [part for part, best in zip(parts, best_per_part) if best is None]
 
         if not chosen:
             lines = [lead_in(lang, [p.origin for p in passages]), uncovered_text or words["none"]]
@@ -285,6 +290,23 @@ class ExtractiveAnswerer:
             if key not in chosen and not any(quote.sentence in q.sentence for q in chosen.values()):
                 chosen[key] = quote
         return chosen
+
+
+def _evidence_units(evidence: dict[int, str], passages: list[Passage],
+                    per_passage: list[list[QuoteUnit]]) -> dict[tuple[int, int], Quote]:
+    """The quote units of each passage that make up its evidence text (a sentence is a unit or
+    holds some; a table row is matched with its own line)."""
+    chosen: dict[tuple[int, int], Quote] = {}
+    for p_pos, passage in enumerate(passages):
+        text = evidence.get(passage.n)
+        if not text:
+            continue
+        flat = re.sub(r"\s+", "", text)
+        for u_pos, unit in enumerate(per_passage[p_pos]):
+            body = re.sub(r"\s+", "", unit.text)
+            if body and (body in flat or (len(flat) >= 8 and flat in body)):
+                chosen[(p_pos, u_pos)] = Quote(passage.n, unit.text, 1.0)
+    return chosen
 
 
 _OVERLAP_MIN = 16  # characters two neighbouring chunks must share to be recognised as such

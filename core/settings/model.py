@@ -172,26 +172,13 @@ class StrictModeSettings(_Section):
     rag_strict_min_similarity: float = Field(0.34, ge=0, le=1)
     rag_strict_max_results: int = Field(5, ge=1, le=50)
     # On by default: strict mode's promise is that what the knowledge base does not answer is refused,
-    # not met with a related passage. On, it refuses 20 of 21 near misses (report half) and answers
-    # every covered question of that set, but also refuses 4 of 24 reworded covered questions of
-    # strict_recall's report half ("…the Lucene BM25 system", "…采取什么措施"); off, every covered
-    # question of both sets is answered and 3 of 21 near misses refused (docs/answering.md,
-    # "Two operating points").
+    # not met with a related passage, and that what it answers is answered in either language
+    # (core/answering/answerable.py; figures in docs/answering.md, benchmarks/strict_meaning.py).
     rag_strict_term_check: bool = Field(True, description=(
-        "Refuse a question with a key term (noun, name or number) that none of the passages found "
-        "contains: a near miss in the knowledge base's own vocabulary. Costs some reworded covered "
-        "questions. Off: the score threshold alone decides."))
-    # benchmarks/strict_near_miss.py and strict_recall.py, e5, tune halves: the best near miss scored
-    # 0.73, covered questions worded with words their passage lacks up to 0.86; the plateau 0.74-0.78.
-    rag_strict_term_excuse_score: float = Field(0.76, ge=0, le=1.01, description=(
-        "A best passage scoring at least this much answers the question whatever its wording: missing "
-        "words are excused, missing numbers never. 1.01: no excuse."))
-    # Tune halves of both strict sets: excusing relation words kept near misses refused (24/25) and
-    # let the older set's reworded questions through (docs/answering.md, core/answering/word_class.py).
-    rag_strict_excuse_relation_words: bool = Field(True, description=(
-        "A missing word that only relates what the question names (an English verb, adjective or adverb: "
-        "'stand for', 'reach', 'longer'; a Chinese function word: 为了, 不能) does not refuse the question; "
-        "missing nouns, names and numbers still do. Off: every key term must be found."))
+        "Answer only when a passage answers the question: it mentions everything the question names "
+        "(in other words or in the other language too) and states the kind of value asked for. A near "
+        "miss (interns where the handbook speaks of employees) gets the fixed reply. Off: the score "
+        "threshold alone decides."))
     # Empty: the built-in text in the question's language (core/answering/replies.py; the Chinese
     # ones are the seed's). A text set here is used for every language.
     rag_strict_no_hit_reply: str = Field("", description=(
@@ -365,10 +352,18 @@ def upgrade_web_search(data: dict) -> dict:
     return out
 
 
+# Settings of the key-term check that the answerability judgement replaced (a high score no longer
+# excuses a missing word; relation words are always excused): dropped from saved settings.
+RETIRED = {"strict": ("rag_strict_term_excuse_score", "rag_strict_excuse_relation_words")}
+
+
 def upgrade_legacy(data: dict) -> dict:
     """Settings as an earlier release wrote them (a saved row, a patch, env overrides), in today's layout."""
     if isinstance(data.get("web_search"), dict):
         data = {**data, "web_search": upgrade_web_search(data["web_search"])}
+    for section, keys in RETIRED.items():
+        if isinstance(data.get(section), dict) and any(k in data[section] for k in keys):
+            data = {**data, section: {k: v for k, v in data[section].items() if k not in keys}}
     return data
 
 

@@ -109,6 +109,8 @@ def _edge_filter(flt: SearchFilter | None = None, file_id: str | None = None) ->
         must.append(qe.FieldCondition("file_id", match=qe.MatchValue(file_id)))
     if flt is not None and flt.ready_only:
         must.append(qe.FieldCondition(READY_KEY, match=qe.MatchValue(READY)))
+    if flt is not None and flt.point_ids:
+        must.append(qe.HasIdCondition(set(flt.point_ids)))
     must_not: list = []
     if flt is not None and flt.exclude_file_ids:
         must_not.append(qe.FieldCondition("file_id", match=qe.MatchAny(list(flt.exclude_file_ids))))

@@ -64,6 +64,8 @@ def _server_filter(flt: SearchFilter | None = None, file_id: str | None = None) 
         must.append(models.FieldCondition(key="file_id", match=models.MatchValue(value=file_id)))
     if flt is not None and flt.ready_only:
         must.append(models.FieldCondition(key=READY_KEY, match=models.MatchValue(value=READY)))
+    if flt is not None and flt.point_ids:
+        must.append(models.HasIdCondition(has_id=list(flt.point_ids)))
     must_not: list[models.Condition] = []
     if flt is not None and flt.exclude_file_ids:
         must_not.append(models.FieldCondition(key="file_id", match=models.MatchAny(any=list(flt.exclude_file_ids))))
