@@ -25,6 +25,7 @@ from sqlmodel import select
 from core.db.models import FileRecord
 from core.embeddings.base import Embedder
 from core.errors import ReindexNeeded
+from core.notices import language, notice_text
 from core.retrieval import bm25
 from core.retrieval.calibration import ENGLISH_ONLY, calibrate_bm25, calibrate_dense, margin_for, query_baseline
 from core.retrieval.dedupe import drop_near_duplicates
@@ -88,7 +89,7 @@ class SearchResult:
     hits: list[SearchHit]
     below_threshold: list[SearchHit] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    notices: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # in the query's language (core/notices.py)
     baseline: float = 0.0  # the query's cosine with generic off-topic text (see calibration.py)
 
 
@@ -161,7 +162,7 @@ def search(
     dense_w, bm25_w = cfg.dense_weight, cfg.bm25_weight
     if embedder.id in ENGLISH_ONLY and _CJK.search(query) and mode.startswith("hybrid"):
         dense_w = 0.0
-        result.notices.append(f"{embedder.id} understands English only: this query was ranked by keywords")
+        result.notices.append(notice_text("search.english_only", language(query), embedder=embedder.id))
     for h in hits:
         d = calibrate_dense(h.dense, baseline, margin) if h.dense is not None else 0.0
         b = calibrate_bm25(h.bm25 or 0.0, n_words)
@@ -181,7 +182,7 @@ def search(
             h.rerank = h.score = s
         hits.sort(key=lambda h: h.score, reverse=True)
     elif mode == "hybrid+rerank":
-        result.notices.append("no reranker is configured; ranked by the hybrid score")
+        result.notices.append(notice_text("search.no_reranker", language(query)))
     t3 = time.perf_counter()
     result.timings_ms["rerank"] = (t3 - t2) * 1000
 
