@@ -1,9 +1,13 @@
 """UI text in English and Chinese: one dict per language (dashboard/locales), ``t(key)``.
 
 The language lives in the session (read from the signed-in user's setting on each run).
+A count picks its English word in the text itself: ``"{n} {n:chunk|chunks}"`` reads "1 chunk",
+"2 chunks" (Chinese texts need no such field).
 """
 
 from __future__ import annotations
+
+import string
 
 import streamlit as st
 
@@ -12,6 +16,17 @@ from dashboard.locales.zh import STRINGS as ZH
 
 LANGUAGES = {"en": EN, "zh": ZH}
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
+
+
+class _Words(string.Formatter):
+    def format_field(self, value, format_spec: str):
+        if "|" in format_spec:  # {n:one|other}: the word for this count
+            one, other = format_spec.split("|", 1)
+            return one if value == 1 else other
+        return super().format_field(value, format_spec)
+
+
+_WORDS = _Words()
 
 
 def lang() -> str:
@@ -23,8 +38,13 @@ def set_lang(code: str) -> None:
     st.session_state["lang"] = code if code in LANGUAGES else "en"
 
 
+def words(text: str, **values: object) -> str:
+    """``text`` with its values, counts taking their word."""
+    return _WORDS.format(text, **values)
+
+
 def t(key: str, **values: object) -> str:
     """The text for ``key`` in the session's language; a missing key shows itself (a test
     checks every key used in the code exists in both dicts)."""
     text = LANGUAGES[lang()].get(key) or EN.get(key) or key
-    return text.format(**values) if values else text
+    return words(text, **values) if values else text

@@ -309,8 +309,8 @@ def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: _Prepared
     files waiting."""
     settings, upload, tracker = snap.settings, prepared.upload, prepared.tracker
 
-    def parse_progress(done: int, total: int, message: str) -> None:
-        prepared.report(done, total, message)
+    def parse_progress(done: int, total: int, step: Said) -> None:
+        prepared.report(done, total, step.text, said=step)
         between_steps()
         if tracker.should_cancel():
             raise Cancelled.of(say("ingest.cancelled"))
