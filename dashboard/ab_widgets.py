@@ -10,7 +10,7 @@ from core.answering.questions import BatchItem, parse_batch
 from core.answering.report import ModeSummary, html_report, summarise, to_csv, to_jsonl
 from dashboard.chat_widgets import keep_line_breaks, render_citations, render_meta, render_notices
 from dashboard.i18n import t
-from dashboard.page import fmt_score
+from dashboard.page import fmt_score, fmt_where
 
 MAX_BATCH = 200
 PAGE_SIZE = 20
@@ -31,7 +31,7 @@ def answer_column(title: str, answer) -> None:
         st.caption(t("ab.nothing_retrieved"))
         return
     st.dataframe([{
-        t("col.file"): " · ".join(x for x in (r.get("source_name", ""), r.get("location", "")) if x),
+        t("col.file"): " · ".join(x for x in (r.get("source_name", ""), fmt_where(r)) if x),
         t("col.final"): fmt_score(r.get("score")),
         t("col.kept"): "✓" if r.get("passed") else "—",
         t("col.dense"): fmt_score(r.get("dense")),

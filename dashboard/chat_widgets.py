@@ -16,6 +16,7 @@ from core.types import Actor
 from dashboard.citation_view import show_citation_view, viewable
 from dashboard.header import mode_badge
 from dashboard.i18n import t
+from dashboard.page import fmt_where
 
 MENTION = re.compile(r"(?<![\w#])#([^\s#]+)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -60,7 +61,7 @@ def curated_label(c: dict) -> str:
 def citation_label(c: dict, deleted: bool = False) -> str:
     if c.get("origin") == "curated":
         return f"[{c.get('n', '?')}] {curated_label(c)}"
-    where = c.get("location") or ""
+    where = fmt_where(c)
     heading = (c.get("heading_path") or [""])[-1]  # the nearest heading; the path's top is usually the title
     name = c.get("source_name", "") + (f" ({t('chat.file_deleted')})" if deleted else "")
     return " · ".join(x for x in (f"[{c.get('n', '?')}] {name}", where, heading) if x)

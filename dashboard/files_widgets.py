@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import Engine
 from core.types import Actor
-from dashboard.i18n import t
+from dashboard.i18n import t, worded
 from dashboard.messages import said
 from dashboard.page import fmt_size, fmt_type
 
@@ -19,7 +19,7 @@ def filters(files: list, kbs: dict[str, str]) -> list:
     c1, c2, c3 = st.columns([2, 2, 3])
     kb_choice = c1.multiselect(t("files.filter_kb"), list(kbs), format_func=kbs.get, key="fm_kb",
                                placeholder=t("common.choose_many"))
-    status_choice = c2.multiselect(t("files.filter_status"), STATUSES, format_func=lambda s: t(f"status.{s}"), key="fm_status",
+    status_choice = c2.multiselect(t("files.filter_status"), STATUSES, format_func=worded(STATUSES, lambda s: t(f"status.{s}")), key="fm_status",
                                    placeholder=t("common.choose_many"))
     name = c3.text_input(t("files.filter_name"), key="fm_name").strip().lower()
     return [f for f in files

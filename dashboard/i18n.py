@@ -8,6 +8,7 @@ A count picks its English word in the text itself: ``"{n} {n:chunk|chunks}"`` re
 from __future__ import annotations
 
 import string
+from typing import Any, Callable
 
 import streamlit as st
 
@@ -36,6 +37,20 @@ def lang() -> str:
 
 def set_lang(code: str) -> None:
     st.session_state["lang"] = code if code in LANGUAGES else "en"
+
+
+def lang_key(key: str) -> str:
+    """A widget key for words that follow the language (a select box's option labels): the
+    browser keeps showing the label it holds for a widget it knows, so a switch of language must
+    make a new widget for the new words to show at once."""
+    return f"{key}.{lang()}"
+
+
+def worded(values, word: Callable[[Any], str]) -> Callable[[Any], str]:
+    """A select box's ``format_func``: each value's words, made now in the reader's language (a
+    function that looked the language up when called would say a later caller's language)."""
+    table = {value: word(value) for value in values}
+    return lambda value: table[value] if value in table else word(value)
 
 
 def words(text: str, **values: object) -> str:

@@ -13,7 +13,7 @@ from core.types import Actor
 from dashboard import jobs_panel
 from dashboard.i18n import t
 from dashboard.messages import said
-from dashboard.page import fmt_size, fmt_type
+from dashboard.page import fmt_size, fmt_type, fmt_where
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 
@@ -108,11 +108,12 @@ def _download(engine: Engine, actor: Actor, files: list) -> None:
 
 
 def heading_path(chunk: dict) -> list[str]:
-    """The chunk's heading path, ending with the heading the chunk itself starts with."""
+    """The chunk's heading path, ending with the heading the chunk itself starts with (a chunk
+    indexed before its path held it); a heading the path holds already is not added again."""
     path = list(chunk.get("heading_path") or [])
     first = next((line for line in chunk.get("text", "").splitlines() if line.strip()), "")
     match = _HEADING.match(first)
-    if match and (not path or path[-1] != match.group(1)):
+    if match and match.group(1) not in path:
         path.append(match.group(1))
     return path
 
@@ -134,7 +135,7 @@ def chunk_inspector(engine: Engine, actor: Actor, files: list) -> list[dict]:
     page = st.number_input(t("kbs.chunk_page", n=pages), 1, pages, 1, key=f"chunk_page_{file_id}") if pages > 1 else 1
     for c in chunks[(page - 1) * page_size: page * page_size]:
         heading = " › ".join(heading_path(c)) or "—"
-        where = _location(c)
+        where = fmt_where(c)
         n = int(c.get("merged_count") or 1)
         label = f"#{c['chunk_index']} · {len(c['text'])} {t('kbs.chars')} · {heading}" + (f" · {where}" if where else "")
         with st.expander(label):
@@ -142,14 +143,3 @@ def chunk_inspector(engine: Engine, actor: Actor, files: list) -> list[dict]:
                 st.caption(t("kbs.merged_count", n=n))
             st.text(c["text"])
     return chunks
-
-
-def _location(payload: dict) -> str:
-    if payload.get("page") is not None:
-        return t("loc.page", n=payload["page"])
-    if payload.get("slide") is not None:
-        return t("loc.slide", n=payload["slide"])
-    if payload.get("start_seconds") is not None:
-        m, s = divmod(int(payload["start_seconds"]), 60)
-        return f"{m}:{s:02d}"
-    return ""

@@ -14,7 +14,7 @@ from core import Engine
 from core.errors import InvalidSettings
 from core.settings.fields import choices_of, plugin_maps
 from core.types import Actor
-from dashboard.i18n import lang, t
+from dashboard.i18n import lang, lang_key, t, worded
 from dashboard.locales.settings_text import EN as FIELD_EN
 from dashboard.locales.settings_text import ZH as FIELD_ZH
 
@@ -62,8 +62,8 @@ def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> A
     if options is not None:
         if value not in options:
             options.append(value)  # saved while a plugin now gone was installed: shown, not lost
-        return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked, key=key,
-                            format_func=lambda v: option_label(path, name, v))
+        return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked, key=lang_key(key),
+                            format_func=worded(options, lambda v: option_label(path, name, v)))
     if ann is int:
         return int(st.number_input(label, value=int(value), step=1, help=help_text, disabled=locked, key=key))
     if ann is float:

@@ -74,7 +74,7 @@ class AnswerRun:
 def citation(i: ContextItem) -> Citation:
     return Citation(n=i.n, chunk_id=i.chunk_id, file_id=i.file_id, source_name=i.source, location=i.location,
                     heading_path=list(i.heading_path), text=i.text, score=round(i.score, 4), kb_id=i.kb_id,
-                    page=i.page, slide=i.slide, start_seconds=i.start_seconds, origin=i.origin)
+                    page=i.page, slide=i.slide, start_seconds=i.start_seconds, page_end=i.page_end, origin=i.origin)
 
 
 def citation_dicts(answer: Answer) -> list[dict]:

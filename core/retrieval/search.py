@@ -59,6 +59,7 @@ class SearchHit:
     chunk_index: int
     heading_path: list[str]
     page: int | None = None
+    page_end: int | None = None  # the passage runs on to this page (None: it stays on ``page``)
     slide: int | None = None
     start_seconds: float | None = None
     dense: float | None = None  # raw cosine
@@ -72,8 +73,9 @@ class SearchHit:
     score: float = 0.0  # final score in [0, 1] that ranks and meets the threshold
 
     def location(self) -> str:
+        """Where the passage is, in English (an interface words it from the fields itself)."""
         if self.page is not None:
-            return f"p. {self.page}"
+            return f"pp. {self.page}–{self.page_end}" if self.page_end else f"p. {self.page}"
         if self.slide is not None:
             return f"slide {self.slide}"
         if self.start_seconds is not None:
@@ -203,7 +205,8 @@ def _merge(candidates: dict[str, SearchHit], points: list[ScoredPoint], channel:
             hit = SearchHit(
                 chunk_id=p.id, file_id=pl.get("file_id", ""), kb_id=pl.get("kb_id", "") or (target.kb_id or ""),
                 source_name=pl.get("source_name", ""), text=pl.get("text", ""), chunk_index=int(pl.get("chunk_index", 0)),
-                heading_path=list(pl.get("heading_path") or []), page=pl.get("page"), slide=pl.get("slide"),
+                heading_path=list(pl.get("heading_path") or []), page=pl.get("page"), page_end=pl.get("page_end"),
+                slide=pl.get("slide"),
                 start_seconds=pl.get("start_seconds"),
             )
             candidates[p.id] = hit

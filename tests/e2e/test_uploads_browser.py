@@ -103,7 +103,7 @@ def test_a_cancelled_file_shows_cancelling_then_its_final_state(signed_in, tmp_p
         "button", name="Cancel")
     d.wait_for(cancel_second, timeout=120_000)
     cancel_second.click()
-    d.see("0 of 2 file(s) indexed or already present in “cancels”.", timeout=120_000)
+    d.see("0 of 2 files indexed or already present in “cancels”.", timeout=120_000)
     d.idle()
     rows = page.evaluate("window.__rows")
     assert "cancelling…" in rows, rows  # drawn by the click's own run, in place of the button
