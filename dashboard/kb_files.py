@@ -13,7 +13,8 @@ from core.types import Actor
 from dashboard import jobs_panel
 from dashboard.i18n import t
 from dashboard.messages import said
-from dashboard.page import fmt_size, fmt_type, fmt_where
+from dashboard.page import NOT_INDEXED, file_state, fmt_size, fmt_type, fmt_where
+from dashboard.uploads import upload_limit_mb
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 
@@ -29,20 +30,14 @@ def _accepted(kb, kind_names: list[str], future) -> None:
     st.rerun()
 
 
-def _picker_limit_mb(limit_mb: int) -> int:
-    """The file picker's own cap: never below Streamlit's server cap, so a file over the upload
-    limit still reaches the engine, which refuses it with the reason (a picker at the limit
-    drops it in the browser, and the result read "1 of 1 indexed")."""
-    return max(int(st.get_option("server.maxUploadSize")), limit_mb)
-
-
 def upload_form(engine: Engine, actor: Actor, kb) -> None:
-    limit = engine.settings().parsing.max_upload_mb
+    limit = upload_limit_mb(engine)  # the browser refuses a larger file before sending it (dashboard/uploads.py)
     # no clear_on_submit: the chosen files stay until the engine has accepted them
     with st.form(f"upload_{kb.id}"):
         st.caption(t("kbs.upload_target", kb=kb.name))
         files = st.file_uploader(t("kbs.upload"), accept_multiple_files=True, key=f"uploader_{kb.id}_{_gen(kb.id)}",
-                                 help=t("kbs.upload_help", mb=limit), max_upload_size=_picker_limit_mb(limit))
+                                 help=t("kbs.upload_help", mb=limit), max_upload_size=limit)
+        st.caption(t("kbs.upload_limit", mb=limit))
         if st.form_submit_button(t("kbs.upload_start"), type="primary", icon=":material/upload:"):
             if not files:
                 st.warning(t("kbs.upload_none"))
@@ -67,30 +62,23 @@ def file_table(engine: Engine, actor: Actor, kb, writable: bool) -> list:
         st.info(t("kbs.no_files"))
         return []
     st.dataframe([{
-        t("col.status"): t("status." + _status(f)),
+        t("col.status"): t("status." + file_state(f)),
         t("col.file"): f.name,
         t("col.type"): fmt_type(f.mime),
         t("col.size"): fmt_size(f.size),
         t("col.chunks"): f.chunk_count,
         t("col.updated"): f.updated_at.strftime("%Y-%m-%d %H:%M"),
     } for f in files], hide_index=True, width="stretch")
-    for f in [f for f in files if f.status in ("failed", "cancelled")]:
+    for f in [f for f in files if f.status in NOT_INDEXED]:
         with st.container(border=True, horizontal=True, vertical_alignment="center"):
             reason = said(f.error, f.error_key, f.error_params) or "—"
-            st.markdown(f"**{f.name}** — {t('status.' + _status(f))}: {reason}", width="stretch")
-            if writable and _status(f) != "refused" and st.button(t("kbs.retry"), key=f"retry_{f.id}", icon=":material/refresh:"):
+            st.markdown(f"**{f.name}** — {t('status.' + file_state(f))}: {reason}", width="stretch")
+            if writable and file_state(f) != "refused" and st.button(t("kbs.retry"), key=f"retry_{f.id}", icon=":material/refresh:"):
                 kb_id, future = engine.submit_retry(actor, f.id)
                 jobs_panel.track("ingest", kb_id, future, [f.name], kb.name)
                 st.rerun()
     _download(engine, actor, files)
     return files
-
-
-def _status(f) -> str:
-    """A failed file that was never stored (over the size limit, a bad name) is "refused": there
-    is nothing to retry, the user uploads it again."""
-    stored = f.sha256 or f.name.startswith(("http://", "https://"))  # a URL is fetched again on Retry
-    return "refused" if f.status == "failed" and not stored else f.status
 
 
 def _download(engine: Engine, actor: Actor, files: list) -> None:

@@ -109,6 +109,16 @@ FILE_TYPES = {
 }
 
 
+NOT_INDEXED = ("failed", "cancelled")
+
+
+def file_state(f) -> str:
+    """A file's state as every page names it: a failed file that was never stored (over the size
+    limit, a bad name) is "refused" — there is nothing to retry, the user uploads it again."""
+    stored = f.sha256 or f.name.startswith(("http://", "https://"))  # a URL is fetched again on Retry
+    return "refused" if f.status == "failed" and not stored else f.status
+
+
 def fmt_type(mime: str) -> str:
     mime = (mime or "").split(";")[0].strip().lower()
     if mime in FILE_TYPES:

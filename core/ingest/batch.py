@@ -219,7 +219,7 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
         if isinstance(checked, CoreError):
             shown = upload if upload.url else Upload(file_display_name(upload.name))
             out.append((i, failed_before_start(parts, actor, shown, checked.message, kb_id=kb_id, chat_id=chat_id,
-                                               key=checked.key, params=checked.params)))
+                                               key=checked.key, params=checked.params, size=len(upload.data))))
             continue
         upload, fetched = checked, parsed
         if upload.url:
