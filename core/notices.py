@@ -54,6 +54,12 @@ NOTICES: dict[str, dict[Language, str]] = {
     # normal mode (core/answering/normal.py)
     "url.unusable": {"en": "could not use {url}: {error}", "zh": "无法使用 {url}：{error}"},
     "url.file_context_off": {"en": "file context is off: {url} was not fetched", "zh": "文件上下文已关闭：未抓取 {url}"},
+    "url.fetching": {"en": "fetching {url}", "zh": "正在抓取 {url}"},
+    "normal.nothing_injected": {"en": "file context is off: nothing is injected",
+                                "zh": "文件上下文已关闭：不注入任何内容"},
+    "normal.nothing_injected_tools": {"en": "file context is off: nothing is injected (the model may use tools)",
+                                      "zh": "文件上下文已关闭：不注入任何内容（模型可调用工具）"},
+    "normal.retrieval_skipped": {"en": "retrieval skipped: {reason}", "zh": "跳过检索：{reason}"},
     "normal.flagged": {"en": "flagged for a human: nothing passed the similarity threshold",
                        "zh": "已转交人工：没有内容达到相似度阈值"},
     "provider.unused": {"en": "{provider} was not used: {error}", "zh": "未使用 {provider}：{error}"},

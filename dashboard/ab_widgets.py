@@ -123,7 +123,7 @@ def exports(rows: list[dict]) -> None:
               "correct": t("ab.outcome.correct"), "refused": t("ab.outcome.refused"), "wrong": t("ab.outcome.wrong"),
               "hit": t("chat.hit"), "no_hit": t("chat.no_hit"), "model": t("chat.llm_called"),
               "no_model": t("chat.llm_not_called"), "weak": t("ab.weak"), "questions": t("ab.questions"),
-              "modes_differ": t("ab.differ"), "generated": t("ab.generated")}
+              "modes_differ": t("ab.differ"), "generated": t("ab.generated"), "not_covered": t("ab.not_covered")}
     with st.container(horizontal=True):
         st.download_button(t("ab.download_html"), lambda: html_report(rows, title=t("nav.ab"), labels=labels).encode("utf-8"),
                            "ab-compare.html", "text/html", icon=":material/description:", type="primary",

@@ -152,6 +152,7 @@ def feedback_panel(engine: Engine, actor: Actor) -> None:
     up = sum(1 for i in items if i.rating > 0)
     st.caption(t("feedback.summary", up=up, down=len(items) - up))
     st.dataframe([{t("feedback.when"): f"{i.when:%Y-%m-%d %H:%M}", t("feedback.user"): i.user,
-                   t("feedback.rating"): "👍" if i.rating > 0 else "👎", t("feedback.question"): i.question,
+                   # words, not 👍/👎: a machine without an emoji font draws those as empty boxes
+                   t("feedback.rating"): t("feedback.up" if i.rating > 0 else "feedback.down"), t("feedback.question"): i.question,
                    t("feedback.answer"): i.answer} for i in items], hide_index=True, width="stretch",
                  column_config={t("feedback.answer"): st.column_config.TextColumn(width="large")})

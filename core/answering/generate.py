@@ -16,7 +16,7 @@ def generate(run: AnswerRun, model: ChatModel, messages: list[ChatMessage], tool
     rounds = 0
     text: list[str] = []
     run.answer.llm_called = True
-    run.emit("generating", f"asking {model.id}")
+    run.emit("generating", f"asking {model.id}", model=model.id)
     while True:
         offer = tools if tools and toolbox is not None and rounds < max_rounds else None
         run.mark("to_model_ms")

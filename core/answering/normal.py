@@ -53,7 +53,7 @@ def fetch_urls(ctx: AnswerContext, chat_id: str | None, urls: list[str], run: An
     Temporary chat: each page is used whole for this answer only. A failed fetch fails alone."""
     items: list[ContextItem] = []
     for url in urls:
-        run.emit("notice", f"fetching {url}")
+        run.emit("notice", notice("url.fetching", url=url).text(run.lang))
         if chat_id is None:
             try:
                 doc = ctx.fetch_url(url)
@@ -141,9 +141,10 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     retrieved = gated = False
     query = refs.query
     if not a.file_context:
-        run.emit("notice", "file context is off: nothing is injected" + (" (the model may use tools)" if a.builtin_tools else ""))
+        off = "normal.nothing_injected_tools" if a.builtin_tools else "normal.nothing_injected"
+        run.emit("notice", notice(off).text(run.lang))
     elif (reason := skip_reason(question)) and not refs.any:
-        run.emit("notice", f"retrieval skipped: {reason}", skipped=reason)
+        run.emit("notice", notice("normal.retrieval_skipped", reason=reason).text(run.lang), skipped=reason)
         gated = True
     else:
         query = follow_up_query(ctx, run, refs, earlier)

@@ -24,6 +24,11 @@ EN: dict[str, str] = {
     # the retrieval test's timings (core/retrieval/search.py), in milliseconds
     "timing.embed_query": "embedding the query", "timing.recall": "recall", "timing.rerank": "rerank",
     "timing.total": "total", "timing.ms": "{name} {ms} ms",
+    # an answer's steps as they happen (the chat's status line)
+    "ev.searching": "searching the knowledge base", "ev.found": "{n} {n:source|sources} found",
+    "ev.no_hit": "nothing in the knowledge base passed the threshold", "ev.asking": "asking {model}",
+    "ev.quoting": "quoting the knowledge base (no language model configured)", "ev.searched_as": "searched as: {query}",
+    "ev.curated": "a curated answer matches the question",
 }
 
 ZH: dict[str, str] = {
@@ -45,4 +50,8 @@ ZH: dict[str, str] = {
     "msg.pptx.done": "幻灯片已全部读取",
     "timing.embed_query": "查询向量化", "timing.recall": "召回", "timing.rerank": "重排序",
     "timing.total": "合计", "timing.ms": "{name} {ms} 毫秒",
+    "ev.searching": "正在检索知识库", "ev.found": "找到 {n} 条来源",
+    "ev.no_hit": "知识库中没有内容达到阈值", "ev.asking": "正在询问 {model}",
+    "ev.quoting": "正在摘录知识库原文（未配置大模型）", "ev.searched_as": "检索语句：{query}",
+    "ev.curated": "找到与问题匹配的审定答案",
 }
