@@ -19,7 +19,8 @@ def filters(files: list, kbs: dict[str, str]) -> list:
     c1, c2, c3 = st.columns([2, 2, 3])
     kb_choice = c1.multiselect(t("files.filter_kb"), list(kbs), format_func=kbs.get, key="fm_kb",
                                placeholder=t("common.choose_many"))
-    status_choice = c2.multiselect(t("files.filter_status"), STATUSES, format_func=worded(STATUSES, lambda s: t(f"status.{s}")), key="fm_status",
+    status_choice = c2.multiselect(t("files.filter_status"), STATUSES, key="fm_status",
+                                   format_func=worded(STATUSES, lambda s: t(f"status.{s}")),
                                    placeholder=t("common.choose_many"))
     name = c3.text_input(t("files.filter_name"), key="fm_name").strip().lower()
     return [f for f in files

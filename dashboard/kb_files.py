@@ -72,8 +72,9 @@ def file_table(engine: Engine, actor: Actor, kb, writable: bool) -> list:
     for f in [f for f in files if f.status in NOT_INDEXED]:
         with st.container(border=True, horizontal=True, vertical_alignment="center"):
             reason = said(f.error, f.error_key, f.error_params) or "—"
-            st.markdown(f"**{f.name}** — {t('status.' + file_state(f))}: {reason}", width="stretch")
-            if writable and file_state(f) != "refused" and st.button(t("kbs.retry"), key=f"retry_{f.id}", icon=":material/refresh:"):
+            state = file_state(f)
+            st.markdown(f"**{f.name}** — {t('status.' + state)}: {reason}", width="stretch")
+            if writable and state != "refused" and st.button(t("kbs.retry"), key=f"retry_{f.id}", icon=":material/refresh:"):
                 kb_id, future = engine.submit_retry(actor, f.id)
                 jobs_panel.track("ingest", kb_id, future, [f.name], kb.name)
                 st.rerun()

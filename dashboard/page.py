@@ -82,7 +82,6 @@ def choose_kb(engine: Engine, actor: Actor, key: str = "kb_id", label: str = "")
         remembered = st.session_state.get("selected_kb")
         st.session_state[key] = remembered if remembered in ids else ids[0]
     named = worded(ids, lambda i: f"{by_id[i].name} ({t('vis.' + by_id[i].visibility)})")
-
     shown = f"{key}_shown"  # the label the browser holds for the current choice
     if st.session_state.get(shown) != named(st.session_state[key]):
         st.session_state[key] = st.session_state[key]  # a value set in state goes to the browser with its label

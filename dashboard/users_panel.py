@@ -23,7 +23,8 @@ def users_panel(engine: Engine, actor: Actor) -> None:
             label = f"**{user.name}**" + (f" · {user.email}" if user.email else "")
             st.markdown(label + (f" · :orange[{t('users.disabled')}]" if user.disabled else ""), width="stretch")
             role = st.selectbox(t("users.role"), ROLES, index=ROLES.index(user.role), key=lang_key(f"role_{user.id}"),
-                                format_func=worded(ROLES, lambda r: t(f"role.{r}")), label_visibility="collapsed", width=160)
+                                format_func=worded(ROLES, lambda r: t(f"role.{r}")), label_visibility="collapsed",
+                                width=160)
             if user.id != actor.user_id:
                 toggle = t("users.enable") if user.disabled else t("users.disable")
                 if st.button(toggle, key=f"disable_{user.id}",

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.notices import Language, Notice, notice
-from core.notices import language as language
+from core.notices import Language, Notice, language, notice
 from core.settings.model import AnsweringSettings, StrictModeSettings
 
 # The Chinese texts are the seed's (002), word for word.

@@ -151,9 +151,9 @@ def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error:
     """A URL that could not be fetched, a file refused before it was read: listed as failed with
     its reason (and the size it came with), nothing stored."""
     with parts.db.write() as s:
-        record = FileRecord(sha256="", name=upload.name, owner_id=actor.user_id, kb_id=kb_id, chat_id=chat_id, size=size,
-                            status="failed", error=error, error_key=key or None, error_params=params or None,
-                            meta={"url": upload.url or ""})
+        record = FileRecord(sha256="", name=upload.name, owner_id=actor.user_id, kb_id=kb_id, chat_id=chat_id,
+                            size=size, status="failed", error=error, error_key=key or None,
+                            error_params=params or None, meta={"url": upload.url or ""})
         s.add(record)
     return IngestResult(upload.name, "failed", file_id=record.id, error=error, error_key=key, error_params=dict(params or {}))
 

@@ -206,8 +206,7 @@ def _merge(candidates: dict[str, SearchHit], points: list[ScoredPoint], channel:
                 chunk_id=p.id, file_id=pl.get("file_id", ""), kb_id=pl.get("kb_id", "") or (target.kb_id or ""),
                 source_name=pl.get("source_name", ""), text=pl.get("text", ""), chunk_index=int(pl.get("chunk_index", 0)),
                 heading_path=list(pl.get("heading_path") or []), page=pl.get("page"), page_end=pl.get("page_end"),
-                slide=pl.get("slide"),
-                start_seconds=pl.get("start_seconds"),
+                slide=pl.get("slide"), start_seconds=pl.get("start_seconds"),
             )
             candidates[p.id] = hit
         setattr(hit, channel, float(p.score))
