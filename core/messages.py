@@ -43,6 +43,9 @@ ENGLISH = {
     "image.done": "OCR done",
     "pptx.slide": "slide {n} of {total}",
     "pptx.done": "slides done",
+    # a sync's steps (core/sources/sync.py): the counter is the changes applied so far
+    **{f"sync.{action}": f"{action} {{name}}" for action in
+       ("added", "updated", "renamed", "removed", "failed", "cancelled", "duplicate", "skipped")},
 }
 
 

@@ -21,6 +21,12 @@ EN: dict[str, str] = {
     "msg.image.done": "OCR done",
     "msg.pptx.slide": "reading slide {n} of {total}",
     "msg.pptx.done": "all slides read",
+    # a Drive sync's changes, as it applies them
+    "msg.sync.added": "added {name} ({done} of {total})", "msg.sync.updated": "updated {name} ({done} of {total})",
+    "msg.sync.renamed": "renamed {name} ({done} of {total})", "msg.sync.removed": "removed {name} ({done} of {total})",
+    "msg.sync.failed": "{name} failed ({done} of {total})", "msg.sync.cancelled": "{name} cancelled ({done} of {total})",
+    "msg.sync.duplicate": "{name} already present ({done} of {total})",
+    "msg.sync.skipped": "{name} skipped ({done} of {total})",
     # the retrieval test's timings (core/retrieval/search.py), in milliseconds
     "timing.embed_query": "embedding the query", "timing.recall": "recall", "timing.rerank": "rerank",
     "timing.total": "total", "timing.ms": "{name} {ms} ms",
@@ -48,6 +54,10 @@ ZH: dict[str, str] = {
     "msg.image.done": "OCR 识别完成",
     "msg.pptx.slide": "正在读取第 {n} 张幻灯片，共 {total} 张",
     "msg.pptx.done": "幻灯片已全部读取",
+    "msg.sync.added": "已添加 {name}（{done}/{total}）", "msg.sync.updated": "已更新 {name}（{done}/{total}）",
+    "msg.sync.renamed": "已重命名 {name}（{done}/{total}）", "msg.sync.removed": "已移除 {name}（{done}/{total}）",
+    "msg.sync.failed": "{name} 失败（{done}/{total}）", "msg.sync.cancelled": "{name} 已取消（{done}/{total}）",
+    "msg.sync.duplicate": "{name} 已存在（{done}/{total}）", "msg.sync.skipped": "已跳过 {name}（{done}/{total}）",
     "timing.embed_query": "查询向量化", "timing.recall": "召回", "timing.rerank": "重排序",
     "timing.total": "合计", "timing.ms": "{name} {ms} 毫秒",
     "ev.searching": "正在检索知识库", "ev.found": "找到 {n} 条来源",

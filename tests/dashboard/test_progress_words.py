@@ -46,6 +46,7 @@ def test_each_step_is_worded_once_with_its_counter_in_english():
     assert progress_line(_job("pdf.text_layer", 0, 120, page=107, pages=120)) == "checking the text layer of page 107 of 120"
     assert progress_line(_job("job.embedding", 1, 1)) == "embedding: 1 of 1 chunk"
     assert progress_line(_job("job.waiting", 0, 0)) == "waiting for a worker"
+    assert progress_line(_job("sync.added", 3, 9, name="plan.pdf")) == "added plan.pdf (3 of 9)"
     assert progress_line(_job(None, 3, 9, "an older row")) == "an older row (3/9)"  # no key: the counter after it
 
 
@@ -53,6 +54,7 @@ def test_each_step_is_worded_in_chinese(chinese):
     assert progress_line(_job("pdf.page", 38, 120, page=39, pages=120)) == "正在读取第 39 页，共 120 页"
     assert progress_line(_job("pdf.text_layer", 0, 120, page=2, pages=120)) == "正在检查文字层：第 2 页，共 120 页"
     assert progress_line(_job("job.waiting", 0, 0)) == "等待空闲的处理进程"
+    assert progress_line(_job("sync.removed", 1, 2, name="plan.pdf")) == "已移除 plan.pdf（1/2）"
     assert progress_line(_job("pdf.pictures", 3, 9, page=4, pages=9, n=2)) == "第 4 页（共 9 页）：正在用 OCR 识别 2 张图片"
 
 
