@@ -170,12 +170,12 @@ class ChatFileAccess:
         return [f for f in files if f not in stale], [f.name for f in stale]
 
     def target(self, chat_id: str) -> tuple[SearchTarget | None, list[str]]:
+        """The chat's collection, and the names of its files embedded with another model (not
+        searched; answering says so in the question's language)."""
         files, stale = self._current(chat_id)
-        notices = ["files attached to this chat were embedded with another model and are not searched; "
-                   "upload them again: " + ", ".join(stale)] if stale else []
         if stale or not files or not self._parts.store.collection_exists(chat_collection(chat_id)):
-            return None, notices
-        return SearchTarget(chat_collection(chat_id), self._snap.embedder.id, "this chat's files"), notices
+            return None, stale
+        return SearchTarget(chat_collection(chat_id), self._snap.embedder.id, "this chat's files"), stale
 
     def documents(self, chat_id: str, max_chars: int) -> list[Document]:
         files, stale = self._current(chat_id)

@@ -2,7 +2,11 @@
 beside the English text (file rows, job rows, ingest results). An interface renders the key in
 its reader's language; the English text stays for the CLI, the logs and rows older than the keys.
 
-Keys (values in braces): each has an English text here, the one the engine also stores."""
+Keys (values in braces): each has an English text here, the one the engine also stores.
+
+Progress is said the same way: a job row holds its step as a key and values beside its counter
+(``progress_done`` of ``progress_total``), and an interface words the step and the counter in
+its reader's language (never "page 39 of 120 (38/120)" built here)."""
 
 from __future__ import annotations
 
@@ -27,6 +31,21 @@ ENGLISH = {
     "job.chunks": "{n} chunks",
     "job.reembedding": "re-embedding {name}",
     "job.reindexing": "reindexing {name}",
+    "job.waiting": "waiting for a worker",
+    # parsing steps (core/parsers): the counter is the pages (slides, images) read so far
+    "pdf.text_layer": "checking the text layer of page {page} of {pages}",
+    "pdf.scanned_ahead": "reading the scanned pages",
+    "pdf.page": "page {page} of {pages}",
+    "pdf.ocr": "page {page} of {pages}: OCR ({reason})",
+    "pdf.pictures": "page {page} of {pages}: OCR of the pictures ({n})",
+    "pdf.done": "{pages} pages read",
+    "image.ocr": "OCR of image {n} of {total}",
+    "image.done": "OCR done",
+    "pptx.slide": "slide {n} of {total}",
+    "pptx.done": "slides done",
+    # a sync's steps (core/sources/sync.py): the counter is the changes applied so far
+    **{f"sync.{action}": f"{action} {{name}}" for action in
+       ("added", "updated", "renamed", "removed", "failed", "cancelled", "duplicate", "skipped")},
 }
 
 

@@ -90,6 +90,7 @@ class Chunk:
     source_name: str
     heading_path: tuple[str, ...] = ()
     page: int | None = None
+    page_end: int | None = None  # the last page, when the chunk runs on past ``page`` (None otherwise)
     slide: int | None = None
     start_seconds: float | None = None
     merged_count: int = 1  # how many split pieces the min-size merge joined into this chunk

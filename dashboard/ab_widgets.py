@@ -10,7 +10,7 @@ from core.answering.questions import BatchItem, parse_batch
 from core.answering.report import ModeSummary, html_report, summarise, to_csv, to_jsonl
 from dashboard.chat_widgets import keep_line_breaks, render_citations, render_meta, render_notices
 from dashboard.i18n import t
-from dashboard.page import fmt_score
+from dashboard.page import fmt_score, fmt_where
 
 MAX_BATCH = 200
 PAGE_SIZE = 20
@@ -31,7 +31,7 @@ def answer_column(title: str, answer) -> None:
         st.caption(t("ab.nothing_retrieved"))
         return
     st.dataframe([{
-        t("col.file"): " · ".join(x for x in (r.get("source_name", ""), r.get("location", "")) if x),
+        t("col.file"): " · ".join(x for x in (r.get("source_name", ""), fmt_where(r)) if x),
         t("col.final"): fmt_score(r.get("score")),
         t("col.kept"): "✓" if r.get("passed") else "—",
         t("col.dense"): fmt_score(r.get("dense")),
@@ -123,7 +123,7 @@ def exports(rows: list[dict]) -> None:
               "correct": t("ab.outcome.correct"), "refused": t("ab.outcome.refused"), "wrong": t("ab.outcome.wrong"),
               "hit": t("chat.hit"), "no_hit": t("chat.no_hit"), "model": t("chat.llm_called"),
               "no_model": t("chat.llm_not_called"), "weak": t("ab.weak"), "questions": t("ab.questions"),
-              "modes_differ": t("ab.differ"), "generated": t("ab.generated")}
+              "modes_differ": t("ab.differ"), "generated": t("ab.generated"), "not_covered": t("ab.not_covered")}
     with st.container(horizontal=True):
         st.download_button(t("ab.download_html"), lambda: html_report(rows, title=t("nav.ab"), labels=labels).encode("utf-8"),
                            "ab-compare.html", "text/html", icon=":material/description:", type="primary",

@@ -16,6 +16,7 @@ from core.types import Actor
 from dashboard.citation_view import show_citation_view, viewable
 from dashboard.header import mode_badge
 from dashboard.i18n import t
+from dashboard.page import fmt_where
 
 MENTION = re.compile(r"(?<![\w#])#([^\s#]+)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -60,7 +61,7 @@ def curated_label(c: dict) -> str:
 def citation_label(c: dict, deleted: bool = False) -> str:
     if c.get("origin") == "curated":
         return f"[{c.get('n', '?')}] {curated_label(c)}"
-    where = c.get("location") or ""
+    where = fmt_where(c)
     heading = (c.get("heading_path") or [""])[-1]  # the nearest heading; the path's top is usually the title
     name = c.get("source_name", "") + (f" ({t('chat.file_deleted')})" if deleted else "")
     return " · ".join(x for x in (f"[{c.get('n', '?')}] {name}", where, heading) if x)
@@ -173,6 +174,25 @@ def web_status_label(ev) -> str:
     return t(key) if key else ev.message
 
 
+def event_label(ev) -> str:
+    """A step of the answer as it happens, in the reader's language (by the event's kind and
+    data; a notice is already in the question's language, a tool call shows itself)."""
+    data = ev.data or {}
+    if ev.kind == "retrieval_started":
+        return t("ev.searching")
+    if ev.kind == "sources_found":
+        return t("ev.found", n=int(data.get("n", 0)))
+    if ev.kind == "no_hit":
+        return t("ev.no_hit")
+    if ev.kind == "generating":
+        return t("ev.asking", model=data["model"]) if data.get("model") else t("ev.quoting")
+    if ev.kind == "search_query" and data.get("query"):
+        return t("ev.searched_as", query=data["query"])
+    if ev.kind == "curated":
+        return t("ev.curated")
+    return ev.message
+
+
 def _show_web_status(status, ev) -> None:
     label = web_status_label(ev)
     status.update(label=label, state="error" if ev.data.get("error") else "running")
@@ -199,8 +219,9 @@ def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
             elif ev.kind == "done":
                 status.update(label=t("chat.done"), state="complete")
             elif ev.message:
-                status.update(label=ev.message)
-                status.write(ev.message)
+                label = event_label(ev)
+                status.update(label=label)
+                status.write(label)
 
         try:
             answer = engine.ask(actor, question, on_event=on_event, **kw)

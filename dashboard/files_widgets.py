@@ -8,23 +8,24 @@ import streamlit as st
 
 from core import Engine
 from core.types import Actor
-from dashboard.i18n import t
+from dashboard.i18n import t, worded
 from dashboard.messages import said
-from dashboard.page import fmt_size, fmt_type
+from dashboard.page import file_state, fmt_size, fmt_type
 
-STATUSES = ("indexed", "processing", "failed", "cancelled", "pending")
+STATUSES = ("indexed", "processing", "failed", "refused", "cancelled", "pending")  # as file_state names them
 
 
 def filters(files: list, kbs: dict[str, str]) -> list:
     c1, c2, c3 = st.columns([2, 2, 3])
     kb_choice = c1.multiselect(t("files.filter_kb"), list(kbs), format_func=kbs.get, key="fm_kb",
                                placeholder=t("common.choose_many"))
-    status_choice = c2.multiselect(t("files.filter_status"), STATUSES, format_func=lambda s: t(f"status.{s}"), key="fm_status",
+    status_choice = c2.multiselect(t("files.filter_status"), STATUSES, key="fm_status",
+                                   format_func=worded(STATUSES, lambda s: t(f"status.{s}")),
                                    placeholder=t("common.choose_many"))
     name = c3.text_input(t("files.filter_name"), key="fm_name").strip().lower()
     return [f for f in files
             if (not kb_choice or f.kb_id in kb_choice)
-            and (not status_choice or f.status in status_choice)
+            and (not status_choice or file_state(f) in status_choice)
             and (not name or name in f.name.lower())]
 
 
@@ -41,7 +42,7 @@ def _row(f, kbs: dict[str, str]) -> dict:
     return {
         t("col.file"): f.name,
         t("col.kb"): kbs.get(f.kb_id or "", t("files.chat_file") if f.chat_id else "—"),
-        t("col.status"): t(f"status.{f.status}"),
+        t("col.status"): t(f"status.{file_state(f)}"),
         t("col.type"): fmt_type(f.mime),
         t("col.size"): fmt_size(f.size),
         t("col.chunks"): f.chunk_count,

@@ -14,7 +14,7 @@ from core import Engine
 from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
-from dashboard.messages import said
+from dashboard.messages import progress_line
 from dashboard.page import fmt_size, fmt_type
 
 PATH_KEY, IMPORT_KEY, SYNC_KEY, AUTH_KEY = "gdrive_path", "gdrive_import", "gdrive_sync", "gdrive_auth"
@@ -193,8 +193,7 @@ def _live(engine: Engine, actor: Actor, key: str, kb_id: str, future: Future) ->
             continue
         total = max(job.progress_total, 1)
         cols = st.columns([5, 1], vertical_alignment="bottom")
-        message = said(job.message, job.message_key, job.message_params)
-        cols[0].progress(min(job.progress_done / total, 1.0), text=f"{message} ({job.progress_done}/{job.progress_total})")
+        cols[0].progress(min(job.progress_done / total, 1.0), text=progress_line(job))
         if job.cancel_requested:
             cols[1].caption(t("jobs.cancelling"))
         elif cols[1].button(t("jobs.cancel"), key=f"gd_cancel_{job.id}", icon=":material/cancel:"):

@@ -1,6 +1,7 @@
 """Query terms marked in a passage (the retrieval test), as escaped HTML.
 
-Terms are the query's words; a Chinese run is also matched by its two-character pieces,
+Terms are the query's words, marked as whole words (a word inside a longer one is another
+word: "cap" is not in "capital"); a Chinese run is also matched by its two-character pieces,
 since Chinese text has no spaces and a question rarely repeats the passage's exact phrase.
 """
 
@@ -28,6 +29,11 @@ def query_terms(query: str) -> list[str]:
     return sorted((x for x in terms if x not in _CJK_STOP), key=len, reverse=True)
 
 
+def _whole_word(term: str) -> re.Pattern:
+    """The term as a whole word (its English plural too), in any case."""
+    return re.compile(r"(?<![\w\u00c0-\u024f])%s(?:e?s)?(?![\w\u00c0-\u024f])" % re.escape(term), re.IGNORECASE)
+
+
 def highlight_html(text: str, query: str) -> str:
     """``text`` escaped, with each occurrence of a query term inside <mark>."""
     terms = query_terms(query)
@@ -37,10 +43,14 @@ def highlight_html(text: str, query: str) -> str:
     marked = [False] * len(text)
     lower = text.lower()
     for term in terms:
-        needle, start = term.lower(), 0
-        while (i := lower.find(needle, start)) >= 0:
-            marked[i:i + len(needle)] = [True] * len(needle)
-            start = i + 1
+        if _CJK.fullmatch(term):  # Chinese has no spaces: any occurrence
+            needle, start = term.lower(), 0
+            while (i := lower.find(needle, start)) >= 0:
+                marked[i:i + len(needle)] = [True] * len(needle)
+                start = i + 1
+            continue
+        for m in _whole_word(term).finditer(text):  # "cap" marks "caps", never "capital"
+            marked[m.start():m.end()] = [True] * (m.end() - m.start())
     out, i = [], 0
     while i < len(text):
         j = i

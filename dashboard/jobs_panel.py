@@ -20,7 +20,7 @@ from core import Engine
 from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
-from dashboard.messages import said
+from dashboard.messages import progress_line, said
 
 KEY = "background_work"
 
@@ -41,11 +41,6 @@ def track(kind: str, kb_id: str, future: Future, names: list[str] | None = None,
 
 def _work(kind: str, kb_id: str | None = None) -> list[Work]:
     return [w for w in st.session_state.get(KEY, []) if w.kind == kind and (kb_id is None or w.kb_id == kb_id)]
-
-
-def _bar_text(what: str, message: str, done: int, total: int) -> str:
-    text = f"{what} — {message}" if message else what
-    return f"{text} ({done}/{total})" if total else text  # no "(0/0)" before the work is counted
 
 
 ACTIVE = ("queued", "running")
@@ -80,8 +75,8 @@ def _progress_rows(engine: Engine, actor: Actor, kb_id: str, kind: str, waiting:
         if job.state not in ACTIVE:
             cols[0].progress(1.0 if job.state == "done" else fraction, text=f"{what} — {t(f'jobs.state.{job.state}')}")
             continue
-        message = said(job.message, job.message_key, job.message_params)
-        cols[0].progress(fraction, text=_bar_text(what, message, job.progress_done, job.progress_total))
+        line = progress_line(job)
+        cols[0].progress(fraction, text=f"{what} — {line}" if line else what)
         slot = cols[1].empty()
         if job.cancel_requested or job.id in asked:
             slot.caption(t("jobs.cancelling"))

@@ -11,6 +11,7 @@ from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
 from dashboard.kb_manage import can_write
+from dashboard.uploads import csv_limit_mb
 
 
 def curated_panel(engine: Engine, actor: Actor, kb) -> None:
@@ -67,7 +68,10 @@ def _delete_form(engine: Engine, actor: Actor, entries: list) -> None:
 
 def _import_form(engine: Engine, actor: Actor, kb) -> None:
     with st.form(f"curated_import_{kb.id}", clear_on_submit=True):
-        upload = st.file_uploader(t("curated.import"), type=["csv"], help=t("curated.import_help"), key="curated_csv")
+        limit = csv_limit_mb(engine)
+        upload = st.file_uploader(t("curated.import"), type=["csv"], help=t("curated.import_help"), key="curated_csv",
+                                  max_upload_size=limit)
+        st.caption(t("kbs.upload_limit", mb=limit))
         if st.form_submit_button(t("curated.import_start"), icon=":material/upload:") and upload is not None:
             try:
                 report = engine.import_curated_csv(actor, kb.id, upload.getvalue())

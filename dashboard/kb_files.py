@@ -13,7 +13,8 @@ from core.types import Actor
 from dashboard import jobs_panel
 from dashboard.i18n import t
 from dashboard.messages import said
-from dashboard.page import fmt_size, fmt_type
+from dashboard.page import NOT_INDEXED, file_state, fmt_size, fmt_type, fmt_where
+from dashboard.uploads import upload_limit_mb
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 
@@ -29,20 +30,14 @@ def _accepted(kb, kind_names: list[str], future) -> None:
     st.rerun()
 
 
-def _picker_limit_mb(limit_mb: int) -> int:
-    """The file picker's own cap: never below Streamlit's server cap, so a file over the upload
-    limit still reaches the engine, which refuses it with the reason (a picker at the limit
-    drops it in the browser, and the result read "1 of 1 indexed")."""
-    return max(int(st.get_option("server.maxUploadSize")), limit_mb)
-
-
 def upload_form(engine: Engine, actor: Actor, kb) -> None:
-    limit = engine.settings().parsing.max_upload_mb
+    limit = upload_limit_mb(engine)  # the browser refuses a larger file before sending it (dashboard/uploads.py)
     # no clear_on_submit: the chosen files stay until the engine has accepted them
     with st.form(f"upload_{kb.id}"):
         st.caption(t("kbs.upload_target", kb=kb.name))
         files = st.file_uploader(t("kbs.upload"), accept_multiple_files=True, key=f"uploader_{kb.id}_{_gen(kb.id)}",
-                                 help=t("kbs.upload_help", mb=limit), max_upload_size=_picker_limit_mb(limit))
+                                 help=t("kbs.upload_help", mb=limit), max_upload_size=limit)
+        st.caption(t("kbs.upload_limit", mb=limit))
         if st.form_submit_button(t("kbs.upload_start"), type="primary", icon=":material/upload:"):
             if not files:
                 st.warning(t("kbs.upload_none"))
@@ -67,30 +62,24 @@ def file_table(engine: Engine, actor: Actor, kb, writable: bool) -> list:
         st.info(t("kbs.no_files"))
         return []
     st.dataframe([{
-        t("col.status"): t("status." + _status(f)),
+        t("col.status"): t("status." + file_state(f)),
         t("col.file"): f.name,
         t("col.type"): fmt_type(f.mime),
         t("col.size"): fmt_size(f.size),
         t("col.chunks"): f.chunk_count,
         t("col.updated"): f.updated_at.strftime("%Y-%m-%d %H:%M"),
     } for f in files], hide_index=True, width="stretch")
-    for f in [f for f in files if f.status in ("failed", "cancelled")]:
+    for f in [f for f in files if f.status in NOT_INDEXED]:
         with st.container(border=True, horizontal=True, vertical_alignment="center"):
             reason = said(f.error, f.error_key, f.error_params) or "—"
-            st.markdown(f"**{f.name}** — {t('status.' + _status(f))}: {reason}", width="stretch")
-            if writable and _status(f) != "refused" and st.button(t("kbs.retry"), key=f"retry_{f.id}", icon=":material/refresh:"):
+            state = file_state(f)
+            st.markdown(f"**{f.name}** — {t('status.' + state)}: {reason}", width="stretch")
+            if writable and state != "refused" and st.button(t("kbs.retry"), key=f"retry_{f.id}", icon=":material/refresh:"):
                 kb_id, future = engine.submit_retry(actor, f.id)
                 jobs_panel.track("ingest", kb_id, future, [f.name], kb.name)
                 st.rerun()
     _download(engine, actor, files)
     return files
-
-
-def _status(f) -> str:
-    """A failed file that was never stored (over the size limit, a bad name) is "refused": there
-    is nothing to retry, the user uploads it again."""
-    stored = f.sha256 or f.name.startswith(("http://", "https://"))  # a URL is fetched again on Retry
-    return "refused" if f.status == "failed" and not stored else f.status
 
 
 def _download(engine: Engine, actor: Actor, files: list) -> None:
@@ -108,11 +97,12 @@ def _download(engine: Engine, actor: Actor, files: list) -> None:
 
 
 def heading_path(chunk: dict) -> list[str]:
-    """The chunk's heading path, ending with the heading the chunk itself starts with."""
+    """The chunk's heading path, ending with the heading the chunk itself starts with (a chunk
+    indexed before its path held it); a heading the path holds already is not added again."""
     path = list(chunk.get("heading_path") or [])
     first = next((line for line in chunk.get("text", "").splitlines() if line.strip()), "")
     match = _HEADING.match(first)
-    if match and (not path or path[-1] != match.group(1)):
+    if match and match.group(1) not in path:
         path.append(match.group(1))
     return path
 
@@ -134,7 +124,7 @@ def chunk_inspector(engine: Engine, actor: Actor, files: list) -> list[dict]:
     page = st.number_input(t("kbs.chunk_page", n=pages), 1, pages, 1, key=f"chunk_page_{file_id}") if pages > 1 else 1
     for c in chunks[(page - 1) * page_size: page * page_size]:
         heading = " › ".join(heading_path(c)) or "—"
-        where = _location(c)
+        where = fmt_where(c)
         n = int(c.get("merged_count") or 1)
         label = f"#{c['chunk_index']} · {len(c['text'])} {t('kbs.chars')} · {heading}" + (f" · {where}" if where else "")
         with st.expander(label):
@@ -142,14 +132,3 @@ def chunk_inspector(engine: Engine, actor: Actor, files: list) -> list[dict]:
                 st.caption(t("kbs.merged_count", n=n))
             st.text(c["text"])
     return chunks
-
-
-def _location(payload: dict) -> str:
-    if payload.get("page") is not None:
-        return t("loc.page", n=payload["page"])
-    if payload.get("slide") is not None:
-        return t("loc.slide", n=payload["slide"])
-    if payload.get("start_seconds") is not None:
-        m, s = divmod(int(payload["start_seconds"]), 60)
-        return f"{m}:{s:02d}"
-    return ""

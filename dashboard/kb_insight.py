@@ -9,8 +9,8 @@ from core import Engine
 from core.types import Actor
 from dashboard import jobs_panel
 from dashboard.highlight import highlight_html
-from dashboard.i18n import t
-from dashboard.page import fmt_score
+from dashboard.i18n import lang_key, t, worded
+from dashboard.page import fmt_score, fmt_where
 from dashboard.settings_form import option_label
 
 SEARCH_MODES = ("hybrid", "dense", "bm25", "hybrid+rerank")
@@ -33,8 +33,8 @@ def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
         query = st.text_input(t("rtest.query"), key="rtest_query")
         c1, c2, c3 = st.columns(3)
         mode = c1.selectbox(t("rtest.mode"), SEARCH_MODES, index=SEARCH_MODES.index(search_mode)
-                            if search_mode in SEARCH_MODES else 0, key="rtest_mode",
-                            format_func=lambda m: option_label("retrieval", "mode", m))
+                            if search_mode in SEARCH_MODES else 0, key=lang_key("rtest_mode"),
+                            format_func=worded(SEARCH_MODES, lambda m: option_label("retrieval", "mode", m)))
         # keyed by the defaults: a saved settings change shows here at once (a widget keeps its first value)
         top_k = c2.number_input(t("rtest.top_k"), 1, 50, int(top_k_default), key=f"rtest_top_k_{top_k_default}")
         min_score = c3.number_input(t("rtest.min_score"), 0.0, 1.0, float(min_default), step=0.05,
@@ -45,7 +45,7 @@ def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
     result = engine.search(actor, query, [kb.id], mode=mode, top_k=int(top_k), min_score=float(min_score))
     for notice in result.notices:
         st.info(notice)
-    timing = ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
+    timing = ", ".join(t("timing.ms", name=_step(k), ms=f"{v:.1f}") for k, v in result.timings_ms.items())
     shown, below = len(result.hits) + len(result.below_threshold), len(result.below_threshold)
     st.caption(t("rtest.shown", shown=shown, n=len(result.hits), below=below, min=f"{min_score:.2f}", timing=timing)
                if below else t("rtest.shown_all_pass", shown=shown, min=f"{min_score:.2f}", timing=timing))
@@ -56,18 +56,24 @@ def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
     for i, h in enumerate(hits):
         kept = i < len(result.hits)
         with st.container(border=True, key=f"rtest_hit_{i}"):
-            where = " · ".join(x for x in (h.location(), " › ".join(h.heading_path)) if x)
+            where = " · ".join(x for x in (fmt_where(h), " › ".join(h.heading_path)) if x)
             st.markdown(f"**#{i + 1} · {h.source_name}**" + (f" · {where}" if where else "")
                         + f" · {t('col.final')} {fmt_score(h.score)}" + ("" if kept else f" · {t('rtest.below')}"))
             # the whole passage, wrapped, with the query's terms marked (readable on a phone too)
             st.markdown(f"<div class='ragdesk-passage'>{highlight_html(h.text, query)}</div>", unsafe_allow_html=True)
 
 
+def _step(name: str) -> str:
+    """A timed step of the search in words (a step added later shows its own name)."""
+    text = t(f"timing.{name}")
+    return name.replace("_", " ") if text == f"timing.{name}" else text
+
+
 def _hit_rows(hits: list, n_kept: int) -> list[dict]:
     return [{
         "#": i + 1,
         t("col.file"): h.source_name,
-        t("col.where"): " · ".join(x for x in (h.location(), " › ".join(h.heading_path)) if x),
+        t("col.where"): " · ".join(x for x in (fmt_where(h), " › ".join(h.heading_path)) if x),
         t("col.final"): fmt_score(h.score),
         t("col.kept"): "✓" if i < n_kept else "—",
         t("col.dense"): fmt_score(h.dense),

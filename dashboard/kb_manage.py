@@ -8,7 +8,7 @@ from core import Engine
 from core.errors import CoreError
 from core.types import Actor
 from dashboard.errors import show_error
-from dashboard.i18n import t
+from dashboard.i18n import lang_key, t, worded
 from dashboard.page import select_kb_next
 
 VISIBILITIES = ("private", "shared", "public")
@@ -22,8 +22,9 @@ def create_form(engine: Engine, actor: Actor) -> None:
     with st.form("create_kb", clear_on_submit=True):
         name = st.text_input(t("kbs.name"), key="new_kb_name")
         description = st.text_area(t("kbs.description"), key="new_kb_description", height=68)
-        visibility = st.selectbox(t("kbs.visibility"), VISIBILITIES, format_func=lambda v: t(f"vis.{v}"),
-                                  key="new_kb_visibility")
+        visibility = st.selectbox(t("kbs.visibility"), VISIBILITIES,
+                                  format_func=worded(VISIBILITIES, lambda v: t(f"vis.{v}")),
+                                  key=lang_key("new_kb_visibility"))
         if st.form_submit_button(t("kbs.create"), type="primary", icon=":material/add:"):
             try:
                 kb = engine.create_kb(actor, name, description, visibility)
@@ -43,7 +44,7 @@ def edit_panel(engine: Engine, actor: Actor, kb) -> None:
         name = st.text_input(t("kbs.name"), value=kb.name)
         description = st.text_area(t("kbs.description"), value=kb.description, height=68)
         visibility = st.selectbox(t("kbs.visibility"), VISIBILITIES, index=VISIBILITIES.index(kb.visibility),
-                                  format_func=lambda v: t(f"vis.{v}"))
+                                  format_func=worded(VISIBILITIES, lambda v: t(f"vis.{v}")))
         full_doc = st.toggle(t("kbs.full_document"), value=kb.full_document, help=t("kbs.full_document_help"))
         if st.form_submit_button(t("common.save"), icon=":material/save:"):
             engine.update_kb(actor, kb.id, name=name, description=description, visibility=visibility,

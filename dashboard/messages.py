@@ -15,3 +15,17 @@ def said(text: str, key: str | None, params: dict | None) -> str:
         return t(f"msg.{key}", **(params or {}))
     except (KeyError, IndexError, ValueError):  # values stored by another version: its English text
         return text
+
+
+def progress_line(job) -> str:
+    """A running job's step and counter in the reader's language. A step this interface knows is
+    worded with its own counter ("reading page 39 of 120"); a plain message (a row older than the
+    keys) keeps the counter after it; no "(0/0)" before the work is counted."""
+    done, total = job.progress_done, job.progress_total
+    key, message = job.message_key, job.message or ""
+    if key and f"msg.{key}" in EN:
+        try:
+            return t(f"msg.{key}", **{"done": done, "total": total, **(job.message_params or {})})
+        except (KeyError, IndexError, ValueError):
+            pass
+    return f"{message} ({done}/{total})" if total and message else message

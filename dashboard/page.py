@@ -7,7 +7,7 @@ import streamlit as st
 from core import Engine
 from core.types import Actor
 from dashboard.auth import current_actor
-from dashboard.i18n import t
+from dashboard.i18n import t, worded
 from dashboard.runtime import get_engine
 
 
@@ -68,7 +68,8 @@ def choose_kb(engine: Engine, actor: Actor, key: str = "kb_id", label: str = "")
 
     The choice is set through the widget's own state before it is drawn: a changed ``index``
     alone is ignored by the browser, which keeps showing its last value (a new knowledge base
-    would stay unselected while the page worked on another one)."""
+    would stay unselected while the page worked on another one). For the same reason a changed
+    label (the visibility after "Update sharing", another language) is sent with the value."""
     kbs = engine.list_kbs(actor)
     if not kbs:
         return None
@@ -80,8 +81,12 @@ def choose_kb(engine: Engine, actor: Actor, key: str = "kb_id", label: str = "")
     elif st.session_state.get(key) not in ids:
         remembered = st.session_state.get("selected_kb")
         st.session_state[key] = remembered if remembered in ids else ids[0]
-    chosen = st.selectbox(label or "KB", ids, key=key,
-                          format_func=lambda i: f"{by_id[i].name} ({t('vis.' + by_id[i].visibility)})")
+    named = worded(ids, lambda i: f"{by_id[i].name} ({t('vis.' + by_id[i].visibility)})")
+    shown = f"{key}_shown"  # the label the browser holds for the current choice
+    if st.session_state.get(shown) != named(st.session_state[key]):
+        st.session_state[key] = st.session_state[key]  # a value set in state goes to the browser with its label
+    chosen = st.selectbox(label or "KB", ids, key=key, format_func=named)
+    st.session_state[shown] = named(chosen)
     st.session_state["selected_kb"] = chosen
     return by_id[chosen]
 
@@ -103,6 +108,16 @@ FILE_TYPES = {
 }
 
 
+NOT_INDEXED = ("failed", "cancelled")
+
+
+def file_state(f) -> str:
+    """A file's state as every page names it: a failed file that was never stored (over the size
+    limit, a bad name) is "refused" — there is nothing to retry, the user uploads it again."""
+    stored = f.sha256 or f.name.startswith(("http://", "https://"))  # a URL is fetched again on Retry
+    return "refused" if f.status == "failed" and not stored else f.status
+
+
 def fmt_type(mime: str) -> str:
     mime = (mime or "").split(";")[0].strip().lower()
     if mime in FILE_TYPES:
@@ -113,6 +128,22 @@ def fmt_type(mime: str) -> str:
     if mime.startswith("application/vnd.google-apps."):
         return t("type.gnative")
     return mime.split("/")[-1].upper() if mime else "—"
+
+
+def fmt_where(found) -> str:
+    """Where a passage is (a chunk's payload, a search hit, a citation) in the reader's language:
+    its page (or the pages it runs over), slide or time; else the location it carries (a URL)."""
+    get = found.get if isinstance(found, dict) else lambda name: getattr(found, name, None)
+    if get("page") is not None:
+        last = get("page_end")
+        return t("loc.pages", n=get("page"), last=last) if last else t("loc.page", n=get("page"))
+    if get("slide") is not None:
+        return t("loc.slide", n=get("slide"))
+    if get("start_seconds") is not None:
+        m, s = divmod(int(get("start_seconds")), 60)
+        return f"{m}:{s:02d}"
+    location = get("location")  # a search hit's is a method
+    return (location() if callable(location) else location) or ""
 
 
 def fmt_score(value: float | None) -> str:

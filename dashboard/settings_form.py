@@ -14,7 +14,7 @@ from core import Engine
 from core.errors import InvalidSettings
 from core.settings.fields import choices_of, plugin_maps
 from core.types import Actor
-from dashboard.i18n import lang, t
+from dashboard.i18n import lang, lang_key, t, worded
 from dashboard.locales.settings_text import EN as FIELD_EN
 from dashboard.locales.settings_text import ZH as FIELD_ZH
 
@@ -62,8 +62,9 @@ def _widget(path: str, name: str, info, value: Any, locked: bool, key: str) -> A
     if options is not None:
         if value not in options:
             options.append(value)  # saved while a plugin now gone was installed: shown, not lost
-        return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked, key=key,
-                            format_func=lambda v: option_label(path, name, v))
+        # a key per language: the browser would keep the old language's label (dashboard/i18n.py)
+        return st.selectbox(label, options, index=options.index(value), help=help_text, disabled=locked,
+                            key=lang_key(key), format_func=worded(options, lambda v: option_label(path, name, v)))
     if ann is int:
         return int(st.number_input(label, value=int(value), step=1, help=help_text, disabled=locked, key=key))
     if ann is float:
@@ -152,6 +153,8 @@ def feedback_panel(engine: Engine, actor: Actor) -> None:
     up = sum(1 for i in items if i.rating > 0)
     st.caption(t("feedback.summary", up=up, down=len(items) - up))
     st.dataframe([{t("feedback.when"): f"{i.when:%Y-%m-%d %H:%M}", t("feedback.user"): i.user,
-                   t("feedback.rating"): "👍" if i.rating > 0 else "👎", t("feedback.question"): i.question,
+                   # words, not 👍/👎: a machine without an emoji font draws those as empty boxes
+                   t("feedback.rating"): t("feedback.up" if i.rating > 0 else "feedback.down"),
+                   t("feedback.question"): i.question,
                    t("feedback.answer"): i.answer} for i in items], hide_index=True, width="stretch",
                  column_config={t("feedback.answer"): st.column_config.TextColumn(width="large")})

@@ -8,7 +8,7 @@ from core import Engine
 from core.errors import CoreError
 from core.types import Actor
 from dashboard.errors import show_error
-from dashboard.i18n import t
+from dashboard.i18n import lang_key, t, worded
 
 ROLES = ("user", "admin")
 
@@ -22,8 +22,9 @@ def users_panel(engine: Engine, actor: Actor) -> None:
         with st.container(horizontal=True, vertical_alignment="center", key=f"user_row_{user.id}"):
             label = f"**{user.name}**" + (f" · {user.email}" if user.email else "")
             st.markdown(label + (f" · :orange[{t('users.disabled')}]" if user.disabled else ""), width="stretch")
-            role = st.selectbox(t("users.role"), ROLES, index=ROLES.index(user.role), key=f"role_{user.id}",
-                                format_func=lambda r: t(f"role.{r}"), label_visibility="collapsed", width=160)
+            role = st.selectbox(t("users.role"), ROLES, index=ROLES.index(user.role), key=lang_key(f"role_{user.id}"),
+                                format_func=worded(ROLES, lambda r: t(f"role.{r}")), label_visibility="collapsed",
+                                width=160)
             if user.id != actor.user_id:
                 toggle = t("users.enable") if user.disabled else t("users.disable")
                 if st.button(toggle, key=f"disable_{user.id}",

@@ -10,6 +10,7 @@ from dashboard.ab_widgets import answer_column, exports, parse_items, question_c
 from dashboard.errors import guard
 from dashboard.i18n import t
 from dashboard.page import page_context
+from dashboard.uploads import upload_limit_mb
 
 engine, actor = page_context()
 st.title(t("nav.ab"))
@@ -47,7 +48,7 @@ with batch, guard():
     with st.form("ab_batch"):
         pasted = st.text_area(t("ab.paste"), key="ab_paste", height=140, help=t("ab.paste_help"))
         upload = st.file_uploader(t("ab.upload"), type=["csv", "jsonl", "ndjson", "txt"], key="ab_upload",
-                                  help=t("ab.upload_help"), max_upload_size=engine.settings().parsing.max_upload_mb)
+                                  help=t("ab.upload_help"), max_upload_size=upload_limit_mb(engine))
         with st.container(horizontal=True):
             run = st.form_submit_button(t("ab.run_batch"), type="primary", icon=":material/playlist_play:")
             # a second submit button: a plain button's rerun would switch the tabs back to the first one

@@ -12,6 +12,7 @@ from dashboard.errors import guard
 from dashboard.gdrive_widgets import chat_attach
 from dashboard.i18n import t
 from dashboard.page import page_context
+from dashboard.uploads import upload_limit_mb
 
 engine, actor = page_context()
 st.title(t("nav.chat"))
@@ -48,7 +49,7 @@ with guard():
             render_stored_message(msg, engine, actor, existing, ratings.get(msg.id))
 
 prompt = st.chat_input(t("chat.placeholder"), accept_file="multiple", key="chat_prompt",
-                       max_upload_size=engine.settings().parsing.max_upload_mb)  # the one upload limit
+                       max_upload_size=upload_limit_mb(engine))  # the one upload limit (dashboard/uploads.py)
 if prompt:
     with guard():
         question = (prompt.text or "").strip()

@@ -11,7 +11,7 @@ from dashboard.kb_curated import curated_panel
 from dashboard.kb_files import chunk_inspector, file_table, upload_form
 from dashboard.kb_insight import charts, reindex_panel, retrieval_test
 from dashboard.kb_manage import can_write, create_form, edit_panel
-from dashboard.page import choose_kb, page_context
+from dashboard.page import NOT_INDEXED, choose_kb, page_context
 
 engine, actor = page_context()
 st.title(t("nav.kbs"))
@@ -34,9 +34,13 @@ with guard():
         load_demo_button(engine, actor, key="demo_from_kbs")
         st.stop()
     stats = engine.kb_stats(actor, kb.id)
+    not_indexed = sum(stats["by_status"].get(s, 0) for s in NOT_INDEXED)  # failed, refused, cancelled: counted apart
     with st.container(horizontal=True, gap="large"):  # stays one row on a phone
-        for label, key in (("kbs.files", "files"), ("kbs.chunks", "chunks"), ("kbs.vectors", "vectors")):
+        st.metric(t("kbs.files"), stats["files"] - not_indexed, width="content")
+        for label, key in (("kbs.chunks", "chunks"), ("kbs.vectors", "vectors")):
             st.metric(t(label), stats[key], width="content")
+        if not_indexed:
+            st.metric(t("kbs.not_indexed"), not_indexed, width="content")
     if kb.description:
         st.caption(kb.description)
     writable = can_write(actor, kb)

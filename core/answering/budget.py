@@ -13,6 +13,7 @@ from typing import Callable
 
 from core.answering.prompts import ContextItem
 from core.llm.base import ChatMessage
+from core.notices import Notice, notice
 
 _HEADER_TOKENS = 16  # "[n] source (location)" line and separators, per block
 _MIN_DOCUMENT_TOKENS = 64  # below this a cut document is not worth injecting
@@ -29,16 +30,14 @@ class Fitted:
     dropped: list[ContextItem] = field(default_factory=list)
     cut: list[ContextItem] = field(default_factory=list)  # documents shortened to fit
 
-    def notice(self) -> str | None:
-        if not self.dropped and not self.cut:
-            return None
-        parts = []
+    def notice(self) -> Notice | None:
+        names = ", ".join(sorted({d.source for d in self.dropped}))
+        cut = ", ".join(c.source for c in self.cut)
+        if self.dropped and self.cut:
+            return notice("budget.dropped_and_cut", n=len(self.dropped), names=names, cut=cut)
         if self.dropped:
-            names = ", ".join(sorted({d.source for d in self.dropped}))
-            parts.append(f"{len(self.dropped)} less relevant passage(s) left out ({names})")
-        if self.cut:
-            parts.append("shortened: " + ", ".join(c.source for c in self.cut))
-        return "Context trimmed to fit the model's context window: " + "; ".join(parts) + "."
+            return notice("budget.dropped", n=len(self.dropped), names=names)
+        return notice("budget.cut", names=cut) if self.cut else None
 
 
 def fit_items(items: list[ContextItem], available_tokens: int, count: Callable[[str], int]) -> Fitted:

@@ -75,7 +75,8 @@ class ChatFiles(Protocol):
     """The files of one chat's own collection (attachments and fetched pages)."""
 
     def target(self, chat_id: str) -> tuple[SearchTarget | None, list[str]]:
-        """The chat's collection when it holds searchable files, and notices (stale files)."""
+        """The chat's collection when it holds searchable files, and the names of its files
+        embedded with another model (not searched)."""
 
     def documents(self, chat_id: str, max_chars: int) -> list[Document]:
         """The chat's indexed files whose whole text is at most ``max_chars``."""

@@ -28,6 +28,7 @@ from typing import Callable
 
 from core.answering.coverage import key_terms
 from core.llm.base import ChatMessage
+from core.notices import Notice, notice
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ def parse_query(reply: str) -> str | None:
 
 
 def search_query(message: str, earlier: list[ChatMessage], ask_model: Callable[[str], str] | None,
-                 on_notice: Callable[[str], None]) -> SearchQuery:
+                 on_notice: Callable[[Notice], None]) -> SearchQuery:
     """What to search for ``message`` given the conversation before it. ``ask_model``: one prompt
     to the chat model, its text back (None: no chat model, the rule is used)."""
     if not any(m.role == "user" for m in earlier) or not looks_like_follow_up(message):
@@ -124,5 +125,5 @@ def search_query(message: str, earlier: list[ChatMessage], ask_model: Callable[[
             query = None
         if query:
             return SearchQuery(query, "model")
-        on_notice("the search query could not be generated from the conversation; it was built from the previous question")
+        on_notice(notice("followup.no_query"))
     return SearchQuery(rule_query(message, earlier), "rules")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from core.answering.run import AnswerRun
 from core.answering.tools import ToolBox
 from core.llm.base import ChatMessage, ChatModel, TextDelta, ToolCallsReady, ToolSpec
+from core.notices import notice
 
 
 def generate(run: AnswerRun, model: ChatModel, messages: list[ChatMessage], tools: list[ToolSpec] | None,
@@ -15,7 +16,7 @@ def generate(run: AnswerRun, model: ChatModel, messages: list[ChatMessage], tool
     rounds = 0
     text: list[str] = []
     run.answer.llm_called = True
-    run.emit("generating", f"asking {model.id}")
+    run.emit("generating", f"asking {model.id}", model=model.id)
     while True:
         offer = tools if tools and toolbox is not None and rounds < max_rounds else None
         run.mark("to_model_ms")
@@ -30,7 +31,7 @@ def generate(run: AnswerRun, model: ChatModel, messages: list[ChatMessage], tool
                 calls = event.calls
         if not calls or offer is None:
             if calls:
-                run.notice("the model asked for tools after the tool-round limit; its request was ignored")
+                run.notice(notice("generate.tool_limit"))
             return "".join(text)
         rounds += 1
         messages.append(ChatMessage("assistant", "".join(text), tool_calls=calls))

@@ -17,6 +17,7 @@ from core.answering.generate import generate
 from core.answering.intent import skip_reason
 from core.answering.prompts import ContextItem, normal_messages, number
 from core.answering.references import References
+from core.answering.replies import not_from_kb_marker
 from core.answering.retrieve import document_item
 from core.answering.run import AnswerRun
 from core.answering.scope import Scope
@@ -26,6 +27,7 @@ from core.errors import CoreError
 from core.llm.base import ChatMessage, TextDelta
 from core.llm.providers import quotes_only
 from core.llm.text_match import has_cjk
+from core.notices import notice
 from core.settings.model import AnsweringSettings
 
 # A chat attachment up to this size is injected whole, as the conversation's own material (a
@@ -51,18 +53,18 @@ def fetch_urls(ctx: AnswerContext, chat_id: str | None, urls: list[str], run: An
     Temporary chat: each page is used whole for this answer only. A failed fetch fails alone."""
     items: list[ContextItem] = []
     for url in urls:
-        run.emit("notice", f"fetching {url}")
+        run.emit("notice", notice("url.fetching", url=url).text(run.lang))
         if chat_id is None:
             try:
                 doc = ctx.fetch_url(url)
             except CoreError as exc:
-                run.notice(f"could not use {url}: {exc.message}")
+                run.notice(notice("url.unusable", url=url, error=exc.message))
                 continue
             items.append(ContextItem(text=doc.text, source=url, score=1.0, kind="document", origin="url"))
             continue
         result = ctx.chat_files.attach_url(chat_id, url)
         if not result.ok:
-            run.notice(f"could not use {url}: {result.error}")
+            run.notice(notice("url.unusable", url=url, error=result.error))
     return items
 
 
@@ -73,7 +75,7 @@ def _urls_to_fetch(a: AnsweringSettings, chat_id: str | None, urls: list[str], r
     if a.file_context or (chat_id is not None and a.builtin_tools):
         return urls
     for url in urls:
-        run.notice(f"file context is off: {url} was not fetched")
+        run.notice(notice("url.file_context_off", url=url))
     return []
 
 
@@ -102,9 +104,9 @@ def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, c
     r = ctx.settings.retrieval
     targets, origins = scope.targets(), {}
     if chat_id is not None:
-        chat_target, notices = ctx.chat_files.target(chat_id)
-        for n in notices:
-            run.notice(n)
+        chat_target, stale = ctx.chat_files.target(chat_id)
+        if stale:
+            run.notice(notice("chat.stale_files", names=", ".join(stale)))
         if chat_target is not None:
             targets.append(chat_target)
             origins = ctx.chat_files.origins(chat_id)
@@ -123,7 +125,7 @@ def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, c
         try:
             items += provider.items(query, ctx.settings)
         except CoreError as exc:
-            run.notice(f"{provider.name} was not used: {exc.message}")
+            run.notice(notice("provider.unused", provider=provider.name, error=exc.message))
     report_found(run, items)
     return items
 
@@ -139,9 +141,10 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     retrieved = gated = False
     query = refs.query
     if not a.file_context:
-        run.emit("notice", "file context is off: nothing is injected" + (" (the model may use tools)" if a.builtin_tools else ""))
+        off = "normal.nothing_injected_tools" if a.builtin_tools else "normal.nothing_injected"
+        run.emit("notice", notice(off).text(run.lang))
     elif (reason := skip_reason(question)) and not refs.any:
-        run.emit("notice", f"retrieval skipped: {reason}", skipped=reason)
+        run.emit("notice", notice("normal.retrieval_skipped", reason=reason).text(run.lang), skipped=reason)
         gated = True
     else:
         query = follow_up_query(ctx, run, refs, earlier)
@@ -155,7 +158,7 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     if retrieved and not items and a.low_similarity_action == "flag_for_human" and not run.search_unavailable:
         run.answer.flagged, run.answer.from_kb = True, False
         run.answer.text = _say("flagged", question)
-        run.notice("flagged for a human: nothing passed the similarity threshold")
+        run.notice(notice("normal.flagged"))
         return
     model = model_for(settings, run, injecting=bool(items), web=web is not None and web.may_inject)
     if quotes_only(model):
@@ -167,8 +170,6 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
         return
     if not items:
         run.answer.from_kb = False
-    if retrieved and not items:
-        run.notice(a.not_from_kb_marker)
     template_only = normal_messages(question, [], [], template=a.rag_template, system_context=a.rag_system_context)
     fixed_tokens = messages_tokens(template_only.messages, model.count_tokens)
     history = trim_history(earlier, max(0, (model.context_length - fixed_tokens) // 4), model.count_tokens)
@@ -182,7 +183,8 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     box = _toolbox(ctx, scope, chat_id, next_n=len(items) + 1) if tools else None
     if box is not None and web is not None:
         box.allowed, box.web_search = list(tools), web.search_tool
-    marker = f"{a.not_from_kb_marker}\n\n" if retrieved and not items else ""
+    # said once, as the answer's first line (no notice repeats it beside the badge)
+    marker = f"{not_from_kb_marker(a, question)}\n\n" if retrieved and not items else ""
     if marker:
         run.emit("text", marker)  # streamed first, so live text is the answer's from its first piece
     run.answer.text = marker + generate(run, model, prompt.messages, tools, box, a.max_tool_rounds)

@@ -12,12 +12,12 @@ follow it alike.
 from __future__ import annotations
 
 from core.errors import InvalidInput, PermissionDenied
+from core.notices import NOTICES, Notice, notice
 from core.settings.model import Settings
 from core.types import Actor
 
 MODES = ("normal", "strict")
-OVERRIDE_REFUSED = ("strict mode is on: this answer comes from the knowledge base only "
-                    "(normal-mode answers are for admins while strict mode is on)")
+OVERRIDE_REFUSED = NOTICES["policy.override_refused"]["en"]
 
 
 def may_compare(actor: Actor, settings: Settings) -> bool:
@@ -31,7 +31,7 @@ def check_compare(actor: Actor, settings: Settings) -> None:
                                "(an admin may open it to other roles with strict.compare_roles)")
 
 
-def answer_mode(requested: str | None, actor: Actor, settings: Settings) -> tuple[str, str | None]:
+def answer_mode(requested: str | None, actor: Actor, settings: Settings) -> tuple[str, Notice | None]:
     """(the mode this answer runs in, a notice when the requested mode was refused)."""
     if requested is not None and requested not in MODES:
         raise InvalidInput(f"mode must be normal or strict, not {requested!r}")
@@ -39,5 +39,5 @@ def answer_mode(requested: str | None, actor: Actor, settings: Settings) -> tupl
     if requested is None:
         return ("strict" if strict_on else "normal"), None
     if requested == "normal" and strict_on and not may_compare(actor, settings):
-        return "strict", OVERRIDE_REFUSED
+        return "strict", notice("policy.override_refused")
     return requested, None

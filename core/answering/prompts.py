@@ -40,6 +40,7 @@ class ContextItem:
     kb_id: str = ""
     heading_path: list[str] = field(default_factory=list)
     page: int | None = None
+    page_end: int | None = None  # a passage running on to a later page
     slide: int | None = None
     start_seconds: float | None = None
     kind: str = "chunk"  # chunk | document | tool

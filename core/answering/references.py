@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 
 from core.answering.context import TIERS, FileInfo, KBInfo, KnowledgeAccess
 from core.answering.replies import Choice, Clarification
+from core.notices import Notice, notice
 
 _TOKEN = r"[^\s，。！？、；：（）【】「」《》]+"  # a reference ends at a space or CJK punctuation
 _REF = re.compile(r"(?<![\w#])#(%s)" % _TOKEN)
@@ -35,7 +36,7 @@ class References:
     file_ids: list[str] = field(default_factory=list)
     file_kbs: list[str] = field(default_factory=list)  # the knowledge bases of those files
     urls: list[str] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)  # shown; the answer goes on
+    notices: list[Notice] = field(default_factory=list)  # shown; the answer goes on
     questions: list[Clarification] = field(default_factory=list)  # normal mode stops and asks these instead
 
     @property
@@ -116,7 +117,7 @@ def _unknown(token: str, names: list[str], knowledge: KnowledgeAccess, refs: Ref
         shown = {k.name.lower(): k.name for k in knowledge.kbs}
         refs.questions.append(Clarification("typo", token, close=tuple(f"#{shown.get(c, c)}" for c in dict.fromkeys(close))))
     else:
-        refs.notices.append(f"no knowledge base or file named '{token}'; '#{token}' was read as plain text")
+        refs.notices.append(notice("mention.unknown", token=token))
 
 
 def _bare_videos(message: str) -> list[tuple[re.Match, str]]:

@@ -12,21 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.llm.text_match import has_cjk
-from core.settings.model import StrictModeSettings
-
-Language = Literal["zh", "en"]
+from core.notices import Language, Notice, language, notice
+from core.settings.model import AnsweringSettings, StrictModeSettings
 
 # The Chinese texts are the seed's (002), word for word.
 NO_HIT_REPLY = {"zh": "知识库中暂未收录相关内容，我无法凭已有信息作答。",
                 "en": "The knowledge base does not cover this, so I cannot answer it from the information I have."}
 UNCOVERED_TEXT = {"zh": "知识库中未收录", "en": "not covered by the knowledge base"}
-
-
-def language(question: str) -> Language:
-    if has_cjk(question):
-        return "zh"
-    return "en" if any(ch.isascii() and ch.isalpha() for ch in question) else "zh"
+NOT_FROM_KB_MARKER = {"zh": "以下内容并非来自知识库。", "en": "Not from the knowledge base."}
 
 
 def no_hit_reply(strict: StrictModeSettings, question: str) -> str:
@@ -35,6 +28,12 @@ def no_hit_reply(strict: StrictModeSettings, question: str) -> str:
 
 def uncovered_text(strict: StrictModeSettings, question: str) -> str:
     return strict.rag_strict_uncovered_text.strip() or UNCOVERED_TEXT[language(question)]
+
+
+def not_from_kb_marker(answering: AnsweringSettings, question: str) -> str:
+    """The line before a normal answer that did not come from the knowledge base: the admin's
+    text as written, or (left empty) the built-in one in the question's language."""
+    return answering.not_from_kb_marker.strip() or NOT_FROM_KB_MARKER[language(question)]
 
 
 @dataclass(frozen=True)
@@ -103,7 +102,7 @@ def ask_back_text(clarifications: list[Clarification], question: str) -> str:
     return "\n".join(t[0].upper() + t[1:] for t in texts)
 
 
-def strict_notice(c: Clarification) -> str:
-    """Strict mode does not ask back: what it would have asked goes in a notice (English, like
-    every notice), and the answer is the fixed reply."""
-    return f"strict mode does not ask back, so nothing was searched: {c.text('en')}"
+def strict_notice(c: Clarification, lang: Language = "en") -> Notice:
+    """Strict mode does not ask back: what it would have asked goes in a notice (in the
+    question's language, like every notice), and the answer is the fixed reply."""
+    return notice("strict.no_ask_back", question=c.text(lang))

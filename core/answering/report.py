@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from core.answering.scoring import OUTCOMES, refused, score, verdict
+from core.answering.scoring import NOT_COVERED, OUTCOMES, refused, score, verdict
 from core.answering.types import Answer, Comparison
 
 MODES = ("normal", "strict")
@@ -169,7 +169,8 @@ def html_report(rows: list[dict[str, Any]], *, title: str = "Strict A/B compare"
              "as_expected": "As expected", "correct": "correct", "refused": "refused", "wrong": "wrong",
              "hit": "hit", "no_hit": "no hit", "model": "model called", "no_model": "model not called",
              "weak": "weak match", "questions": "Questions", "modes_differ": "Modes differ",
-             "generated": "Generated"} | (labels or {})
+             "generated": "Generated", "not_covered": "not covered by the knowledge base (a refusal is right)",
+             } | (labels or {})
     when = (generated or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f'<!doctype html><html><head><meta charset="utf-8"><title>{_e(title)}</title><style>{_CSS}</style></head><body>',
              f"<h1>{_e(title)}</h1><p class='meta'>{_e(label['questions'])}: {len(rows)} · "
@@ -195,7 +196,8 @@ def html_report(rows: list[dict[str, Any]], *, title: str = "Strict A/B compare"
                 tag_html = f"<span class='tag {outcome}'>{_e(label[outcome])}</span>" + tag_html
             cells.append(f"<td>{tag_html}{answer_html(r[f'{mode}_answer'])}"
                          f"<div class='cites'>{_e(r[f'{mode}_citations'].replace('; ', chr(10)))}</div></td>")
-        expected = f"<div class='meta'>{_e(label['expected'])}: {_e(r['expected'])}</div>" if r["expected"] else ""
+        said = label["not_covered"] if r["expected"] == NOT_COVERED else r["expected"]  # as the page says it
+        expected = f"<div class='meta'>{_e(label['expected'])}: {_e(said)}</div>" if r["expected"] else ""
         parts.append(f"<tr><td>{_e(r['question'])}{expected}</td>{''.join(cells)}</tr>")
     parts.append("</table></body></html>")
     return "".join(parts)

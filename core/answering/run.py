@@ -9,6 +9,7 @@ from typing import Callable
 
 from core.answering.prompts import ContextItem
 from core.answering.types import Answer, AnswerEvent, Citation
+from core.notices import Notice, language
 
 EventSink = Callable[[AnswerEvent], None]
 _CITE = re.compile(r"\[(\d{1,3})\]")
@@ -18,6 +19,7 @@ class AnswerRun:
     def __init__(self, question: str, mode: str, on_event: EventSink | None, started: float | None = None):
         self.t0 = time.perf_counter() if started is None else started
         self.answer = Answer(question=question, text="", mode=mode, hit=False, llm_called=False)  # type: ignore[arg-type]
+        self.lang = language(question)  # notices are said in the question's language (core/notices.py)
         self.on_event = on_event
         self.injected: list[ContextItem] = []
         self.search_unavailable = False  # the embedding service failed: answered without retrieval
@@ -35,9 +37,12 @@ class AnswerRun:
         if self.on_event is not None:
             self.on_event(event)
 
-    def notice(self, message: str) -> None:
-        self.answer.notices.append(message)
-        self.emit("notice", message)
+    def notice(self, message: Notice | str) -> None:
+        """A notice beside the answer: a ``Notice`` is said in the question's language; a text is
+        one already said in it (the weak-match notice, an admin's own words)."""
+        text = message.text(self.lang) if isinstance(message, Notice) else message
+        self.answer.notices.append(text)
+        self.emit("notice", text)
 
     def fail(self, message: str) -> None:
         self.answer.error = message
@@ -59,6 +64,8 @@ class AnswerRun:
             self.answer.from_kb = False
 
     def finish(self) -> Answer:
+        if not self.answer.citations:  # a refusal, a question back, general knowledge: nothing from the knowledge base
+            self.answer.from_kb = False
         self.answer.timings_ms["total_ms"] = self.elapsed_ms()
         self.emit("done", "", timings_ms=dict(self.answer.timings_ms))
         return self.answer
@@ -67,7 +74,7 @@ class AnswerRun:
 def citation(i: ContextItem) -> Citation:
     return Citation(n=i.n, chunk_id=i.chunk_id, file_id=i.file_id, source_name=i.source, location=i.location,
                     heading_path=list(i.heading_path), text=i.text, score=round(i.score, 4), kb_id=i.kb_id,
-                    page=i.page, slide=i.slide, start_seconds=i.start_seconds, origin=i.origin)
+                    page=i.page, slide=i.slide, start_seconds=i.start_seconds, page_end=i.page_end, origin=i.origin)
 
 
 def citation_dicts(answer: Answer) -> list[dict]:

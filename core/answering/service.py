@@ -23,10 +23,10 @@ from core.answering.run import AnswerRun, EventSink, citation_dicts
 from core.answering.scope import decide_scope
 from core.answering.strict import answer_strict
 from core.answering.types import Answer
-from core.answering.web import STRICT_NOTICE as STRICT_WEB_NOTICE
 from core.error_report import shown_error
 from core.errors import InvalidInput
 from core.llm.base import ChatMessage
+from core.notices import NOTICES, notice
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 # Earlier turns a caller sends with a temporary question (the OpenAI-compatible API's messages):
 # the last ones only; the prompt's token budget trims further (budget.trim_history).
 MAX_SENT_HISTORY = 40
-STRICT_HISTORY_NOTICE = "strict mode answers each question on its own: the earlier messages were not used"
+STRICT_HISTORY_NOTICE = NOTICES["strict.history"]["en"]
 
 
 def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, chat_id: str | None = None,
@@ -63,12 +63,12 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
     if refused:
         run.notice(refused)
     if history and mode == "strict":
-        run.notice(STRICT_HISTORY_NOTICE)
+        run.notice(notice("strict.history"))
     try:
         refs = parse_references(ctx.knowledge, question)
         scope = decide_scope(ctx.knowledge, kb_ids, tuple(file_ids), refs)
-        for notice in refs.notices:
-            run.notice(notice)
+        for said in refs.notices:
+            run.notice(said)
         if refs.questions and mode == "strict":
             _strict_does_not_ask_back(ctx, run, refs)
         elif refs.questions:
@@ -108,7 +108,7 @@ def _ask_back(run: AnswerRun, refs: References) -> None:
     is searched and no model is called; the answer asks which one was meant, in the question's
     language."""
     for q in refs.questions:
-        run.notice(q.text("en"))
+        run.notice(q.text(run.lang))
     run.answer.from_kb = False
     run.answer.text = ask_back_text(refs.questions, run.answer.question)
 
@@ -117,7 +117,7 @@ def _strict_does_not_ask_back(ctx: AnswerContext, run: AnswerRun, refs: Referenc
     """The same unclear mention in strict mode: the fixed reply (no search, so no other knowledge
     base answers in its place; no model), and the close names in a notice."""
     for q in refs.questions:
-        run.notice(strict_notice(q))
+        run.notice(strict_notice(q, run.lang))
     run.answer.from_kb = False
     run.answer.text = no_hit_reply(ctx.settings.strict, run.answer.question)
 
@@ -126,10 +126,10 @@ def _say_what_strict_leaves_out(ctx: AnswerContext, run: AnswerRun, refs: Refere
     """Strict mode answers from the knowledge base only: what the message or chat offered beyond
     it is named, not used (no page is fetched, no chat file or provider is searched)."""
     for url in refs.urls:
-        run.notice(f"strict mode answers from the knowledge base only: {url} was not fetched")
+        run.notice(notice("strict.url", url=url))
     if chat_id is not None and ctx.chat_files.origins(chat_id):
-        run.notice("strict mode answers from the knowledge base only: the files attached to this chat are not used")
+        run.notice(notice("strict.chat_files"))
     for provider in ctx.providers:
-        run.notice(f"strict mode answers from the knowledge base only: {provider.name} is not used")
+        run.notice(notice("strict.provider", provider=provider.name))
     if ctx.open_web is not None:  # the chat's Web search switch: never searched, no query generated
-        run.notice(STRICT_WEB_NOTICE)
+        run.notice(notice("strict.web"))

@@ -16,6 +16,7 @@ from core.errors import EmbeddingError
 from core.llm.base import ChatModel
 from core.llm.extractive import ExtractiveAnswerer
 from core.llm.factory import provider_for
+from core.notices import notice
 from core.retrieval.search import SearchTarget
 from core.settings.model import Settings
 
@@ -30,7 +31,7 @@ def search_step(run: AnswerRun, knowledge: KnowledgeAccess, query: str, targets:
                          origins=origins)
     except EmbeddingError as exc:  # the service is down (seed 002): answer without retrieval, say so
         run.search_unavailable = True
-        run.notice(f"knowledge-base search is unavailable, so no passage was used: {shown_error(exc, knowledge.actor, 'searching')}")
+        run.notice(notice("search.unavailable", error=shown_error(exc, knowledge.actor, "searching")))
         return Retrieval([], [])
     run.answer.retrieved = found.scored
     run.answer.timings_ms["retrieval_ms"] = round(found.timings_ms.get("total", 0.0), 2)
@@ -52,9 +53,9 @@ def model_for(settings: Settings, run: AnswerRun, injecting: bool, web: bool = F
     """``web``: web pages are (or through a tool may be) injected: pages run to thousands of tokens."""
     model = chat_model(settings.llm)
     if provider_for(settings.llm).small_default_context:
-        from core.llm.ollama_chat import needs_context_warning
+        from core.llm.ollama_chat import context_notice
 
-        warning = needs_context_warning(settings.llm.context_length, injecting or web, web=web)
+        warning = context_notice(settings.llm.context_length, injecting or web, web=web)
         if warning:
             run.notice(warning)
     return model

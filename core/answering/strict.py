@@ -20,37 +20,29 @@ from core.answering.answerable import Judgement, best_evidence, judge, read_ques
 from core.answering.context import KnowledgeAccess
 from core.answering.generate import generate
 from core.answering.prompts import ContextItem, number, strict_messages
-from core.answering.replies import language, no_hit_reply, uncovered_text
+from core.answering.replies import no_hit_reply, uncovered_text
 from core.answering.run import AnswerRun
 from core.answering.scope import Scope
 from core.answering.steps import extractive, fit, model_for, report_found, search_step
 from core.answering.tools import STRICT_TOOLS, ToolBox
 from core.llm.providers import quotes_only
+from core.notices import Notice, notice
 
 
-_NOT_MENTIONED = {
-    "en": "strict mode: the passages found do not mention {terms}, so the question is not answered from them",
-    "zh": "严格模式：检索到的内容未提及「{terms}」，因此不据此作答",
-}
-_NO_VALUE = {
-    "en": "strict mode: the passages found do not state {kind} for what was asked, so the question is not answered from them",
-    "zh": "严格模式：检索到的内容没有给出所问的{kind}，因此不据此作答",
-}
 _KINDS = {
-    "en": {"quantity": "the number", "money": "the amount", "duration": "the time", "length": "the size",
-           "weight": "the weight", "percentage": "the percentage", "date": "the date"},
-    "zh": {"quantity": "数值", "money": "金额", "duration": "时间", "length": "尺寸", "weight": "重量",
-           "percentage": "比例", "date": "日期"},
+    "quantity": ("the number", "数值"), "money": ("the amount", "金额"), "duration": ("the time", "时间"),
+    "length": ("the size", "尺寸"), "weight": ("the weight", "重量"), "percentage": ("the percentage", "比例"),
+    "date": ("the date", "日期"),
 }
 
 
-def refusal_notice(judged: Judgement, question: str) -> str:
-    lang = language(question)
+def refusal_notice(judged: Judgement) -> Notice:
+    """Why a hit is not an answer: what the nearest passage does not mention, or the value it
+    does not state."""
     if judged.missing:
-        sep = ", " if lang == "en" else "、"
-        return _NOT_MENTIONED[lang].format(terms=sep.join(judged.missing))
-    kind = judged.question.wanted if judged.question else None
-    return _NO_VALUE[lang].format(kind=_KINDS[lang].get(kind or "quantity", _KINDS[lang]["quantity"]))
+        return notice("strict.not_mentioned", terms_en=", ".join(judged.missing), terms_zh="、".join(judged.missing))
+    kind = _KINDS[(judged.question.wanted if judged.question else None) or "quantity"]
+    return notice("strict.no_value", kind_en=kind[0], kind_zh=kind[1])
 
 
 def judged_text(item: ContextItem) -> str:
@@ -69,7 +61,7 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
         question = read_question(query)
         judged = judge(question, [judged_text(i) for i in items], [i.text for i in items])
         if not judged.answerable or judged.passage is None:
-            run.notice(refusal_notice(judged, run.answer.question))
+            run.notice(refusal_notice(judged))
             items = []
         else:
             found_in = best_evidence(question, [i.text for i in items], judged.answering)

@@ -14,7 +14,7 @@ class Citation:
     chunk_id: str
     file_id: str
     source_name: str
-    location: str  # "p. 3", "slide 2", "1:05", or ""
+    location: str  # "p. 3", "pp. 3–4", "slide 2", "1:05", or ""
     heading_path: list[str]
     text: str  # the passage as injected
     score: float
@@ -22,6 +22,7 @@ class Citation:
     page: int | None = None
     slide: int | None = None
     start_seconds: float | None = None
+    page_end: int | None = None  # the passage runs on to this page (``location`` reads "pp. 3–4")
     origin: str = "kb"  # kb | attachment (a file of this chat) | url (a fetched page) | web | curated
     url: str = ""  # where the cited file lives, for files from a source (a Drive file's webViewLink)
     # A curated answer (origin "curated"): who approved it and when (ISO 8601); chunk_id is its id.

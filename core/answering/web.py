@@ -24,6 +24,7 @@ from core.answering.prompts import ContextItem
 from core.answering.run import AnswerRun
 from core.llm.base import ChatMessage, ChatModel, TextDelta, ToolSpec
 from core.llm.providers import quotes_only
+from core.notices import NOTICES, notice
 from core.settings.model import Settings
 from core.websearch.flow import (
     IndexAndSearch,
@@ -40,9 +41,10 @@ SEARCH_WEB = ToolSpec(
     {"type": "object", "properties": {"query": {"type": "string", "description": "The web search query."}},
      "required": ["query"]},
 )
-STRICT_NOTICE = "strict mode answers from the knowledge base only: web search is off"
-DISABLED_NOTICE = "web search is turned off in the settings (web_search.enable_web_search): answered without it"
-SWITCHES_OFF_NOTICE = "web search needs File Context or Builtin Tools on: nothing was searched"
+# each said in the question's language (core/notices.py); the English texts, for the tests and the API's docs
+STRICT_NOTICE = NOTICES["strict.web"]["en"]
+DISABLED_NOTICE = NOTICES["web.disabled"]["en"]
+SWITCHES_OFF_NOTICE = NOTICES["web.switches_off"]["en"]
 HISTORY_TURNS = 4
 
 
@@ -126,10 +128,10 @@ def open_session(settings: Settings, run: AnswerRun, message: str, *, model: Cha
                  index_and_search: IndexAndSearch, history: list[ChatMessage] | None = None) -> WebSession | None:
     """A session when web search may run for this message in normal mode; None (with a notice) otherwise."""
     if not settings.web_search.enable_web_search:
-        run.notice(DISABLED_NOTICE)
+        run.notice(notice("web.disabled"))
         return None
     a = settings.answering
     if not a.file_context and not a.builtin_tools:
-        run.notice(SWITCHES_OFF_NOTICE)
+        run.notice(notice("web.switches_off"))
         return None
     return WebSession(settings, run, message, model, index_and_search, list(history or []))

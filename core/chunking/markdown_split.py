@@ -25,7 +25,8 @@ def split_markdown(text: str) -> list[Section]:
     """Sections in order; together they cover every non-blank character of ``text``.
 
     A section holding nothing but its heading (``# A`` directly followed by ``## B``) is
-    joined to the next section, so a heading never becomes a chunk on its own.
+    joined to the next section, so a heading never becomes a chunk on its own; the joined
+    section keeps the path of the text it holds (``A › B``), not of its first heading.
     """
     lines = text.split("\n")
     in_code = code_line_mask(lines)
@@ -50,7 +51,7 @@ def split_markdown(text: str) -> list[Section]:
         if not body.strip():
             continue
         if pending is not None:
-            start, heading_path = pending
+            start = pending[0]  # from the bare heading on; the path is this section's own
             pending = None
         if i + 1 < len(starts) and _is_heading_only(body):
             pending = (start, heading_path)

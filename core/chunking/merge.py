@@ -22,6 +22,7 @@ class Piece:
     text: str
     source: str
     start: int = 0  # offset in the document text where this text begins
+    end: int = 0  # offset where it ends (exclusive); 0 = unknown
     heading_path: tuple[str, ...] = ()
     merged_count: int = 1
     header_chars: int = 0  # a repeated table header opens ``text`` (see tables.py)
@@ -40,7 +41,8 @@ def merge_small_pieces(
             joined = _join(current, nxt)
             joined_size = count(joined)
             if joined_size <= max_size:
-                current = replace(current, text=joined, merged_count=current.merged_count + nxt.merged_count)
+                current = replace(current, text=joined, merged_count=current.merged_count + nxt.merged_count,
+                                  end=nxt.end)
                 current_size = joined_size
                 continue
         merged.append(current)

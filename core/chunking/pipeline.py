@@ -13,7 +13,7 @@ from core.chunking.merge import Piece, merge_small_pieces
 from core.chunking.tables import split_with_headers
 from core.errors import InvalidSettings
 from core.settings.model import ChunkingSettings
-from core.types import Chunk, ParsedDoc
+from core.types import Chunk, DocPart, ParsedDoc
 
 
 def cleaned_text(doc: ParsedDoc) -> str:
@@ -44,12 +44,14 @@ def chunk_document(doc: ParsedDoc, cfg: ChunkingSettings, count: Callable[[str],
         body = text[section.start : section.end]
         for start, end, prefix in split_with_headers(body, cfg.chunk_size, cfg.chunk_overlap, count, sticky):
             pieces.append(Piece(prefix + body[start:end], doc.source_name, section.start + start,
-                                section.heading_path, header_chars=len(prefix)))
+                                end=section.start + end, heading_path=section.heading_path, header_chars=len(prefix)))
     pieces = merge_small_pieces(pieces, cfg.chunk_min_size_target, cfg.chunk_size, count)
 
     parts = locator.parts_at(text, [p.start for p in pieces])
+    # where each chunk's last character is: a chunk may run from one page onto the next
+    last_parts = locator.parts_at(text, [_last_char(text, p) for p in pieces])
     chunks: list[Chunk] = []
-    for index, (piece, part) in enumerate(zip(pieces, parts)):
+    for index, (piece, part, last) in enumerate(zip(pieces, parts, last_parts)):
         chunks.append(
             Chunk(
                 text=piece.text,
@@ -57,6 +59,7 @@ def chunk_document(doc: ParsedDoc, cfg: ChunkingSettings, count: Callable[[str],
                 source_name=doc.source_name,
                 heading_path=piece.heading_path or (part.heading_path if part else ()),
                 page=part.page if part else None,
+                page_end=_later_page(part, last),
                 slide=part.slide if part else None,
                 start_seconds=part.start_seconds if part else None,
                 merged_count=piece.merged_count,
@@ -64,3 +67,16 @@ def chunk_document(doc: ParsedDoc, cfg: ChunkingSettings, count: Callable[[str],
             )
         )
     return chunks
+
+
+def _last_char(text: str, piece: Piece) -> int:
+    """The offset of the piece's last non-space character in the document text."""
+    end = piece.end or piece.start + len(piece.text)
+    return piece.start + max(0, len(text[piece.start:end].rstrip()) - 1)
+
+
+def _later_page(first: DocPart | None, last: DocPart | None) -> int | None:
+    """The page a chunk ends on when it is not the one it starts on (None otherwise)."""
+    if first is None or last is None or first.page is None or last.page is None:
+        return None
+    return last.page if last.page > first.page else None

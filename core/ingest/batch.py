@@ -219,7 +219,7 @@ def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: lis
         if isinstance(checked, CoreError):
             shown = upload if upload.url else Upload(file_display_name(upload.name))
             out.append((i, failed_before_start(parts, actor, shown, checked.message, kb_id=kb_id, chat_id=chat_id,
-                                               key=checked.key, params=checked.params)))
+                                               key=checked.key, params=checked.params, size=len(upload.data))))
             continue
         upload, fetched = checked, parsed
         if upload.url:
@@ -309,8 +309,8 @@ def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: _Prepared
     files waiting."""
     settings, upload, tracker = snap.settings, prepared.upload, prepared.tracker
 
-    def parse_progress(done: int, total: int, message: str) -> None:
-        prepared.report(done, total, message)
+    def parse_progress(done: int, total: int, step: Said) -> None:
+        prepared.report(done, total, step.text, said=step)
         between_steps()
         if tracker.should_cancel():
             raise Cancelled.of(say("ingest.cancelled"))

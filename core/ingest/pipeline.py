@@ -63,7 +63,7 @@ def chunk_payload(chunk: Chunk, target: FileTarget) -> dict:
         # invisible to retrieval until its file is committed as indexed (mark_ready)
         READY_KEY: NOT_READY,
     }
-    for key in ("page", "slide", "start_seconds"):
+    for key in ("page", "page_end", "slide", "start_seconds"):
         value = getattr(chunk, key)
         if value is not None:
             payload[key] = value

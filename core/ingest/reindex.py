@@ -137,7 +137,7 @@ def _prepare_file(parts: EngineParts, rec: FileRecord, collection: str, settings
                   tracker: JobTracker) -> EmbedJob:
     doc = parts.blobs.get_parsed(rec.id)
     if doc is None:  # parsed cache lost: parse the stored original again (cancel is checked per page)
-        def stop_if_cancelled(_done: int, _total: int, _message: str) -> None:
+        def stop_if_cancelled(_done: int, _total: int, _step: Said) -> None:
             if tracker.should_cancel():
                 raise Cancelled("reindex cancelled; the old index keeps serving")
 

@@ -146,13 +146,14 @@ def fetch_url_doc(url: str, settings):
 
 
 def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error: str, *,
-                         kb_id: str | None, chat_id: str | None, key: str = "", params: dict | None = None) -> IngestResult:
+                         kb_id: str | None, chat_id: str | None, key: str = "", params: dict | None = None,
+                         size: int = 0) -> IngestResult:
     """A URL that could not be fetched, a file refused before it was read: listed as failed with
-    its reason, nothing stored."""
+    its reason (and the size it came with), nothing stored."""
     with parts.db.write() as s:
         record = FileRecord(sha256="", name=upload.name, owner_id=actor.user_id, kb_id=kb_id, chat_id=chat_id,
-                            status="failed", error=error, error_key=key or None, error_params=params or None,
-                            meta={"url": upload.url or ""})
+                            size=size, status="failed", error=error, error_key=key or None,
+                            error_params=params or None, meta={"url": upload.url or ""})
         s.add(record)
     return IngestResult(upload.name, "failed", file_id=record.id, error=error, error_key=key, error_params=dict(params or {}))
 

@@ -16,11 +16,13 @@ from core.db.models import utcnow, Job
 from core.ingest.blobs import BlobStore, sha256_hex
 from core.ingest.service import Upload
 from core.jobs import queue
+from core.messages import say
 from core.types import Actor
 
 log = logging.getLogger(__name__)
 
-WAITING_MESSAGE = "waiting for a worker"
+WAITING = say("job.waiting")  # a key, so an interface says it in its reader's language
+WAITING_MESSAGE = WAITING.text
 
 
 def enqueue_uploads(db: Database, blobs: BlobStore, actor: Actor, kb_id: str, uploads: list[Upload],
@@ -31,11 +33,11 @@ def enqueue_uploads(db: Database, blobs: BlobStore, actor: Actor, kb_id: str, up
         for u in uploads:
             if u.url:
                 jobs.append(queue.enqueue_in(s, kind=kind, owner_id=actor.user_id, kb_id=kb_id,
-                                             payload={"name": u.name, "url": u.url}, message=WAITING_MESSAGE))
+                                             payload={"name": u.name, "url": u.url}, said=WAITING))
             else:
                 jobs.append(queue.enqueue_in(s, kind=kind, owner_id=actor.user_id, kb_id=kb_id, staged=True,
                                              payload={"name": u.name, "size": len(u.data)},
-                                             blob=sha256_hex(u.data), message=WAITING_MESSAGE))
+                                             blob=sha256_hex(u.data), said=WAITING))
     stored, refused = [], {}
     files = [(job, u) for job, u in zip(jobs, uploads) if not u.url]
     for (job, _), exc in zip(files, blobs.put_each([u.data for _, u in files])):
@@ -61,6 +63,6 @@ def _fail(db: Database, reasons: dict[str, str]) -> None:
 
 
 def enqueue_one(db: Database, actor: Actor, kind: str, *, kb_id: str | None = None, payload: dict | None = None,
-                message: str = WAITING_MESSAGE, blob: str = "") -> str:
-    return queue.enqueue(db, kind=kind, owner_id=actor.user_id, kb_id=kb_id, payload=payload, message=message,
+                blob: str = "") -> str:
+    return queue.enqueue(db, kind=kind, owner_id=actor.user_id, kb_id=kb_id, payload=payload, said=WAITING,
                          blob=blob).id

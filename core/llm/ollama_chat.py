@@ -28,6 +28,7 @@ from core.llm.base import (
     scrub,
     server_label,
 )
+from core.notices import Notice, notice
 
 OLLAMA_DEFAULT_NUM_CTX = 2048
 
@@ -37,23 +38,20 @@ WEB_MIN_NUM_CTX = 8192  # a web page alone is often 4,000-8,000+ tokens after ex
 
 def needs_context_warning(context_length: int, injecting_context: bool, web: bool = False) -> str | None:
     """The warning to show when Ollama's context is at its 2048 default while RAG content is
-    injected, or below 8192 while web content is (``web``)."""
+    injected, or below 8192 while web content is (``web``); in English (the settings page)."""
+    found = context_notice(context_length, injecting_context, web)
+    return found.text("en") if found else None
+
+
+def context_notice(context_length: int, injecting_context: bool, web: bool = False) -> Notice | None:
+    """That warning as a notice, said in the question's language beside an answer."""
     if not injecting_context:
         return None
     if web and context_length < WEB_MIN_NUM_CTX:
-        return (
-            f"Ollama's context length (num_ctx) is {context_length} tokens while web search content is injected: "
-            "a web page is often 4,000-8,000+ tokens even after extraction, so pages may be cut off or ignored. "
-            "Raise the context length in the LLM settings to 8192 or more (16000+ for several pages)."
-        )
+        return notice("ollama.web_context", n=context_length)
     if context_length > OLLAMA_DEFAULT_NUM_CTX:
         return None
-    return (
-        f"Ollama's context length (num_ctx) is {context_length} tokens, Ollama's 2048-token default or less. "
-        "Retrieved knowledge-base or web content may be cut off or ignored: even after extraction a web page "
-        "is often 4,000-8,000+ tokens, so less than half of it fits, and 4096 is often not enough either. "
-        "Raise the context length in the LLM settings to 8192 or more (16000+ for web pages)."
-    )
+    return notice("ollama.small_context", n=context_length)
 
 
 class OllamaChatModel:

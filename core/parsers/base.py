@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
+from core.messages import Said
 from core.settings.model import ChunkingSettings, ParsingSettings
 from core.types import ParsedDoc
 
@@ -17,8 +18,9 @@ from core.types import ParsedDoc
 @dataclass
 class ParseContext:
     settings: ParsingSettings = field(default_factory=ParsingSettings)
-    # Called with (done, total, message) during long work such as OCR; may raise Cancelled.
-    progress: Callable[[int, int, str], None] = lambda done, total, message: None
+    # Called with (done, total, step) during long work such as OCR; may raise Cancelled. The step
+    # is a message key and its values (core/messages.py): an interface words it for its reader.
+    progress: Callable[[int, int, Said], None] = lambda done, total, step: None
     # The chunking the text is for: with parsing.max_chunks_per_file it sets how much text a file
     # may yield before it is refused (core/parsers/budget.py); None = the default chunking.
     chunking: ChunkingSettings | None = None

@@ -16,6 +16,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from core.errors import ParseError
+from core.messages import say
 from core.parsers.base import ParseContext
 from core.types import DocPart, ParsedDoc
 
@@ -145,7 +146,7 @@ class ImageParser:
             notes.append(f"{source_name} has more than {MAX_FRAMES} pages; only the first {MAX_FRAMES} were read")
         total = len(sizes)
         for index in range(total):
-            ctx.progress(index, total, f"OCR of image {index + 1} of {total}")
+            ctx.progress(index, total, say("image.ocr", n=index + 1, total=total))
             array = _decode(image, index, source_name)
             from core.parsers.ocr import ocr_text  # OCR loads only once a picture has been decoded
 
@@ -154,7 +155,7 @@ class ImageParser:
             del array
             if text.strip():
                 parts.append(DocPart(text=text, page=index + 1 if total > 1 else None))
-        ctx.progress(total, total, "OCR done")
+        ctx.progress(total, total, say("image.done"))
         width, height = sizes[0]
         return ParsedDoc(
             source_name=source_name,

@@ -145,7 +145,7 @@ class PdfParser:
         # the scanned pages are read ahead, in parallel, while the walk below takes them in order
         with read_pages(data, scanned, workers=workers, dpi=ctx.settings.ocr_dpi,
                         timeout_seconds=ctx.settings.ocr_page_timeout_seconds,
-                        check=lambda: ctx.progress(0, total, "reading scanned pages")) as ahead:
+                        check=lambda: ctx.progress(0, total, say("pdf.scanned_ahead"))) as ahead:
             doc = _PageWalk(document, source_name, ctx, texts, ahead).run()
         doc.metadata["ocr_workers"] = workers
         doc.metadata["ocr_worker_peak_rss_mb"] = round(ahead.peak_rss_mb)
@@ -158,7 +158,8 @@ def _scanned_pages(document: pdfium.PdfDocument, source_name: str,
     out: dict[int, tuple[PageText, str | None]] = {}
     total = len(document)
     for index in range(total):
-        ctx.progress(0, total, f"page {index + 1} of {total}: text layer")  # may raise Cancelled
+        # a first pass before any page is read: the counter stays at 0 (may raise Cancelled)
+        ctx.progress(0, total, say("pdf.text_layer", page=index + 1, pages=total))
         page = document[index]
         try:
             text = read_page_text(page)
@@ -188,7 +189,7 @@ class _PageWalk:
         total, ctx = len(self.document), self.ctx
         for index in range(total):
             number = index + 1
-            ctx.progress(index, total, f"page {number} of {total}")
+            ctx.progress(index, total, say("pdf.page", page=number, pages=total))
             page = self.document[index]
             try:
                 body = self._page(page, index, number, total)
@@ -199,7 +200,7 @@ class _PageWalk:
                 page.close()
             if body.strip():
                 self.parts.append(DocPart(text=body, page=number))
-        ctx.progress(total, total, f"{total} pages read")
+        ctx.progress(total, total, say("pdf.done", pages=total))
         metadata = {"pages": total, "ocr_pages": self.ocr_pages, "ocr_picture_pages": self.picture_pages,
                     "tables": self.table_count}
         if self.ocr_lines:  # a dict: it stays in the parsed text, out of the file's database row
@@ -211,7 +212,7 @@ class _PageWalk:
         ctx, settings = self.ctx, self.ctx.settings
         text, reason = self.texts[index]
         if reason and settings.ocr_enabled:
-            ctx.progress(index, total, f"page {number} of {total}: OCR ({reason})")
+            ctx.progress(index, total, say("pdf.ocr", page=number, pages=total, reason=reason))
             if self.ahead is not None:
                 read = self.ahead.take(number)
                 body, lines = read.text, read.lines
@@ -232,7 +233,7 @@ class _PageWalk:
         if settings.ocr_enabled and settings.ocr_pdf_pictures:
             regions = picture_regions(page)
             if regions:
-                ctx.progress(index, total, f"page {number} of {total}: OCR of {len(regions)} picture(s)")
+                ctx.progress(index, total, say("pdf.pictures", page=number, pages=total, n=len(regions)))
                 placed: list[Box] = []
                 picture_lines = ocr_pictures(
                     page, regions, text.words, dpi=settings.ocr_dpi, timeout_seconds=settings.ocr_page_timeout_seconds,

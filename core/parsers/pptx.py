@@ -14,6 +14,7 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.shapes.picture import Picture
 
 from core.errors import UnsupportedFormat
+from core.messages import say
 from core.parsers.base import ParseContext
 from core.parsers.office_ocr import ocr_embedded_image
 from core.parsers.office_table import markdown_table
@@ -156,7 +157,7 @@ class PptxParser:
         parts: list[DocPart] = []
         slides = list(presentation.slides)
         for number, slide in enumerate(slides, start=1):
-            ctx.progress(number - 1, len(slides), f"slide {number}")
+            ctx.progress(number - 1, len(slides), say("pptx.slide", n=number, total=len(slides)))
             title_shape = _title_shape(slide)
             title_lines = title_shape.text_frame.text.split("\n") if title_shape is not None else []
             title_lines = [" ".join(t.split()) for t in title_lines if t.strip()]
@@ -171,7 +172,7 @@ class PptxParser:
             if notes:
                 blocks.append(f"Notes: {notes}")
             parts.append(DocPart(text="\n\n".join(blocks), slide=number, heading_path=(heading[3:],)))
-        ctx.progress(len(slides), len(slides), "slides done")
+        ctx.progress(len(slides), len(slides), say("pptx.done"))
         # the first slide title names the deck better than core properties, which often
         # keep a template's "PowerPoint Presentation"
         doc_title = next((t for p in parts if (t := p.heading_path[0].partition(": ")[2])), None)

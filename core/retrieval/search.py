@@ -28,6 +28,7 @@ from sqlmodel import select
 from core.db.models import FileRecord
 from core.embeddings.base import Embedder
 from core.errors import ReindexNeeded
+from core.notices import language, notice_text
 from core.retrieval import bm25
 from core.retrieval.bilingual import translate_query
 from core.retrieval.calibration import (
@@ -71,6 +72,7 @@ class SearchHit:
     chunk_index: int
     heading_path: list[str]
     page: int | None = None
+    page_end: int | None = None  # the passage runs on to this page (None: it stays on ``page``)
     slide: int | None = None
     start_seconds: float | None = None
     dense: float | None = None  # raw cosine
@@ -88,8 +90,9 @@ class SearchHit:
     collection: str = ""  # the collection it was found in
 
     def location(self) -> str:
+        """Where the passage is, in English (an interface words it from the fields itself)."""
         if self.page is not None:
-            return f"p. {self.page}"
+            return f"pp. {self.page}–{self.page_end}" if self.page_end else f"p. {self.page}"
         if self.slide is not None:
             return f"slide {self.slide}"
         if self.start_seconds is not None:
@@ -105,7 +108,7 @@ class SearchResult:
     hits: list[SearchHit]
     below_threshold: list[SearchHit] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    notices: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # in the query's language (core/notices.py)
     baseline: float = 0.0  # the query's cosine with generic off-topic text (see calibration.py)
 
 
@@ -190,7 +193,7 @@ def search(
     english_only = embedder.id in ENGLISH_ONLY
     if english_only and _CJK.search(query) and mode.startswith("hybrid"):
         dense_w = 0.0
-        result.notices.append(f"{embedder.id} understands English only: this query was ranked by keywords")
+        result.notices.append(notice_text("search.english_only", language(query), embedder=embedder.id))
     query_script = script_of_query(query)
     for h in hits:
         script = script_of_passage(h.text)
@@ -224,7 +227,7 @@ def search(
             h.rerank = h.score = s
         hits.sort(key=lambda h: h.score, reverse=True)
     elif mode == "hybrid+rerank":
-        result.notices.append("no reranker is configured; ranked by the hybrid score")
+        result.notices.append(notice_text("search.no_reranker", language(query)))
     t3 = time.perf_counter()
     result.timings_ms["rerank"] = (t3 - t2) * 1000
 
@@ -245,8 +248,8 @@ def _merge(candidates: dict[str, SearchHit], points: list[ScoredPoint], channel:
             hit = SearchHit(
                 chunk_id=p.id, file_id=pl.get("file_id", ""), kb_id=pl.get("kb_id", "") or (target.kb_id or ""),
                 source_name=pl.get("source_name", ""), text=pl.get("text", ""), chunk_index=int(pl.get("chunk_index", 0)),
-                heading_path=list(pl.get("heading_path") or []), page=pl.get("page"), slide=pl.get("slide"),
-                start_seconds=pl.get("start_seconds"), collection=target.collection,
+                heading_path=list(pl.get("heading_path") or []), page=pl.get("page"), page_end=pl.get("page_end"),
+                slide=pl.get("slide"), start_seconds=pl.get("start_seconds"), collection=target.collection,
             )
             candidates[p.id] = hit
         setattr(hit, channel, float(p.score))

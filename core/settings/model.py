@@ -154,7 +154,9 @@ class AnsweringSettings(_Section):
     low_similarity_action: Literal["general_knowledge", "flag_for_human"] = Field(
         "general_knowledge", description="Normal mode, nothing above the threshold: answer from general knowledge with a marker, or flag for a human."
     )
-    not_from_kb_marker: str = "Not from the knowledge base."
+    not_from_kb_marker: str = Field("", description=(
+        "The line before a normal-mode answer that did not come from the knowledge base. Empty: the built-in line "
+        "in the question's language; a text typed here is used for every language."))
     max_question_chars: int = Field(8000, ge=100, le=1_000_000, description="Longest question (or search query) accepted.")
     max_url_mentions: int = Field(5, ge=0, le=100, description="Most URLs (#https://… or YouTube links) fetched for one message.")
 

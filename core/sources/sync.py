@@ -30,6 +30,7 @@ from core.ingest import service as ingest_mod
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
 from core.ingest.service import Upload
+from core.messages import ENGLISH, say
 from core.sources import lease
 from core.sources.base import Listing, RemoteItem, Source, SourceUnavailable
 from core.sources.models import SourceItemRecord, SyncedSource, SyncLog
@@ -151,11 +152,13 @@ def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, r
     total = len(todo.add) + len(todo.update) + len(todo.remove) + len(todo.rename)
     done = 0
 
-    def step(message: str) -> bool:
+    def step(action: str, name: str) -> bool:
         nonlocal done
         done += 1
         if tracker is not None:
-            tracker.progress(done, total, message)
+            known = f"sync.{action}" in ENGLISH
+            said = say(f"sync.{action}", name=name) if known else None  # a key: the page words it for its reader
+            tracker.progress(done, total, said.text if said else f"{action} {name}", said=said)
             return tracker.should_cancel()
         return False
 
@@ -168,12 +171,12 @@ def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, r
         sync_lease.check()  # every step: a sync that lost its lease stops before it changes anything more
         _remove_item(parts, row.id, rec)
         report.results.append(ItemResult(rec.item_id, rec.name, "removed", rec.file_id))
-        step(f"removed {rec.name}")
+        step("removed", rec.name)
     for item in todo.rename:
         sync_lease.check()
         _hold(parts, row, item, held[item.item_id].file_id, owns=held[item.item_id].owns_file)
         report.results.append(ItemResult(item.item_id, item.name, "renamed", held[item.item_id].file_id))
-        step(f"renamed {item.name}")
+        step("renamed", item.name)
     work = [(i, None) for i in todo.add] + [(i, held[i.item_id]) for i in todo.update]
     for start in range(0, len(work), FETCH_GROUP):
         if tracker is not None and tracker.should_cancel():
@@ -184,7 +187,7 @@ def _sync(parts: EngineParts, actor: Actor, row: SyncedSource, source: Source, r
         group = work[start:start + FETCH_GROUP]
         for result in _ingest_group(parts, actor, row, source, group, progress):
             report.results.append(result)
-            step(f"{result.action} {result.name}")
+            step(result.action, result.name)
     sync_lease.check()  # the cursor is saved only by the sync that still holds the source
     clean = report.status == "done" and not any(r.action in ("failed", "cancelled") for r in report.results)
     # A failure keeps the old cursor: the next run sees the same changes again (applying them

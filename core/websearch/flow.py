@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from core.errors import CoreError
+from core.notices import Notice, notice
 from core.parsers.url_guard import AllowList
 from core.settings.model import ParsingSettings, WebSearchSettings
 from core.types import DocPart, ParsedDoc
@@ -83,7 +84,7 @@ class WebSearchRequest:
     query_model: QueryModel | None  # None: the message is the query, no model call
     index_and_search: IndexAndSearch
     on_status: Callable[[WebStatus], None]
-    on_notice: Callable[[str], None]
+    on_notice: Callable[[Notice], None]  # said in the question's language by the answer run
     history: str = ""  # recent turns, for the query prompt
     queries: list[str] | None = None  # given by the caller (the search_web tool): no generation
 
@@ -109,7 +110,7 @@ def generate_queries(req: WebSearchRequest) -> list[str]:
         reply = req.query_model(query_prompt(req.message, req.history))
     except Exception as exc:  # any failure of the model → the message is the query (logged, not hidden)
         log.warning("search query generation failed, using the message: %s", exc)
-        req.on_notice("the search query could not be generated; the message itself was searched")
+        req.on_notice(notice("web.no_query"))
         return [req.message]
     return parse_queries(reply, req.message)
 
@@ -135,7 +136,7 @@ def _run(req: WebSearchRequest) -> WebContext:
         if not isinstance(exc, CoreError):
             log.exception("web search failed")
         req.on_status(WebStatus(FAILED, done=True, error=True, queries=tuple(queries)))
-        req.on_notice(f"web search failed: {message}")
+        req.on_notice(notice("web.failed", error=message))
         return WebContext(queries=queries, error=message)
 
 
@@ -147,7 +148,7 @@ def _search(req: WebSearchRequest, queries: list[str]) -> WebContext:
         results = search_all(cfg, queries, req.on_notice, AllowList.of(req.parsing))
     results, dropped = filter_domains(dedupe(results), cfg.web_search_domain_filter_list)
     if dropped:
-        req.on_notice(f"{len(dropped)} result(s) outside the domain filter were dropped")
+        req.on_notice(notice("web.dropped", n=len(dropped)))
     if not results:
         req.on_status(WebStatus(NO_RESULTS, done=True, error=True, queries=tuple(queries)))
         return WebContext(queries=queries)
@@ -169,7 +170,7 @@ def _search(req: WebSearchRequest, queries: list[str]) -> WebContext:
     return context
 
 
-def search_all(cfg: WebSearchSettings, queries: list[str], on_notice: Callable[[str], None],
+def search_all(cfg: WebSearchSettings, queries: list[str], on_notice: Callable[[Notice], None],
                allow: AllowList = AllowList()) -> list[SearchResult]:
     """Every query in parallel, results in query order. A query that fails alone is said; when all
     fail, the first error is raised. ``allow``: what an admin opened to the SSRF guard."""
@@ -188,7 +189,7 @@ def search_all(cfg: WebSearchSettings, queries: list[str], on_notice: Callable[[
         raise errors[0]
     for q, o in zip(queries, outcomes):
         if isinstance(o, CoreError):
-            on_notice(f"the web search for {q!r} failed: {o.message}")
+            on_notice(notice("web.query_failed", query=q, error=o.message))
     return [r for o in outcomes if not isinstance(o, CoreError) for r in o]
 
 
@@ -200,7 +201,7 @@ def _documents(req: WebSearchRequest, results: list[SearchResult]) -> list[WebDo
                                   verify=cfg.enable_web_loader_ssl_verification,
                                   concurrency=cfg.web_search_concurrent_requests)
     for f in failures:
-        req.on_notice(f"skipped {f.url}: {'refused, ' if f.blocked else ''}{f.reason}")
+        req.on_notice(notice("web.refused" if f.blocked else "web.skipped", url=f.url, reason=f.reason))
     titles = {r.link: r.title for r in results}
     return [WebDocument(p.url, p.doc.title or titles.get(p.url) or p.url, p.doc) for p in loaded]
 

@@ -34,9 +34,9 @@ EN: dict[str, str] = {
     "type.gslides": "Google Slides", "type.gdrawing": "Google Drawings", "type.gform": "Google Forms",
     "type.gnative": "Google file",
     # the retrieval test's summary: what is shown, and what passes the minimum score
-    "rtest.shown": ("Showing {shown} passage(s): {n} reach the minimum score {min} (what chat would use), "
+    "rtest.shown": ("Showing {shown} {shown:passage|passages}: {n} {n:reaches|reach} the minimum score {min} (what chat would use), "
                     "{below} below it, for comparison · {timing}"),
-    "rtest.shown_all_pass": "Showing {shown} passage(s), all reaching the minimum score {min} (what chat would use) · {timing}",
+    "rtest.shown_all_pass": "Showing {shown} {shown:passage|passages}, {shown:reaching|all reaching} the minimum score {min} (what chat would use) · {timing}",
     # upload results: each file not indexed is said once
     "jobs.not_indexed_below": "Not indexed: {names} — each is listed below with its reason.",
     "jobs.not_indexed": "Not indexed: {names}.",
@@ -46,7 +46,7 @@ EN: dict[str, str] = {
                                   "sources stay listed but stop syncing until you reconnect."),
     "gdrive.disconnect_yes": "Disconnect Google Drive",
     "gdrive.state.ok": "up to date", "gdrive.state.reconnect": "needs reconnecting (Google Drive is not connected)",
-    "gdrive.state.error": "last sync failed: {error}", "gdrive.state.failing": "{n} file(s) failing: {names}",
+    "gdrive.state.error": "last sync failed: {error}", "gdrive.state.failing": "{n} {n:file|files} failing: {names}",
     "gdrive.action.added": "added", "gdrive.action.updated": "updated", "gdrive.action.renamed": "renamed",
     "gdrive.action.removed": "removed", "gdrive.action.failed": "failed", "gdrive.action.cancelled": "cancelled",
     "gdrive.action.duplicate": "already present", "gdrive.action.skipped": "skipped",

@@ -69,3 +69,13 @@ def test_markdown_tables_in_answers_are_html_tables_escaped():
     assert "<th>Expense</th><th>Limit &lt;b&gt;x&lt;/b&gt;</th>" in body
     assert "<td>Hotel, capital cities</td><td>180 EUR &lt;script&gt;alert(1)&lt;/script&gt;</td>" in body
     assert "<script" not in body and "Expense claims are submitted within 30 days. [2]" in body
+
+
+def test_a_question_where_a_refusal_is_right_reads_as_the_page_says_it():
+    """Issue 36: the report said "Expected: -" where the page said "not covered (a refusal is right)"."""
+    rows = comparison_rows([Comparison("天气？", normal_nothing(), strict_refusal())], ["-"])
+    page = html_report(rows)
+    assert "Expected answer: not covered by the knowledge base (a refusal is right)</div>" in page
+    assert ": -<" not in page
+    zh = html_report(rows, labels={"expected": "预期答案", "not_covered": "知识库未涵盖（应当拒答）"})
+    assert "预期答案: 知识库未涵盖（应当拒答）" in zh

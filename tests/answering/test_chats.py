@@ -127,7 +127,7 @@ def test_full_document_mode_injects_the_whole_text(engine, server):
     use_openai(engine, server, context_length=512)
     server.add(text("ok"))
     small = engine.ask(ADMIN, "一线城市住宿费每晚不超过多少？", temporary=True)
-    assert any("trimmed" in n for n in small.notices)
+    assert any("已裁剪" in n for n in small.notices)
     assert len(server.chat_bodies()[1]["messages"][-1]["content"]) < len(user) / 2
 
 
@@ -152,4 +152,4 @@ def test_an_unreachable_url_reference_is_a_notice_not_a_failure(engine):
     for temporary in (True, False):
         answer = engine.ask(ADMIN, "#http://127.0.0.1:9/page.html 一线城市住宿费每晚不超过多少？", temporary=temporary)
         assert not answer.error and "六百元" in answer.text
-        assert any(n.startswith("could not use http://127.0.0.1:9/page.html") for n in answer.notices)
+        assert any(n.startswith("无法使用 http://127.0.0.1:9/page.html") for n in answer.notices)

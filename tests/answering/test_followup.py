@@ -67,7 +67,7 @@ def test_a_model_reply_without_the_json_falls_back_to_the_rule_and_says_so(engin
     first = engine.ask(ADMIN, FIRST)
     follow = engine.ask(ADMIN, FOLLOW, chat_id=first.chat_id)
     assert _search_queries(follow) == [{"query": f"{FIRST} {FOLLOW}", "by": "rules"}]
-    assert any("could not be generated" in n for n in follow.notices)
+    assert any("无法根据对话生成检索语句" in n for n in follow.notices)
 
 
 def test_a_standalone_question_in_a_chat_is_searched_as_written_with_no_extra_request(engine, server):

@@ -59,7 +59,7 @@ def test_an_ambiguous_mention_asks_which_one_with_owners(engine, people, server)
     answer = engine.ask(carol, f"#handbook {QUESTION}", temporary=True)
     assert answer.text.startswith("有多个知识库名为「handbook」")  # asked back in the question's language
     assert "所有者 alice" in answer.text and "所有者 mallory" in answer.text
-    assert any("owned by alice" in n for n in answer.notices)
+    assert any("所有者 alice" in n for n in answer.notices)  # the notice too, in the question's language
     assert not answer.llm_called and server.request_count == 0
     assert "retrieval_started" not in [e.kind for e in answer.events] and answer.sources == []
     # The answer names the ids; mentioning one by id picks it.
@@ -79,7 +79,7 @@ def test_an_unknown_mention_says_so_and_offers_close_names(engine, people, serve
     # A hashtag like no name at all is plain text: said, and the question is answered as usual.
     server.add(text("六百元 [1]"))
     plain = engine.ask(admin, "#出差 一线城市住宿费每晚不超过多少？", temporary=True)
-    assert any("no knowledge base or file named '出差'" in n for n in plain.notices)
+    assert any("没有名为「出差」的知识库或文件" in n for n in plain.notices)
     assert plain.hit and server.request_count == 1
 
 

@@ -44,11 +44,11 @@ def test_budget_keeps_the_most_relevant_and_cuts_documents():
              ContextItem("中" * 100, "mid", score=0.6)]
     fitted = fit_items(items, 250, approx_token_count)
     assert [i.source for i in fitted.kept] == ["high", "mid"] and [i.source for i in fitted.dropped] == ["low"]
-    assert "1 less relevant passage(s) left out (low)" in fitted.notice()
+    assert "1 less relevant passage left out (low)" in str(fitted.notice())
     doc = ContextItem("字" * 1000, "whole.md", score=1.0, kind="document")
     cut = fit_items([doc], 300, approx_token_count)
     assert cut.kept == [doc] and cut.cut == [doc] and approx_token_count(doc.text) <= 300 - 16
-    assert "shortened: whole.md" in cut.notice()
+    assert "shortened: whole.md" in str(cut.notice())
     assert fit_items([ContextItem("x", "y")], 1000, approx_token_count).notice() is None
 
 

@@ -41,7 +41,7 @@ def test_strict_does_not_fetch_a_url_reference(engine, server):
         assert pages.hits == []  # the page server never got a request
     for answer in (saved, temporary):
         assert answer.mode == "strict" and answer.hit and not answer.error
-        assert any(f"{url} was not fetched" in n for n in answer.notices)
+        assert any(f"未抓取 {url}" in n for n in answer.notices)  # in the question's language
         assert {c.file_id for c in answer.citations} <= _kb_file_ids(engine) and answer.sources == ["kb"]
         assert {r["file_id"] for r in answer.retrieved} <= _kb_file_ids(engine)
     assert not engine._store.collection_exists(chat_collection(saved.chat_id))  # nothing attached to the chat
@@ -65,7 +65,7 @@ def test_strict_does_not_use_the_chats_attachments(engine, server):
     assert attached.status == "indexed"
     server.add(text("六百元 [1]"))
     strict = engine.ask(ADMIN, QUESTION, chat_id=chat.id, mode="strict")
-    assert any("files attached to this chat are not used" in n for n in strict.notices)
+    assert any("未使用此对话的附件" in n for n in strict.notices)
     assert attached.file_id not in {r["file_id"] for r in strict.retrieved}
     assert {c.file_id for c in strict.citations} <= _kb_file_ids(engine)
     assert "八百元" not in _sent(server)
@@ -133,7 +133,7 @@ def test_context_providers_join_normal_answers_and_never_strict_ones(engine, ser
     assert [c.source_name for c in normal.citations] == ["notes"] and normal.sources == ["web"]
     strict = engine.ask(ADMIN, QUESTION, temporary=True, mode="strict")
     assert notes.calls == [QUESTION]  # not called for the strict answer
-    assert any("team notes is not used" in n for n in strict.notices)
+    assert any("未使用 team notes" in n for n in strict.notices)
     assert "七百元" not in json.dumps(server.chat_bodies()[1], ensure_ascii=False)
 
 

@@ -38,7 +38,7 @@ def test_hashes_inside_code_blocks_are_not_headings():
 def test_a_heading_only_section_joins_the_next_one():
     text = "# 规则\n\n## 第一章 总则\n第一条 正文。\n## 第二章\n第二条 正文。"
     assert sections(text) == [
-        (("规则",), "# 规则\n\n## 第一章 总则\n第一条 正文。"),
+        (("规则", "第一章 总则"), "# 规则\n\n## 第一章 总则\n第一条 正文。"),  # the path of its text (issue 36)
         (("规则", "第二章"), "## 第二章\n第二条 正文。"),
     ]
 

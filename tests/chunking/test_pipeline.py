@@ -75,7 +75,7 @@ def test_markdown_heading_path_is_set_per_chunk():
     text = "# 手册\n\n## 安装\n\n安装步骤说明。\n\n## 使用\n\n使用方法说明。"
     chunks = chunk_document(ParsedDoc("m.md", "text/markdown", [DocPart(text)]), settings())
     assert [(c.heading_path, c.text) for c in chunks] == [
-        (("手册",), "# 手册\n## 安装\n安装步骤说明。"),
+        (("手册", "安装"), "# 手册\n## 安装\n安装步骤说明。"),  # the path of its text (issue 36)
         (("手册", "使用"), "## 使用\n使用方法说明。"),
     ]
 
@@ -162,3 +162,26 @@ def test_the_regulation_loses_no_text(zh_policy: ParsedDoc):
     joined = "".join(c.text for c in chunks)
     assert "".join(joined.split()) == "".join(cleaned_text(zh_policy).split())
     assert "INFO END" not in joined  # the HTML comment was cleaned away
+
+
+def test_a_chunk_running_onto_the_next_page_names_both_pages():
+    """Issue 36: a passage from page 1 onto page 2 was labelled "p. 1" although the cited
+    sentence was on page 2."""
+    doc = ParsedDoc("two.pdf", "application/pdf", [
+        DocPart("The visitor policy starts on this page and", page=1),
+        DocPart("goes on here: badges are returned at the desk.", page=2),
+        DocPart("## Page three\n\n" + page_text(3), page=3),
+    ])
+    chunks = chunk_document(doc, settings(chunk_size=200, chunk_min_size_target=0))
+    assert (chunks[0].page, chunks[0].page_end) == (1, 2)
+    assert [c.page_end for c in chunks if c.page == 3] == [None] * len([c for c in chunks if c.page == 3])
+
+
+def test_a_chunk_under_a_bare_title_takes_the_path_of_its_own_heading():
+    """Issue 36: chunk #0 read "Acme Robotics - Leave FAQ" for a chunk about "## Annual leave"."""
+    doc = ParsedDoc("faq.md", "text/markdown", [DocPart(
+        "# Acme Robotics - Leave FAQ\n\n## Annual leave\n\nEmployees get 15 days of annual leave.\n\n"
+        "## Sick leave\n\nA note is needed after 3 days.")])
+    chunks = chunk_document(doc, settings(chunk_min_size_target=0))
+    assert [c.heading_path for c in chunks] == [("Acme Robotics - Leave FAQ", "Annual leave"),
+                                               ("Acme Robotics - Leave FAQ", "Sick leave")]

@@ -32,4 +32,4 @@ def test_modes_differ_counts_verdicts_not_wording(engine):
     assert list(table["normal_verdict"]) == ["refused", "refused", "answered"]
     assert list(table["strict_verdict"]) == ["refused", "refused", "answered"]
     at.toggle(key="ab_only_differ").set_value(True).run()
-    assert "0 of 3 question(s)" in texts(at)
+    assert "0 of 3 questions" in texts(at)

@@ -64,7 +64,7 @@ def test_batch_scores_each_mode_filters_differences_and_exports(engine):
     # the filter keeps only the questions where normal and strict differ
     differ = list(table["modes_differ"])
     at.toggle(key="ab_only_differ").set_value(True).run()
-    assert f"{sum(differ)} of 2 question(s)" in texts(at)
+    assert f"{sum(differ)} of 2 questions" in texts(at)
 
 
 def test_demo_questions_run_in_one_click(engine):

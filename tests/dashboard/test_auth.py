@@ -87,7 +87,7 @@ def test_admin_promotes_a_user_who_then_reaches_settings(engine):
     assert "This page is for administrators" in texts(bob)
     admin.run()
     bob_id = bob.session_state["user_id"]
-    admin.selectbox(key=f"role_{bob_id}").select("admin")
+    admin.selectbox(key=f"role_{bob_id}.en").select("admin")
     admin.run()
     assert engine.user(bob_id).role == "admin"
     bob.run()

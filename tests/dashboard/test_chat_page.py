@@ -104,4 +104,4 @@ def test_files_attached_to_the_chat_are_indexed_and_cited(engine):
     engine.save_settings(actor, {"strict": {"rag_strict_mode": True}})
     at.chat_input[0].set_value("新入职员工有几天年假？").run()
     strict = _bubbles(at)[-1]
-    assert "files attached to this chat are not used" in strict and "五天" not in strict
+    assert "未使用此对话的附件" in strict and "五天" not in strict  # the notice in the question's language

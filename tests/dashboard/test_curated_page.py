@@ -27,7 +27,7 @@ def test_add_list_import_and_delete_curated_answers(engine):
     at.multiselect(key="curated_pick").select(entries[0].id)
     button(at, "Delete selected").click()
     at.run()
-    assert "Deleted 1 curated answer(s)." in texts(at) and "No curated answers yet." in texts(at)
+    assert "Deleted 1 curated answer." in texts(at) and "No curated answers yet." in texts(at)
 
 
 def _alice_id(engine) -> str:

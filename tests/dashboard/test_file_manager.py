@@ -32,13 +32,13 @@ def test_lists_filters_and_bulk_deletes_with_vectors(engine):
     # tick the row, then the delete button stays disabled until confirmed
     at.session_state["fm_table_0"] = {"edited_rows": {0: {"Select": True}}, "added_rows": [], "deleted_rows": []}
     at.run()
-    assert "1 file(s) and all their embeddings will be removed." in texts(at)
-    assert button(at, "Delete 1 file(s)").disabled
+    assert "1 file and all its embeddings will be removed." in texts(at)
+    assert button(at, "Delete 1 file").disabled
     at.checkbox(key="fm_confirm").check()
     at.run()
-    button(at, "Delete 1 file(s)").click()
+    button(at, "Delete 1 file").click()
     at.run()
-    assert "Deleted 1 file(s) and their vectors: 报销.md" in texts(at)
+    assert "Deleted 1 file and its vectors: 报销.md" in texts(at)
     assert [f.name for f in engine.list_files(actor)] == ["leave.md"]
     leave = engine.list_files(actor)[0]
     assert engine.kb_stats(actor, kb.id)["vectors"] == leave.chunk_count > 0

@@ -52,14 +52,14 @@ def upload(at, files):
     at.file_uploader[0].set_value(files)
     button(at, "Upload and index").click()
     at.run()
-    return wait_for(at, lambda a: "file(s) indexed or already present" in texts(a))
+    return wait_for(at, lambda a: "indexed or already present" in texts(a))
 
 
 def test_create_upload_and_file_listed(engine):
     at = admin_with_kb()
     assert "差旅制度 (private)" in at.selectbox(key="kb_id").options
     upload(at, [("差旅.md", POLICY.encode(), "text/markdown"), ("broken.pdf", b"%PDF-1.4\n1 0 obj garbage", "application/pdf")])
-    assert "1 of 2 file(s) indexed" in texts(at)
+    assert "1 of 2 files indexed" in texts(at)
     table = _frames(at)
     assert "差旅.md" in table and "broken.pdf" in table
     at.run()  # the file list after the results were shown once
@@ -71,7 +71,8 @@ def test_create_upload_and_file_listed(engine):
     assert failed and len(failed[0]) > len("**broken.pdf** — failed: ") + 10  # the reason, in full
     kb = engine.list_kbs(engine.actor_for(at.session_state["user_id"]))[0]
     stats = engine.kb_stats(engine.actor_for(at.session_state["user_id"]), kb.id)
-    assert [m.value for m in at.metric] == [str(stats["files"]), str(stats["chunks"]), str(stats["vectors"])]
+    # the failed file is counted apart from the indexed one (issue 36)
+    assert [m.value for m in at.metric] == [str(stats["files"] - 1), str(stats["chunks"]), str(stats["vectors"]), "1"]
     assert stats["vectors"] > 0
 
 
@@ -82,7 +83,7 @@ def test_chunk_inspector_and_retrieval_test_show_scores(engine):
     chunk_labels = [lbl for lbl in labels if lbl.startswith("#")]
     assert chunk_labels and "chars" in chunk_labels[0]
     assert any("员工差旅管理办法 › 第三章 住宿标准" in lbl for lbl in chunk_labels), chunk_labels  # heading path
-    summary = next(c.value for c in at.caption if " pieces: " in c.value)
+    summary = next(c.value for c in at.caption if " pieces; " in c.value)
     chunks = engine.file_chunks(engine.actor_for(at.session_state["user_id"]), engine.list_files(
         engine.actor_for(at.session_state["user_id"]))[0].id)
     assert summary.startswith(f"{len(chunks)} chunks from {sum(c.get('merged_count', 1) for c in chunks)} pieces")
@@ -137,7 +138,8 @@ def test_reindex_runs_in_the_background_and_reports(engine):
     at.text_input(key="rtest_query").input("经济舱")
     button(at, "Search").click()
     at.run()
-    assert not at.error and "经济舱" in next(m.value for m in at.markdown if "ragdesk-passage" in m.value)
+    assert not at.error, [e.value for e in at.error]
+    assert "经济舱" in next(m.value for m in at.markdown if "ragdesk-passage" in m.value)
 
 
 def test_cancel_a_running_upload(engine):
@@ -149,7 +151,7 @@ def test_cancel_a_running_upload(engine):
     wait_for(at, lambda a: any(b.label == "Cancel" for b in a.button), timeout=120)
     button(at, "Cancel").click()
     at.run()
-    wait_for(at, lambda a: "0 of 1 file(s) indexed" in texts(a), timeout=120)
+    wait_for(at, lambda a: "0 of 1 file indexed" in texts(a), timeout=120)
     assert "cancelled" in _frames(at)
     actor = engine.actor_for(at.session_state["user_id"])
     assert [f.status for f in engine.list_files(actor)] == ["cancelled"]

@@ -104,4 +104,9 @@ def test_feedback_is_listed_for_admins(engine):
     engine.set_feedback(actor, answer.message_id, -1)
     at.run()
     table = next(d.value for d in at.dataframe if "Rating" in d.value.columns)
-    assert list(table["Question"]) == ["anything at all"] and list(table["Rating"]) == ["👎"]
+    # words, not an emoji a machine without an emoji font draws as a box (issue 36)
+    assert list(table["Question"]) == ["anything at all"] and list(table["Rating"]) == ["not helpful"]
+    at.sidebar.selectbox(key="user_lang").select("zh")
+    at.run()
+    table = next(d.value for d in at.dataframe if "评价" in d.value.columns)
+    assert list(table["评价"]) == ["没用"]

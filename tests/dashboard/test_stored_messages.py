@@ -70,5 +70,10 @@ def test_every_engine_message_key_is_translated_with_the_same_values(key):
     def fields(text: str) -> set[str]:
         return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
-    assert EN[f"msg.{key}"] == ENGLISH[key]
-    assert fields(ZH[f"msg.{key}"]) == fields(ENGLISH[key])
+    stored = fields(ENGLISH[key])
+    # a job's step may be worded with the job's own counter (issue 36: dashboard/locales/progress_words.py)
+    for table in (EN, ZH):
+        assert fields(table[f"msg.{key}"]) <= stored | {"done", "total"}, table[f"msg.{key}"]
+    if not key.startswith(("job.", "pdf.", "image.", "pptx.", "sync.")):  # what went wrong: said in full, every value
+        assert EN[f"msg.{key}"] == ENGLISH[key]
+        assert fields(ZH[f"msg.{key}"]) == stored

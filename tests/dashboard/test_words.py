@@ -65,7 +65,7 @@ def test_retrieval_test_says_what_it_shows_and_what_passes(engine):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     summary = next(c.value for c in at.caption if c.value.startswith("Showing"))
-    assert re.match(r"Showing (\d+) passage\(s\)", summary) and "minimum score 0.50" in summary, summary
+    assert re.match(r"Showing (\d+) passages?\b", summary) and "minimum score 0.50" in summary, summary
     assert "hit(s)" not in texts(at)
 
 

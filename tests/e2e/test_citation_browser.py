@@ -40,7 +40,7 @@ def test_clicking_a_citation_shows_the_rendered_page_with_the_passage_highlighte
     page.get_by_label("Add files", exact=True).get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(pdf)])
     d.expect(page.get_by_role("button", name="Remove travel.pdf")).to_be_visible()
     d.click("Upload and index")
-    d.see("1 of 1 file(s) indexed", timeout=120_000)
+    d.see("1 of 1 file indexed", timeout=120_000)
     d.idle()
 
     d.nav("Chat")

@@ -101,3 +101,28 @@ def test_a_typed_drive_client_secret_is_saved_by_one_click(app, settings_page):
     assert "secret" not in missing, missing
     d.expect(page.get_by_role("tab", name="Google Drive", exact=True)).to_have_attribute("aria-selected", "true")
     d.shot("settings-drive-secret-saved")
+
+
+def _shown(page, label: str):
+    """A select box's shown choice (the value of its combobox)."""
+    return page.get_by_role("combobox", name=label, exact=True).first
+
+
+def test_select_boxes_show_the_new_language_at_once(settings_page):
+    """Issue 36: right after a switch to Chinese, two select boxes kept "OpenAI-compatible API" and
+    "Answer from general knowledge, marked as such" until the page was left."""
+    d, page = settings_page, settings_page.page
+    d.expect(_shown(page, "When nothing relevant is found (normal mode)")).to_have_value(
+        "Answer from general knowledge, marked as such")
+    page.get_by_test_id("stSidebar").get_by_role("combobox", name="Language").click()
+    page.get_by_role("option", name="中文").click()
+    d.see("大模型连接")
+    d.idle()
+    try:
+        d.expect(_shown(page, "大模型服务")).to_have_value("离线摘录式回答（无需模型）")
+        d.expect(_shown(page, "未找到相关内容时（普通模式）")).to_have_value("用通用知识回答，并注明来源")
+        d.shot("settings-chinese-at-once")
+    finally:  # the module's other tests read English
+        page.get_by_test_id("stSidebar").get_by_role("combobox", name="语言").click()
+        page.get_by_role("option", name="English").click()
+        d.see("LLM connection")

@@ -1,5 +1,5 @@
 """Upload results in a real browser, one click each (issue 18): a file over the size limit is
-listed as refused with its reason (it vanished: "1 of 1 indexed"), each failed file is said
+kept back by the browser, the picker saying why (issue 36), each failed file is said
 once, and a cancelled file's row says "cancelling…" at once and then its final state — never
 "waiting to start" again while the rest of the batch runs."""
 
@@ -59,23 +59,28 @@ def signed_in(app_url, browser, artifacts):
     page.close()
 
 
-def test_a_file_over_the_limit_is_refused_with_its_reason_and_each_failure_is_said_once(signed_in, tmp_path):
+def test_a_file_over_the_limit_is_refused_before_it_is_sent_and_each_failure_is_said_once(signed_in, tmp_path):
+    """Issue 36: the picker said "200MB per file" with a 1 MB limit, and a larger file was sent
+    whole before the engine refused it. Now the picker states the limit and the browser keeps the
+    larger file back (it never reaches the engine, so no row for it); each failure is said once."""
     d, page = signed_in, signed_in.page
     _new_kb(d, "results")
     ok, bad, big = tmp_path / "ok.md", tmp_path / "bad.pdf", tmp_path / "big.md"
     ok.write_text("# Canteen\n\nLunch is served from 11:30 to 13:00.\n", encoding="utf-8")
     bad.write_bytes(b"%PDF-1.4\nthis is not really a PDF\n")
     big.write_bytes(_text_of(1.3, "oversize"))
+    picker = page.get_by_label("Add files", exact=True)
+    d.expect(picker.get_by_test_id("stFileUploaderDropzoneInstructions")).to_contain_text("1MB per file")
+    d.see("Largest file: 1 MB")
     _pick(d, [ok, bad, big])
+    d.expect(picker.get_by_text("File must be", exact=False)).to_have_count(1)  # big.md, said by the picker
     d.click("Upload and index")
-    d.see("1 of 3 file(s) indexed or already present in “results”.", timeout=120_000)
+    d.see("1 of 2 files indexed or already present in “results”.", timeout=120_000)
     d.idle()
-    refused = page.get_by_text("big.md — refused", exact=False)
-    d.expect(refused).to_have_count(1)
-    assert "more than the upload limit of 1 MB" in refused.inner_text()
     d.expect(page.get_by_text("bad.pdf — failed", exact=False)).to_have_count(1)
-    d.expect(page.get_by_role("button", name="Retry")).to_have_count(1)  # the PDF's original is kept; nothing to retry for big.md
-    d.shot("upload-refused-and-failed-once")
+    d.expect(page.get_by_role("button", name="Retry")).to_have_count(1)  # the PDF's original is kept
+    d.expect(page.get_by_text("big.md", exact=False)).to_have_count(0)  # never sent, so never listed
+    d.shot("upload-refused-in-the-browser")
 
 
 RECORD_ROWS = """() => { window.__rows = []; const seen = new Set();
@@ -103,7 +108,7 @@ def test_a_cancelled_file_shows_cancelling_then_its_final_state(signed_in, tmp_p
         "button", name="Cancel")
     d.wait_for(cancel_second, timeout=120_000)
     cancel_second.click()
-    d.see("0 of 2 file(s) indexed or already present in “cancels”.", timeout=120_000)
+    d.see("0 of 2 files indexed or already present in “cancels”.", timeout=120_000)
     d.idle()
     rows = page.evaluate("window.__rows")
     assert "cancelling…" in rows, rows  # drawn by the click's own run, in place of the button

@@ -46,5 +46,5 @@ def test_a_file_failing_on_every_sync_is_named_on_its_source(engine, drive):
     engine.gdrive_sync(alice)  # fails again: over the upload limit
     at.run()
     page = texts(at)
-    assert "Team → team · 1 file(s) failing: dump.txt (" in page and "upload limit of 1 MB" in page, page
+    assert "Team → team · 1 file failing: dump.txt (" in page and "upload limit of 1 MB" in page, page
     assert "· ok ·" not in page

@@ -41,7 +41,7 @@ def test_parallel_pages_equal_one_page_at_a_time_and_progress_goes_page_by_page(
     data = _document()
     sequential = _parse(data, workers=1)
     messages: list[str] = []
-    parallel = _parse(data, workers=2, progress=lambda done, total, message: messages.append(message))
+    parallel = _parse(data, workers=2, progress=lambda done, total, step: messages.append(step.text))
     assert parallel.metadata["ocr_workers"] == 2 and "ocr_workers" not in sequential.metadata
     assert parallel.metadata["ocr_pages"] == sequential.metadata["ocr_pages"] == [1, 3, 4]
     assert [(p.page, p.text) for p in parallel.parts] == [(p.page, p.text) for p in sequential.parts]
@@ -58,10 +58,10 @@ def test_a_cancel_stops_the_pool_within_two_seconds():
     asked_at: list[float] = []
     workers_when_asked: list[int] = []
 
-    def progress(done, total, message):  # the ingest's cancel check: it raises once asked to stop
+    def progress(done, total, step):  # the ingest's cancel check: it raises once asked to stop
         if asked_at:
             raise Cancelled("cancelled by request")
-        if message.startswith("page 4 of 11: OCR"):  # pages 1-3 read; 4-10 still queued or being read
+        if step.text.startswith("page 4 of 11: OCR"):  # pages 1-3 read; 4-10 still queued or being read
             workers_when_asked.append(len(multiprocessing.active_children()))
             asked_at.append(time.monotonic())
 

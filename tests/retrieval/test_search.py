@@ -197,7 +197,7 @@ def test_an_english_only_model_leaves_chinese_queries_to_keywords(engine):
     engine.ingest(A, "zh", [md("差旅.md", POLICY_MD)])
     result = engine.search(A, "一线城市住宿费每晚不超过多少", ["zh"], mode="hybrid", min_score=0)
     assert "六百元" in result.hits[0].text
-    assert any("English only" in n for n in result.notices)
+    assert any("只理解英文" in n for n in result.notices)
     english = engine.search(A, "hotel", ["zh"], mode="hybrid", min_score=0)
     assert not english.notices
 

@@ -137,6 +137,6 @@ def test_one_failing_query_fails_alone(fake):
     fake.results("good", ITEMS[:1])
     fake.failing_queries.add("broken")
     notices: list[str] = []
-    got = search_all(WebSearchSettings(**fake.settings("searxng")), ["broken", "good"], notices.append, OPEN)
+    got = search_all(WebSearchSettings(**fake.settings("searxng")), ["broken", "good"], lambda n: notices.append(str(n)), OPEN)
     assert got == [SearchResult(*ITEMS[0])]
     assert len(notices) == 1 and "'broken'" in notices[0] and "HTTP 500" in notices[0]
