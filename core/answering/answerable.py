@@ -157,14 +157,19 @@ def read_question(question: str) -> Question:
     asks_who = _ASKS_WHO.search(question) is not None
     names = {m.group(1).lower() for m in _CAPITALISED.finditer(question)}
     flat = _EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), digits_for_numerals(_norm(question)))
+    levels = _levels(_norm(question))
+    for level, words_of_level in levels:
+        named.append(Term(words_of_level, "level", (str(level),)))
+    level_words = {w for _, text in levels for w in re.findall(r"[a-z]+|\d+", text)}
     for value in _numbers(flat):
-        named.append(Term(f"{value:g}", "number"))
+        if f"{value:g}" not in level_words:
+            named.append(Term(f"{value:g}", "number"))
     after_question_word = False
     words = _words(question)
     for position, token in enumerate(words):
         previous = words[position - 1] if position else ""
         if LATIN.fullmatch(token):
-            if token.isdigit() or en_term(token) is None or token in _EN_NUMBER_WORDS:
+            if token.isdigit() or en_term(token) is None or token in _EN_NUMBER_WORDS or token in level_words:
                 continue
             if token in names and token not in _EN_FRAME:
                 named.append(Term(token, "name"))
@@ -173,7 +178,7 @@ def read_question(question: str) -> Question:
             elif token in _EN_FREQUENCY or base(token) in _UNIT_WORDS:
                 unit = _EN_FREQUENCY.get(token) or _UNIT_WORDS[base(token)]
                 named.append(Term(token, "unit", _UNITS.get(unit, (unit,))))
-            elif previous == "how" or not names_something(question, token):
+            elif previous == "how" or (not names_something(question, token) and not _gerund_modifier(words, position)):
                 framing.append(token)  # how fast, how loud: the kind of answer; a verb or adjective
             elif attribute_kind(token) and not asks_who and not _modifies_next(words, position):
                 wanted = more_specific(wanted, attribute_kind(token))
@@ -183,6 +188,8 @@ def read_question(question: str) -> Question:
             continue
         for part in HAN_RUN.findall(token):
             word = zh_term(part) if len(part) > 1 else None
+            if word and any(word.startswith(text) for _, text in levels):
+                word = word[2:] if len(word) > 2 else None  # 一线城市: the level, then 城市
             if after_question_word:  # the word after 哪个 / 什么 names the kind of answer asked for
                 after_question_word = False
                 if word:
@@ -233,6 +240,39 @@ def _zh_verb(question: str, word: str) -> bool:
     return tag == "v"
 
 
+# Ranked levels, said alike in both languages: first-tier / 一线, second class / 二等, level 1 / 一级.
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "top": 1, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_EN_LEVEL_WORDS = "tier|class|level|grade|rank|line|rate|priority|severity|sev|p|l"
+_EN_LEVEL = re.compile(rf"\b(first|second|third|fourth|top|1st|2nd|3rd|4th)[- ](?:{_EN_LEVEL_WORDS})\b"
+                       rf"|\b(?:tier|class|level|grade|priority|severity|sev|p)[- ]?([1-4])\b")
+_ZH_LEVEL = re.compile(r"([一二三四1-4])(?:线|等|级|档|类|流)")
+_ZH_LEVEL_VALUE = {"一": 1, "二": 2, "三": 3, "四": 4}
+
+
+def _levels(text: str) -> list[tuple[int, str]]:
+    """Ranked levels a text names: (the level, the words that name it)."""
+    out = []
+    for m in _EN_LEVEL.finditer(text):
+        out.append((_ORDINALS[m.group(1)] if m.group(1) else int(m.group(2)), m.group()))
+    for m in _ZH_LEVEL.finditer(text):
+        out.append((_ZH_LEVEL_VALUE.get(m.group(1)) or int(m.group(1)), m.group()))
+    return out
+
+
+_DETERMINERS = frozenset("a an the this that my your our their its his her".split())
+
+
+def _gerund_modifier(words: list[str], position: int) -> bool:
+    """A verb's -ing form between a determiner and a noun names a kind of thing ("a *parking*
+    permit", "the *connecting* rod"), it does not relate."""
+    word = words[position]
+    if not word.endswith("ing") or position == 0 or position + 1 >= len(words):
+        return False
+    following = words[position + 1]
+    return words[position - 1] in _DETERMINERS and LATIN.fullmatch(following) is not None \
+        and en_term(following) is not None
+
+
 def _modifies_next(words: list[str], position: int) -> bool:
     """An attribute word used as a modifier names something ("the *payment* code", "a *price* list"):
     the next word is another content word."""
@@ -275,6 +315,8 @@ class PassageText:
             return True
         if term.kind == "number":
             return self._has_number(float(term.text))
+        if term.kind == "level":
+            return any(str(level) in term.forms for level, _ in _levels(self.text))
         if term.kind == "unit":
             return any(f in self.text if has_chinese(f) or not f.isalpha() else related_in(f, self.concepts)
                        for f in term.forms)
@@ -284,7 +326,7 @@ class PassageText:
         form = base(word)
         if related_in(form, self.stems) or word in self.stems or related_in(form, self.concepts) or self._spells(word):
             return True
-        return any(related_in(base(w), self.concepts) for w in wordnet().synonyms(form))
+        return any(related_in(base(w), self.concepts) for w in wordnet().synonyms(form) | lexicon().synonyms(form))
 
     def _spells(self, word: str) -> bool:
         """An acronym the passage writes out in capitalised words: EEA in "European Economic Area"."""
@@ -360,12 +402,16 @@ def _segments(body: str) -> list[str]:
     """Sentences, and table rows each with its table's header row (the header names the columns)."""
     out: list[str] = []
     header: str | None = None
-    for line in body.splitlines():
+    lines = body.splitlines()
+    for i, line in enumerate(lines):
         if line.lstrip().startswith("|"):
-            if header is None:
+            if re.fullmatch(r"[\s|:-]+", line):
+                continue
+            following = lines[i + 1] if i + 1 < len(lines) else ""
+            if re.fullmatch(r"\s*\|[\s|:-]+", following):  # a header row: the separator follows it
                 header = line
-            elif not re.fullmatch(r"[\s|:-]+", line):
-                out.append(f"{header}\n{line}")
+            else:
+                out.append(f"{header}\n{line}" if header else line)
             continue
         header = None
         out.extend(_SEGMENT.split(line))

@@ -39,7 +39,7 @@ _NO_SENSE = ("variant of", "old variant", "see ", "surname ", "abbr. for", "used
              "taiwan pr.", "erhua variant", "japanese variant", "archaic variant", "pr.", "(old)", "radical ")
 # Gloss words that carry no meaning of their own: placeholders, light verbs, dictionary labels
 _GLOSS_STOP = _EN_STOP | frozenset(
-    "sth sb sb's one one's oneself someone something etc e g esp lit fig abbr sth's an or not no "
+    "sth sb sb's one one's oneself someone something etc e g esp lit fig abbr sth's an or "
     "go get make do take put have be being been become used use kind type sort thing things way "
     "person people very also up out off into onto over so".split()
 )
@@ -133,6 +133,18 @@ class Lexicon:
                  if run[i:j] in self.senses}
         found.update(w for w in _jieba_tokenizer().cut(run, HMM=False) if len(w) == 1 and w in self.senses)
         return found
+
+    def synonyms(self, word: str) -> frozenset[str]:
+        """English words the dictionary gives as other translations of one Chinese word whose
+        every sense is a single word ("staff" and "employee" are both 员工), at most three senses:
+        a word of many senses (酒店: pub, hotel, restaurant) says nothing of synonymy."""
+        out: set[str] = set()
+        for head in self.index.get(word, ()):
+            senses = self.senses[head]
+            if len(head) > 1 and len(senses) <= 3 and all(len(s) == 1 for s in senses) and (word,) in senses:
+                out.update(s[0] for s in senses)
+        out.discard(word)
+        return frozenset(out)
 
     def concepts(self, text: str) -> frozenset[str]:
         """The English words a Chinese text's words mean. A single character's first senses only:
