@@ -38,11 +38,15 @@ NOTICES: dict[str, dict[Language, str]] = {
     "strict.web": {"en": _STRICT_ONLY["en"] + "web search is off", "zh": _STRICT_ONLY["zh"] + "联网搜索已关闭"},
     # strict mode's judgement of whether the passages answer (core/answering/strict.py, answerable.py)
     "strict.not_mentioned": {
-        "en": "strict mode: the passages found do not mention {terms_en}, so the question is not answered from them",
-        "zh": "严格模式：检索到的内容未提及「{terms_zh}」，因此不据此作答"},
-    "strict.no_value": {
-        "en": "strict mode: the passages found do not state {kind_en} asked for, so the question is not answered from them",
-        "zh": "严格模式：检索到的内容没有给出所问的{kind_zh}，因此不据此作答"},
+        "en": "strict mode: the passages found do not mention {terms}, so the question is not answered from them",
+        "zh": "严格模式：检索到的内容未提及「{terms}」，因此不据此作答"},
+    **{f"strict.no_value.{kind}": {
+        "en": f"strict mode: the passages found do not state {en} asked for, so the question is not answered from them",
+        "zh": f"严格模式：检索到的内容没有给出所问的{zh}，因此不据此作答"}
+       for kind, en, zh in (("quantity", "the number", "数值"), ("money", "the amount", "金额"),
+                            ("duration", "the time", "时间"), ("length", "the size", "尺寸"),
+                            ("weight", "the weight", "重量"), ("percentage", "the percentage", "比例"),
+                            ("date", "the date", "日期"))},
     "strict.no_ask_back": {"en": "strict mode does not ask back, so nothing was searched: {question}",
                            "zh": "严格模式不会反问，因此没有检索：{question}"},
     # #mentions (core/answering/references.py)

@@ -423,17 +423,24 @@ def _segments(body: str) -> list[str]:
 _NEAR_ZH, _NEAR_EN = 12, 60
 
 
+def _things(question: Question, chinese_text: bool) -> list[Term]:
+    """What a value must be about: the thing counted ("how many *faces*"), else every named word
+    — the verbs too when the text is Chinese (the deadline to 提出), not across languages."""
+    things = [t for t in question.named if t.kind in ("word", "name") and (chinese_text or not t.verb)]
+    if question.counted:
+        things = [t for t in things if t.text == question.counted]
+    return things
+
+
 def _states_about(question: Question, body: str) -> str | None:
     """The sentence or table row of the passage's body that states a value of the kind asked for
     about a thing the question names (near it in a sentence; anywhere in a table row with its
     header); None when there is none: the number of fingerprints does not answer "how many faces"."""
-    things = [t for t in question.named if t.kind in ("word", "name") and not t.verb]
-    if question.counted:
-        things = [t for t in things if t.text == question.counted]
     for segment in _segments(body):
         spans = value_spans(segment, question.wanted) if segment.strip() else []  # type: ignore[arg-type]
         if not spans:
             continue
+        things = _things(question, has_chinese(segment))
         if not things or (segment.lstrip().startswith("|") and any(PassageText(segment).mentions(t) for t in things)):
             return segment
         near = _NEAR_ZH if has_chinese(segment) else _NEAR_EN
@@ -478,8 +485,7 @@ def evidence(question: Question, body: str) -> tuple[str | None, float]:
             spans = value_spans(segment, question.wanted)
             if spans:
                 score += 1.0
-                things = [t for t in question.named if t.kind in ("word", "name") and not t.verb
-                          and (question.counted is None or t.text == question.counted)]
+                things = _things(question, has_chinese(segment))
                 near = _NEAR_ZH if has_chinese(segment) else _NEAR_EN
                 if any(PassageText(segment[max(0, a - near) : b + near]).mentions(t) for a, b in spans for t in things):
                     score += 2.0

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from core.answering.answerable import Judgement, best_evidence, judge, read_question
 from core.answering.context import KnowledgeAccess
+from core.answering.coverage import HAN_RUN
 from core.answering.generate import generate
 from core.answering.prompts import ContextItem, number, strict_messages
 from core.answering.replies import no_hit_reply, uncovered_text
@@ -29,20 +30,14 @@ from core.llm.providers import quotes_only
 from core.notices import Notice, notice
 
 
-_KINDS = {
-    "quantity": ("the number", "数值"), "money": ("the amount", "金额"), "duration": ("the time", "时间"),
-    "length": ("the size", "尺寸"), "weight": ("the weight", "重量"), "percentage": ("the percentage", "比例"),
-    "date": ("the date", "日期"),
-}
-
-
 def refusal_notice(judged: Judgement) -> Notice:
     """Why a hit is not an answer: what the nearest passage does not mention, or the value it
-    does not state."""
+    does not state. The terms are the question's own words, in its language."""
     if judged.missing:
-        return notice("strict.not_mentioned", terms_en=", ".join(judged.missing), terms_zh="、".join(judged.missing))
-    kind = _KINDS[(judged.question.wanted if judged.question else None) or "quantity"]
-    return notice("strict.no_value", kind_en=kind[0], kind_zh=kind[1])
+        chinese = any(HAN_RUN.search(t) for t in judged.missing)
+        return notice("strict.not_mentioned", terms=("、" if chinese else ", ").join(judged.missing))
+    kind = (judged.question.wanted if judged.question else None) or "quantity"
+    return notice(f"strict.no_value.{kind}")
 
 
 def judged_text(item: ContextItem) -> str:
