@@ -14,7 +14,8 @@ import httpx
 import ollama
 import pydantic
 
-from core.errors import LLMError
+from core.errors import BlockedAddress, LLMError
+from core.parsers.url_transport import service_client_options
 from core.llm.base import (
     DEFAULT_OLLAMA_URL,
     ChatEvent,
@@ -76,7 +77,8 @@ class OllamaChatModel:
         self._api_key = api_key  # for an Ollama behind an authenticating proxy
         self._host = server_label(self.base_url)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
-        self._client = ollama.Client(host=self.base_url, timeout=timeout, headers=headers)
+        # through the URL guard (private and loopback fine, link-local/metadata never), no redirects
+        self._client = ollama.Client(host=self.base_url, **service_client_options(timeout=timeout, headers=headers))
 
     def count_tokens(self, text: str) -> int:
         return approx_token_count(text)
@@ -141,7 +143,10 @@ class OllamaChatModel:
     def _translate(self, exc: Exception) -> LLMError:
         host, model = self._host, self.model
         detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
-        if isinstance(exc, httpx.TimeoutException):
+        blocked = _blocked(exc)
+        if blocked is not None:  # the URL guard refused the address before connecting
+            msg = f"Refused to connect to the model server at {host}: {blocked.message}"
+        elif isinstance(exc, httpx.TimeoutException):
             msg = f"Cannot reach the model server at {host}: no answer within {self.timeout:g} s."
         elif isinstance(exc, httpx.RemoteProtocolError):
             msg = f"The model server at {host} dropped the connection in the middle of the answer."
@@ -166,3 +171,12 @@ class OllamaChatModel:
         else:
             msg = f"The Ollama server at {host} could not be used ({type(exc).__name__})."
         return LLMError(msg, detail=detail)
+
+
+def _blocked(exc: BaseException) -> BlockedAddress | None:
+    """The URL guard's refusal, raised as ``exc`` or wrapped by the client library."""
+    for _ in range(8):  # a chain is short; a cycle must not hang us
+        if exc is None or isinstance(exc, BlockedAddress):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None

@@ -12,7 +12,8 @@ from typing import Any, Iterator
 
 import openai
 
-from core.errors import LLMError
+from core.errors import BlockedAddress, LLMError
+from core.parsers.url_transport import service_client
 from core.llm.base import (
     DEFAULT_OPENAI_URL,
     ChatEvent,
@@ -54,8 +55,10 @@ class OpenAIChatModel:
         self._api_key = api_key
         self._include_usage = include_usage
         self._host = server_label(self.base_url)
+        # through the URL guard: a private or loopback server is fine, link-local/metadata never
         self._client = openai.OpenAI(
-            base_url=self.base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout, max_retries=max_retries
+            base_url=self.base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout, max_retries=max_retries,
+            http_client=service_client(timeout=timeout),
         )
 
     def count_tokens(self, text: str) -> int:
@@ -158,7 +161,10 @@ class OpenAIChatModel:
     def _translate(self, exc: Exception, *, mid_answer: bool = False) -> LLMError:
         host, model = self._host, self.model
         detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
-        if isinstance(exc, openai.APITimeoutError):
+        blocked = _blocked(exc)
+        if blocked is not None:  # the URL guard refused the address before connecting
+            msg = f"Refused to connect to the model server at {host}: {blocked.message}"
+        elif isinstance(exc, openai.APITimeoutError):
             msg = f"Cannot reach the model server at {host}: no answer within {self.timeout:g} s."
         elif isinstance(exc, openai.APIConnectionError) and mid_answer:
             msg = f"The model server at {host} dropped the connection in the middle of the answer."
@@ -196,3 +202,12 @@ def _server_message(exc: "openai.APIStatusError") -> str:
         if isinstance(err, str):
             return err
     return exc.message
+
+
+def _blocked(exc: BaseException) -> BlockedAddress | None:
+    """The URL guard's refusal, raised as ``exc`` or wrapped by the client library."""
+    for _ in range(8):  # a chain is short; a cycle must not hang us
+        if exc is None or isinstance(exc, BlockedAddress):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
