@@ -16,7 +16,7 @@ def _engine(args: argparse.Namespace):
 
     config = RuntimeConfig.from_env(args.data_dir)
     database = sqlite_path(config.database_url)
-    check_data_folder(config.data_dir, database)
+    check_data_folder(config.data_dir, database, config.data_dir_link)
     if database is not None and not database.exists():
         from core.errors import NotFound
 

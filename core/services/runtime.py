@@ -36,7 +36,7 @@ class Runtime:
     def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0):
         self.config = config
         # ours alone (checked, tightened; umask 077 while open), see core/storage/data_folder.py
-        self.data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url))
+        self.data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url), config.data_dir_link)
         weakref.finalize(self, self.data_folder.close)  # also when this constructor fails below
         # Other core modules keep their secrets with this box too (handed to them by the services).
         self.secret_box = SecretBox.for_data_dir(config.data_dir)
