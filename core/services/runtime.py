@@ -20,7 +20,7 @@ from core.retrieval.rerank import Reranker, make_reranker
 from core.searcher import Searcher
 from core.secrets.box import SecretBox
 from core.settings.model import Settings
-from core.settings.store import SettingsStore
+from core.settings.store import SettingsStore, encrypt_plain_rows
 from core.storage.data_folder import PrivateDataFolder, sqlite_path
 from core.types import ParsedDoc
 from core.vectorstore.factory import open_store
@@ -43,6 +43,7 @@ class Runtime:
         self.db = Database(config.database_url)
         try:
             self.settings_store = SettingsStore(self.db, box=self.secret_box)
+            encrypt_plain_rows(self.db, self.secret_box)  # keys an earlier release saved in plain text
             self.store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key,
                                     wait_seconds=store_wait_seconds)
         except BaseException:  # e.g. StoreBusy: give the database connections back before the caller retries
