@@ -17,6 +17,8 @@ from core.ingest.parts import EngineParts, Snapshot
 from core.jobs.futures import JobWatcher
 from core.parsers.base import ParseContext
 from core.retrieval.rerank import Reranker, make_reranker
+from core.lru import Lru
+from core.retrieval.query_cache import query_vectors
 from core.searcher import Searcher
 from core.secrets.box import SecretBox
 from core.settings.model import Settings
@@ -54,6 +56,9 @@ class Runtime:
                                  snapshot=self.snapshot)
         self.watcher = JobWatcher(self.db)  # the Futures of queued jobs
         self.start_workers: Callable[[], object] = lambda: None  # set by the engine (its worker threads)
+        # this engine's own caches: another engine in the process never sees them
+        self.query_vectors = query_vectors()
+        self.citation_views: Lru = Lru(32)  # rendered citation pages, ~100-400 KB of PNG each
         self._reranker_lock = threading.Lock()
         self._reranker_key: tuple | None = None
         self._reranker: Reranker | None = None
@@ -68,7 +73,8 @@ class Runtime:
         return Snapshot(settings, make_embedder(settings.embedding))
 
     def searcher(self, snap: Snapshot) -> Searcher:
-        return Searcher.build(self.store, self.db, snap.settings, snap.embedder, lambda: self.reranker(snap.settings))
+        return Searcher.build(self.store, self.db, snap.settings, snap.embedder, lambda: self.reranker(snap.settings),
+                              self.query_vectors)
 
     def reranker(self, settings: Settings | None = None) -> Reranker | None:
         cfg = (settings or self.settings()).retrieval.reranker
