@@ -90,3 +90,29 @@ def test_closing_one_engine_keeps_the_others_private_umask(tmp_path):
         a.close()
     after = os.umask(before)
     assert after == before
+
+
+def test_the_drive_consent_flow_leaves_the_process_environment_alone(tmp_path, monkeypatch):
+    """oauthlib refuses plain http unless OAUTHLIB_INSECURE_TRANSPORT is set in the environment; the
+    flow set it process-wide while it exchanged a code with a loopback stand-in, so any other engine
+    or thread in the process had its OAuth transport check relaxed meanwhile."""
+    from urllib.parse import parse_qs, urlsplit
+
+    import requests
+
+    from tests.fakes.drive_server import FakeDrive
+
+    monkeypatch.delenv("OAUTHLIB_INSECURE_TRANSPORT", raising=False)
+    with FakeDrive() as drive:
+        engine = make_engine(tmp_path / "a", gdrive=drive.settings(), parsing={"url_allow_hosts": ["127.0.0.1"]})
+        try:
+            alice = engine.actor_for(engine.sign_up("alice", "correct horse 1").id)
+            url = engine.gdrive_auth_url(alice)
+            assert url.startswith(drive.settings()["oauth_auth_url"])  # its own http scheme, on loopback
+            answer = requests.get(url, allow_redirects=False, timeout=10)
+            back = {k: v[0] for k, v in parse_qs(urlsplit(answer.headers["Location"]).query).items()}
+            assert engine.gdrive_finish_auth(alice, back["code"], back["state"])["connected"]
+        finally:
+            engine.close()
+    assert drive.insecure_transport_env and set(drive.insecure_transport_env) == {None}
+    assert "OAUTHLIB_INSECURE_TRANSPORT" not in os.environ
