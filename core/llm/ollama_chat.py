@@ -14,8 +14,7 @@ import httpx
 import ollama
 import pydantic
 
-from core.errors import BlockedAddress, LLMError
-from core.parsers.url_transport import service_client_options
+from core.errors import LLMError
 from core.llm.base import (
     DEFAULT_OLLAMA_URL,
     ChatEvent,
@@ -26,9 +25,11 @@ from core.llm.base import (
     ToolCallsReady,
     ToolSpec,
     approx_token_count,
+    guard_refusal,
     scrub,
     server_label,
 )
+from core.parsers.url_transport import service_client_options
 
 OLLAMA_DEFAULT_NUM_CTX = 2048
 
@@ -143,7 +144,7 @@ class OllamaChatModel:
     def _translate(self, exc: Exception) -> LLMError:
         host, model = self._host, self.model
         detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
-        blocked = _blocked(exc)
+        blocked = guard_refusal(exc)
         if blocked is not None:  # the URL guard refused the address before connecting
             msg = f"Refused to connect to the model server at {host}: {blocked.message}"
         elif isinstance(exc, httpx.TimeoutException):
@@ -171,12 +172,3 @@ class OllamaChatModel:
         else:
             msg = f"The Ollama server at {host} could not be used ({type(exc).__name__})."
         return LLMError(msg, detail=detail)
-
-
-def _blocked(exc: BaseException) -> BlockedAddress | None:
-    """The URL guard's refusal, raised as ``exc`` or wrapped by the client library."""
-    for _ in range(8):  # a chain is short; a cycle must not hang us
-        if exc is None or isinstance(exc, BlockedAddress):
-            return exc
-        exc = exc.__cause__ or exc.__context__
-    return None

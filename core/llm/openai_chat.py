@@ -12,8 +12,7 @@ from typing import Any, Iterator
 
 import openai
 
-from core.errors import BlockedAddress, LLMError
-from core.parsers.url_transport import service_client
+from core.errors import LLMError
 from core.llm.base import (
     DEFAULT_OPENAI_URL,
     ChatEvent,
@@ -24,9 +23,11 @@ from core.llm.base import (
     ToolCallsReady,
     ToolSpec,
     approx_token_count,
+    guard_refusal,
     scrub,
     server_label,
 )
+from core.parsers.url_transport import service_client
 
 # Local servers (vLLM, llama.cpp) accept any key, but the client refuses to start without one.
 PLACEHOLDER_KEY = "no-key"
@@ -161,7 +162,7 @@ class OpenAIChatModel:
     def _translate(self, exc: Exception, *, mid_answer: bool = False) -> LLMError:
         host, model = self._host, self.model
         detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
-        blocked = _blocked(exc)
+        blocked = guard_refusal(exc)
         if blocked is not None:  # the URL guard refused the address before connecting
             msg = f"Refused to connect to the model server at {host}: {blocked.message}"
         elif isinstance(exc, openai.APITimeoutError):
@@ -202,12 +203,3 @@ def _server_message(exc: "openai.APIStatusError") -> str:
         if isinstance(err, str):
             return err
     return exc.message
-
-
-def _blocked(exc: BaseException) -> BlockedAddress | None:
-    """The URL guard's refusal, raised as ``exc`` or wrapped by the client library."""
-    for _ in range(8):  # a chain is short; a cycle must not hang us
-        if exc is None or isinstance(exc, BlockedAddress):
-            return exc
-        exc = exc.__cause__ or exc.__context__
-    return None
