@@ -53,7 +53,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.retrieval import query_cache  # noqa: E402
 from core.config import RuntimeConfig  # noqa: E402
 from core.db.models import FileRecord  # noqa: E402
 from core.engine import Engine  # noqa: E402
@@ -282,7 +281,7 @@ def main() -> None:
                 searching = peaks.phase("search")
                 searching.__enter__()
                 for mode in ("dense", "bm25", "hybrid"):
-                    query_cache._cache.clear()  # each mode pays its own query embedding (the cache is process-wide)
+                    engine.runtime.query_vectors.clear()  # each mode pays its own query embedding
                     without, total = [], []
                     for q in qs:
                         r = engine.search(SYSTEM_ACTOR, q, ["scale"], mode=mode, min_score=0)

@@ -20,10 +20,12 @@ class RuntimeConfig:
     database_url: str
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
+    data_dir_link: Path | None = None  # the path given, when it is a symbolic link to data_dir
 
     @classmethod
     def from_env(cls, data_dir: str | Path | None = None) -> "RuntimeConfig":
-        root = Path(data_dir or os.environ.get("RAGDESK_DATA_DIR") or "data").expanduser().resolve()
+        given = Path(data_dir or os.environ.get("RAGDESK_DATA_DIR") or "data").expanduser().absolute()
+        root = given.resolve()
         url = os.environ.get("DATABASE_URL") or f"sqlite:///{root / 'ragdesk.db'}"
         if url.startswith("postgres://"):
             url = "postgresql+psycopg://" + url[len("postgres://"):]
@@ -34,6 +36,7 @@ class RuntimeConfig:
             database_url=url,
             qdrant_url=os.environ.get("QDRANT_URL") or None,
             qdrant_api_key=os.environ.get("QDRANT_API_KEY") or None,
+            data_dir_link=given if given.is_symlink() else None,
         )
 
     @property

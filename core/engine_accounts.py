@@ -21,7 +21,7 @@ class AccountsEngine:
         from core.storage.data_folder import PrivateDataFolder, sqlite_path
 
         self.config = config
-        self._data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url))
+        self._data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url), config.data_dir_link)
         weakref.finalize(self, self._data_folder.close)
         install_log_scrubbing()  # a token printed by mistake into a log line is masked here too
         self._db = Database(config.database_url)

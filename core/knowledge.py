@@ -108,6 +108,15 @@ def share_kb(db: Database, actor: Actor, ref: str, user_names: list[str]) -> lis
     return [u.name for u in users]
 
 
+def share_candidates(db: Database, actor: Actor, ref: str) -> list[str]:
+    """Names alone (no ids, roles or e-mails) of the enabled accounts a knowledge base can be shared
+    with: for its owner or an admin, who may share it; anyone else is refused like share_kb."""
+    with db.read() as s:
+        kb = resolve_kb(s, actor, ref, write=True)
+        return list(s.exec(select(User.name).where(User.id != kb.owner_id, User.disabled == False)  # noqa: E712
+                           .order_by(User.name)))
+
+
 def shared_with(db: Database, actor: Actor, ref: str) -> list[str]:
     with db.read() as s:
         kb = resolve_kb(s, actor, ref)

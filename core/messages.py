@@ -25,6 +25,9 @@ ENGLISH = {
                          "(setting parsing.max_upload_mb)"),
     "ingest.too_many_chunks": ("'{name}' makes {n} chunks, more than the limit of {cap} per file "
                                "(setting parsing.max_chunks_per_file): split the file, use larger chunks, or raise the limit"),
+    "ingest.too_many_chunks_at_least": ("'{name}' would make at least {n} chunks, more than the limit of {cap} per "
+                                        "file (setting parsing.max_chunks_per_file): split the file, use larger "
+                                        "chunks, or raise the limit"),
     "ingest.cancelled": "cancelled by request",
     "job.parsing": "parsing {name}",
     "job.embedding": "embedding",

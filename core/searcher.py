@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
+from core.lru import Lru
 from core.retrieval.query_cache import CachedQueries
 from core.db.database import Database
 from core.embeddings.base import Embedder
@@ -30,10 +33,10 @@ class Searcher:
 
     @classmethod
     def build(cls, store: VectorStore, db: Database, settings: Settings, embedder: Embedder,
-              reranker: Callable[[], Reranker | None]) -> "Searcher":
-        # Query vectors are remembered across searches: compare embeds each question once for
-        # both modes, a tool call often repeats the question.
-        return cls(store, db, settings, CachedQueries(embedder), reranker)
+              reranker: Callable[[], Reranker | None], query_vectors: "Lru[np.ndarray]") -> "Searcher":
+        # Query vectors are remembered across searches (in the engine's own cache): compare embeds
+        # each question once for both modes, a tool call often repeats the question.
+        return cls(store, db, settings, CachedQueries(embedder, query_vectors), reranker)
 
     def __call__(self, query: str, targets: list[search_mod.SearchTarget], *, mode: str | None = None,
                  top_k: int | None = None, min_score: float | None = None,

@@ -81,7 +81,7 @@ def _chunking_form(engine: Engine, actor: Actor, kb) -> None:
 
 
 def _share_form(engine: Engine, actor: Actor, kb) -> None:
-    others = [u.name for u in engine.list_users(actor) if u.id != kb.owner_id]
+    others = engine.share_candidates(actor, kb.id)  # names only: a plain owner may not list the accounts
     current = [n for n in engine.shared_with(actor, kb.id) if n in others]
     with st.form(f"share_{kb.id}"):
         chosen = st.multiselect(t("kbs.share_with"), others, default=current, help=t("kbs.share_help"),

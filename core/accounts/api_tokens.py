@@ -5,10 +5,11 @@ database keeps its SHA-256 (a fast hash is enough for 256 random bits: there is 
 try, unlike a password) and its first characters (``prefix``) so its owner can tell tokens apart.
 A check hashes what it is given, looks the hash up and compares it in constant time.
 
-Failed checks are counted per client like sign-ins (``signin_guard``: the same counters and
-locks, under ``api:<client>``), each one costs the caller a delay, and a locked client is
-refused before anything is looked up — even with a right token. A right token costs no write
-but ``last_used_at``, at most once a minute. Tokens outlive a password change (programs keep
+Checks are counted per client like sign-ins (``signin_guard``: the same counters and locks,
+under ``api:<client>``): each attempt is reserved before the lookup, in one write transaction, so
+of a burst sent at once at most the limit are checked; a real token gives its attempt back, a
+failure keeps it and costs the caller a delay, and a locked client is refused before anything is
+looked up — even with a right token. ``last_used_at`` is written at most once a minute. Tokens outlive a password change (programs keep
 working); disabling the account stops every one of its tokens at once, revoking stops one.
 """
 
@@ -204,16 +205,21 @@ def actor_for_token(db: Database, token: str, *, client: str = "", policy: guard
     if not token:
         raise NotAuthenticated(MISSING)  # no guess made: not counted
     keys = [(f"api:{(client or 'unknown')[:200]}", 1)]
-    until = guard.locked_until(db, keys, now=moment)
+    until = guard.locked_until(db, keys, now=moment)  # a read: a locked client costs no write
     if until is not None:
         raise ApiTokenLocked(until, moment)
+    try:  # counted before the check, as a sign-in is: a burst gets at most the limit of answers
+        guard.reserve_attempt(db, keys, policy, now=moment)
+    except guard.SignInLocked as locked:
+        raise ApiTokenLocked(locked.until, moment) from None
     row, user = _lookup(db, token) if looks_like_token(token) else (None, None)
     if row is None or user is None or row.revoked_at is not None:
-        guard.record_failure(db, keys, policy, now=moment)
+        guard.wrong_password(policy)
         raise NotAuthenticated(NOT_VALID)
     if row.expires_at is not None and moment >= _aware(row.expires_at):
-        guard.record_failure(db, keys, policy, now=moment)
+        guard.wrong_password(policy)
         raise NotAuthenticated(EXPIRED)
+    guard.settle_right_password(db, keys, policy, forgive_name=False)  # a real token gives its attempt back
     if user.disabled:  # said only to someone holding a real token
         raise NotAuthenticated(DISABLED)
     if row.last_used_at is None or moment - _aware(row.last_used_at) >= _TOUCH_EVERY:

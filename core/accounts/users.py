@@ -194,10 +194,10 @@ def get_user(db: Database, user_id: str) -> UserView:
 
 
 def list_users(db: Database, actor: Actor) -> list[UserView]:
+    """Every account with its role and e-mail: admins only (sharing has ``share_candidates``)."""
+    require_admin(actor, "list the accounts")
     with db.read() as s:
         users = list(s.exec(select(User).order_by(User.name)))
-    if not actor.is_admin:  # others see names and roles only (for sharing)
-        return [UserView(id=u.id, name=u.name, role=u.role) for u in users if not u.disabled]
     return [view_of(u) for u in users]
 
 

@@ -21,19 +21,39 @@ def cleaned_text(doc: ParsedDoc) -> str:
     return PART_SEPARATOR.join(t for t in (clean_text(p.text) for p in doc.parts) if t.strip())
 
 
-def chunk_document(doc: ParsedDoc, cfg: ChunkingSettings, count: Callable[[str], int] = len) -> list[Chunk]:
+class TooManyChunks(Exception):
+    """The document would make more than ``cap`` chunks: at least ``at_least``, known before splitting."""
+
+    def __init__(self, at_least: int, cap: int):
+        super().__init__(f"at least {at_least} chunks, more than {cap}")
+        self.at_least, self.cap = at_least, cap
+
+
+def fewest_chunks(text: str, cfg: ChunkingSettings) -> int:
+    """A lower bound on the chunks ``text`` makes, in characters: every non-space character lands in
+    some chunk and a chunk holds at most ``chunk_size`` characters (merging never passes it)."""
+    return -(-len("".join(text.split())) // cfg.chunk_size)
+
+
+def chunk_document(doc: ParsedDoc, cfg: ChunkingSettings, count: Callable[[str], int] = len,
+                   max_chunks: int | None = None) -> list[Chunk]:
     """Chunks of one document, indexed from 0, each measuring at most ``cfg.chunk_size``.
 
     ``count`` measures a text: ``len`` for characters, or the embedding model's token
-    counter when ``cfg.size_unit == "tokens"``.
+    counter when ``cfg.size_unit == "tokens"``. ``max_chunks``: raise TooManyChunks before any
+    splitting when the text cannot fit in that many (splitting one long paragraph costs seconds a MB).
     """
     if cfg.size_unit == "tokens" and count is len:
         raise InvalidSettings(
             "chunk sizes are set in tokens: pass the embedding model's token counter, not len"
         )
     cleaned = [clean_text(p.text) for p in doc.parts]
-    locator = PartLocator(doc.parts, cleaned)
     text = PART_SEPARATOR.join(t for t in cleaned if t.strip())
+    if max_chunks is not None and count is len:
+        fewest = fewest_chunks(text, cfg)
+        if fewest > max_chunks:
+            raise TooManyChunks(fewest, max_chunks)
+    locator = PartLocator(doc.parts, cleaned)
     if cfg.heading_glue:
         text = glue_headings(text)
     sections = split_markdown(text) if cfg.markdown_header_split else [Section(0, len(text), ())]

@@ -9,8 +9,6 @@ kept in a small process-wide cache, so reopening a citation (every Streamlit rer
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 
 import pypdfium2 as pdfium
 
@@ -23,20 +21,20 @@ from core.citations.types import CitationView, PageView, PassageView, PdfPage
 from core.db.models import FileRecord
 from core.errors import NotFound
 from core.ingest.parts import EngineParts
+from core.lru import Lru
 from core.types import Actor, ParsedDoc
 
-CACHE_VIEWS = 32  # rendered views (~100-400 KB of PNG a page)
 MAX_PAGES = 3  # a chunk runs over two pages at most in practice; a whole-document citation is cut here
 _PDF = "application/pdf"
 _SLIDES = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 _SHEETS = ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "text/csv")
 
-_cache: OrderedDict[tuple, PageView] = OrderedDict()
-_cache_lock = threading.Lock()
 
 
 def citation_view(parts: EngineParts, actor: Actor, file_id: str, passage: str, *, page: int | None = None,
-                  slide: int | None = None, heading_path: tuple[str, ...] = ()) -> CitationView:
+                  slide: int | None = None, heading_path: tuple[str, ...] = (),
+                  views: "Lru[PageView] | None" = None) -> CitationView:
+    """``views``: the engine's cache of rendered pages (``Runtime.citation_views``); None renders anew."""
     with parts.db.read() as s:
         rec = check_file(s, actor, s.get(FileRecord, file_id), file_id)
     doc = parts.blobs.get_parsed(rec.id)
@@ -44,7 +42,7 @@ def citation_view(parts: EngineParts, actor: Actor, file_id: str, passage: str, 
     if mime == _PDF:
         data = parts.blobs.get(rec.sha256) if rec.sha256 and parts.blobs.has(rec.sha256) else None
         if data is not None and data.startswith(b"%PDF"):
-            return _pdf_view(rec, data, doc, passage, page)
+            return _pdf_view(rec, data, doc, passage, page, views)
         if doc is not None:
             view = passages.text_view(rec.id, doc, passage, heading_path)
             view.note = view.note or "original_missing"
@@ -58,21 +56,19 @@ def citation_view(parts: EngineParts, actor: Actor, file_id: str, passage: str, 
     return passages.text_view(rec.id, doc, passage, heading_path)
 
 
-def _pdf_view(rec: FileRecord, data: bytes, doc: ParsedDoc | None, passage: str, page: int | None) -> PageView:
+def _pdf_view(rec: FileRecord, data: bytes, doc: ParsedDoc | None, passage: str, page: int | None,
+              views: "Lru[PageView] | None") -> PageView:
     if page is None and doc is not None:
         part = passages.best_part(doc, passage)
         page = part.page if part is not None else None
     page = page or 1
     key = (rec.id, rec.sha256, page, hashlib.sha256(passage.encode()).hexdigest())
-    with _cache_lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
+    hit = views.get(key) if views is not None else None
+    if hit is not None:
+        return hit
     view = _render_pdf_view(rec, data, doc, passage, page)
-    with _cache_lock:
-        _cache[key] = view
-        while len(_cache) > CACHE_VIEWS:
-            _cache.popitem(last=False)
+    if views is not None:
+        views.put(key, view)
     return view
 
 

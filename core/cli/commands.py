@@ -229,7 +229,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
     config = RuntimeConfig.from_env(args.data_dir)
     if config.data_dir.exists():  # its settings (the URL guard's allow-list) count only if the folder is ours
-        check_data_folder(config.data_dir, sqlite_path(config.database_url))
+        check_data_folder(config.data_dir, sqlite_path(config.database_url), config.data_dir_link)
     settings = SettingsStore(Database(config.database_url)).current() if config.data_dir.exists() else None
     from core.settings.model import Settings
 

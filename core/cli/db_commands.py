@@ -16,7 +16,7 @@ def _engine(args: argparse.Namespace):
 
     config = RuntimeConfig.from_env(args.data_dir)
     database = sqlite_path(config.database_url)
-    check_data_folder(config.data_dir, database)
+    check_data_folder(config.data_dir, database, config.data_dir_link)
     if database is not None and not database.exists():
         from core.errors import NotFound
 
@@ -34,23 +34,41 @@ def cmd_db(args: argparse.Namespace) -> int:
         return 0
     engine = _engine(args)
     try:
-        before = migrate.current(engine)
+        before, empty = migrate.current(engine), migrate.is_empty(engine)
+        unrevised = "an empty database" if empty else "made before Alembic"
         if args.db_command == "current":
             emit(args, {"revision": before, "head": migrate.head()},
-                 lambda r: f"{r['revision'] or 'no revision (made before Alembic)'} (newest: {r['head']})")
+                 lambda r: f"{r['revision'] or f'no revision ({unrevised})'} (newest: {r['head']})")
             return 0
     finally:
         engine.dispose()
     from core.config import RuntimeConfig
 
-    db = Database(RuntimeConfig.from_env(args.data_dir).database_url)  # the path every start-up takes
+    config = RuntimeConfig.from_env(args.data_dir)
+    db = Database(config.database_url)  # the path every start-up takes
     try:
         after = migrate.current(db.engine)
+        encrypted = _encrypt_plain_secrets(db, config)
     finally:
         db.dispose()
-    report = {"from": before, "to": after, "head": migrate.head()}
-    emit(args, report, lambda r: f"database at {r['to']}" + ("" if r["from"] == r["to"] else f" (was {r['from'] or 'before Alembic'})"))
+    report = {"from": before, "to": after, "head": migrate.head(), "secrets_encrypted": encrypted}
+    emit(args, report, lambda r: f"database at {r['to']}"
+         + ("" if r["from"] == r["to"] else f" (was {r['from'] or ('empty' if empty else 'before Alembic')})")
+         + (f"; encrypted the plain-text secrets of {encrypted} settings version(s)" if encrypted else ""))
     return 0
+
+
+def _encrypt_plain_secrets(db, config) -> int:
+    """What every start does too: secrets an earlier release saved in plain text are encrypted, with
+    the data folder's key (or RAGDESK_SECRET_KEY); without either, the next start does it."""
+    import os
+
+    from core.secrets.box import ENV_KEY, SecretBox
+    from core.settings.store import encrypt_plain_rows
+
+    if not os.environ.get(ENV_KEY) and not config.data_dir.is_dir():  # no folder to keep a key in
+        return 0
+    return encrypt_plain_rows(db, SecretBox.for_data_dir(config.data_dir))
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -2,7 +2,9 @@
 ``python -m core sources ...``: every synced source (Drive and web pages), its sync and log.
 
 The CLI acts as its local operator, whose Drive connection is its own (made with
-``gdrive connect --refresh-token``); no command shows or prints a token.
+``gdrive connect``, the refresh token read from standard input or ``--refresh-token-file``, as
+passwords are: on the command line every local user would read it in ``ps``); no command shows or
+prints a token.
 """
 
 from __future__ import annotations
@@ -35,13 +37,42 @@ def _source_row(row) -> dict:
             "state": row.state, "last_sync_at": row.last_sync_at, "last_error": row.last_error}
 
 
+def read_refresh_token(args: argparse.Namespace) -> str:
+    """From ``--refresh-token-file`` (a path, or - for standard input), else standard input: the
+    terminal asks without echo, a pipe gives its first line. Never from the command line."""
+    import getpass
+    import sys
+
+    from core.errors import InvalidInput
+
+    if args.refresh_token is not None:
+        raise InvalidInput("a refresh token on the command line is readable by every local user (ps): give it on "
+                           "standard input (`gdrive connect < token.txt`) or with --refresh-token-file PATH")
+    path = args.refresh_token_file
+    if path and path != "-":
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.readline()
+        except OSError as exc:
+            raise InvalidInput(f"cannot read the refresh token file {path}: {exc.strerror}") from None
+    elif sys.stdin is not None and sys.stdin.isatty():
+        text = getpass.getpass("Google Drive refresh token: ")
+    else:
+        text = sys.stdin.readline() if sys.stdin is not None else ""
+    token = text.strip()
+    if not token:
+        raise InvalidInput("no refresh token: give it on standard input or with --refresh-token-file PATH")
+    return token
+
+
 def cmd_gdrive(args: argparse.Namespace) -> int:
     from core.cli.commands import engine_for
 
+    token = read_refresh_token(args) if args.gdrive_command == "connect" else ""
     with engine_for(args) as engine:
         action = args.gdrive_command
         if action == "connect":
-            emit(args, engine.gdrive_connect_refresh_token(A, args.refresh_token), _status_line)
+            emit(args, engine.gdrive_connect_refresh_token(A, token), _status_line)
         elif action == "status":
             st = dict(engine.gdrive_status(A), sources=[_source_row(r) for r in engine.sources(A, kind="gdrive")])
             emit(args, st, lambda s: "\n".join([_status_line(s)] + [f"  source {r['id']}: {r['title']} → kb {r['kb_id']}"
@@ -109,8 +140,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = sub.add_parser("gdrive", help="Google Drive: connect, browse, import into a knowledge base, sync")
     g.set_defaults(handler=cmd_gdrive)
     gs = g.add_subparsers(dest="gdrive_command", required=True)
-    c = gs.add_parser("connect", help="connect with a refresh token (servers without a browser)")
-    c.add_argument("--refresh-token", required=True, metavar="TOKEN")
+    c = gs.add_parser("connect", help="connect with a refresh token read from standard input (servers without a browser)")
+    c.add_argument("--refresh-token-file", metavar="PATH", help="read the token from this file (- for standard input)")
+    c.add_argument("--refresh-token", help=argparse.SUPPRESS)  # refused with how to give it instead
     gs.add_parser("status", help="set-up, connection and synced sources")
     ls = gs.add_parser("ls", help="list a folder (default My Drive; 'shared-with-me', 'shared-drives') or search")
     ls.add_argument("folder_id", nargs="?", default=None)

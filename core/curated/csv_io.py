@@ -1,15 +1,22 @@
 """Curated answers as CSV: columns question, answer and optionally approved_by, approved_at.
 
 Import reports a result per row: a bad row fails alone, by its line number and why, and every
-good row is stored (a question already there gets the new answer). Export writes the same
-columns, so an export imports back; a cell that a spreadsheet would run as a formula (=, +, -,
-@ first) is written with a leading apostrophe, which import takes off again.
+good row is stored (a question already there gets the new answer) — all of them embedded in one
+batch and written in one transaction. Export writes the same columns, so an export imports back,
+values exactly, for the owner as for an admin: an approval (name and time) already on record for
+that question and answer in a knowledge base of hers is hers to bring back.
+
+Formula cells: a spreadsheet runs a cell that begins with =, +, -, @ (or a tab or carriage
+return) — and one that opens a ``;``-, tab- or line-separated reading does so at every such
+separator inside our cells too. Export puts an apostrophe at each such start (and before an
+apostrophe already there, so the rule is reversible); import takes exactly those off again.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -19,14 +26,17 @@ from core.accounts.access import resolve_kb
 from core.curated import store
 from core.curated.match import normalized
 from core.db.database import Database
-from core.db.models import CuratedAnswer, utcnow
+from core.db.models import CuratedAnswer, KnowledgeBase, utcnow
 from core.embeddings.base import Embedder
 from core.errors import CoreError, InvalidInput
 from core.types import Actor
 
 COLUMNS = ("question", "answer", "approved_by", "approved_at")
 MAX_CSV_BYTES = 20 * 1024 * 1024
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# a cell's start, or a separator another reading of the file splits on, then what a spreadsheet runs
+# (or our apostrophe itself, escaped the same way so that import can tell the two apart)
+_RUNNABLE = re.compile(r"(^|[;\t\r\n])(?=[ ]*[=+\-@\t\r'])")
+_NEUTRALISED = re.compile(r"(^|[;\t\r\n])'(?=[ ]*[=+\-@\t\r'])")
 
 
 @dataclass
@@ -67,12 +77,19 @@ def _columns(first: list[str]) -> tuple[dict[str, int], bool]:
     return {n: i for i, n in enumerate(COLUMNS)}, False
 
 
+def neutralised(value: str) -> str:
+    """``value`` as export writes it: an apostrophe wherever a spreadsheet would start a formula."""
+    return _RUNNABLE.sub(r"\1'", value)
+
+
+def restored(cell: str) -> str:
+    """The value ``neutralised`` wrote ``cell`` for (a cell nobody neutralised comes back as it is)."""
+    return _NEUTRALISED.sub(r"\1", cell)
+
+
 def _cell(cells: list[str], cols: dict[str, int], name: str) -> str:
     i = cols.get(name)
-    value = cells[i].strip() if i is not None and i < len(cells) else ""
-    if value.startswith("'") and value[1:2] in _FORMULA_START:
-        value = value[1:]
-    return value
+    return restored(cells[i].strip()) if i is not None and i < len(cells) else ""
 
 
 def _moment(value: str) -> datetime | None:
@@ -96,58 +113,85 @@ def decode(data: bytes | str) -> str:
         raise InvalidInput(f"the CSV file is not UTF-8 text (byte {exc.start})") from None
 
 
+@dataclass
+class _Good:
+    line: int
+    question: str
+    answer: str
+    approved_by: str
+    approved_at: datetime
+
+
 def import_csv(db: Database, embedder: Embedder, actor: Actor, kb_ref: str, data: bytes | str) -> ImportReport:
     text = decode(data)
     with db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)  # a refusal is the whole answer, before any row
+        on_record = _approvals_on_record(s, actor)
     rows = _rows(text)
     report = ImportReport()
     if not rows:
         return report
     cols, header = _columns(rows[0][1])
+    width = len(cols) if header else len(COLUMNS)
     seen: dict[str, int] = {}
+    good: list[_Good] = []
     for line, cells in rows[1:] if header else rows:
         try:
-            if any(c.strip() for c in cells[len(cols) if header else len(COLUMNS):]):
-                raise InvalidInput(f"more cells than the {len(cols) if header else len(COLUMNS)} columns"
+            if any(c.strip() for c in cells[width:]):
+                raise InvalidInput(f"more cells than the {width} columns"
                                    + (" the header names" if header else f" ({', '.join(COLUMNS)})"))
             question, answer = store.check_texts(_cell(cells, cols, "question"), _cell(cells, cols, "answer"))
             key = normalized(question)
             if key in seen:
                 raise InvalidInput(f"the same question as line {seen[key]}")
             seen[key] = line
-            name, moment = store.approval(actor, _cell(cells, cols, "approved_by") or None,
-                                          _moment(_cell(cells, cols, "approved_at")))
-            added = _store_row(db, embedder, actor, kb.id, question, answer, name, moment)
+            by, at = _cell(cells, cols, "approved_by"), _moment(_cell(cells, cols, "approved_at"))
+            if (key, answer, by, at) in on_record:  # her own export coming back: the approval stays as it was
+                name, moment = by, at
+            else:
+                name, moment = store.approval(actor, by or None, at)
         except CoreError as exc:
             report.errors.append(RowError(line, exc.message))
             continue
-        if added:
-            report.added += 1
-        else:
-            report.updated += 1
+        good.append(_Good(line, question, answer, name, moment))
+    if good:  # one embedding batch, then one transaction
+        vectors = store.vectors_of(embedder, [g.question for g in good])
+        report.added, report.updated = _store_rows(db, embedder, actor, kb.id, good, vectors)
     return report
 
 
-def _store_row(db: Database, embedder: Embedder, actor: Actor, kb_id: str, question: str, answer: str,
-               name: str, moment: datetime) -> bool:
-    """Add the pair, or give a question already there this answer and approval. True when added."""
-    vector = store.vector_of(embedder, question)
+def _approvals_on_record(s, actor: Actor) -> set[tuple[str, str, str, datetime]]:
+    """(question key, answer, approved by, approved at) of every curated answer in a knowledge
+    base the actor owns: what a plain owner may bring back from her own export. Admins may record
+    any approval, so theirs is not needed."""
+    if actor.is_admin:
+        return set()
+    rows = s.exec(select(CuratedAnswer).join(KnowledgeBase, KnowledgeBase.id == CuratedAnswer.kb_id)
+                  .where(KnowledgeBase.owner_id == actor.user_id))
+    return {(normalized(r.question), r.answer, r.approved_by, _moment(store.iso(r.approved_at))) for r in rows}
+
+
+def _store_rows(db: Database, embedder: Embedder, actor: Actor, kb_id: str, good: list[_Good],
+                vectors: list[list[float]]) -> tuple[int, int]:
+    """Add each pair, or give a question already there this answer and approval: (added, updated)."""
+    added = updated = 0
     with db.write() as s:
         resolve_kb(s, actor, kb_id, write=True)
-        row = store._same_question(s, kb_id, question)
-        if row is None:
-            s.add(CuratedAnswer(kb_id=kb_id, question=question, answer=answer, approved_by=name, approved_at=moment,
-                                created_by=actor.user_id, embedder_id=embedder.id, vector=vector))
-            return True
-        row.question, row.answer, row.approved_by, row.approved_at = question, answer, name, moment
-        row.vector, row.embedder_id, row.updated_at = vector, embedder.id, utcnow()
-        s.add(row)
-        return False
-
-
-def _safe(value: str) -> str:
-    return "'" + value if value.startswith(_FORMULA_START) else value
+        existing = {normalized(r.question): r for r in s.exec(select(CuratedAnswer).where(CuratedAnswer.kb_id == kb_id))}
+        for g, vector in zip(good, vectors):
+            row = existing.get(normalized(g.question))
+            if row is None:
+                row = CuratedAnswer(kb_id=kb_id, question=g.question, answer=g.answer, approved_by=g.approved_by,
+                                    approved_at=g.approved_at, created_by=actor.user_id, embedder_id=embedder.id,
+                                    vector=vector)
+                existing[normalized(g.question)] = row
+                added += 1
+            else:
+                row.question, row.answer, row.approved_by, row.approved_at = g.question, g.answer, g.approved_by, g.approved_at
+                row.vector, row.embedder_id, row.updated_at = vector, embedder.id, utcnow()
+                updated += 1
+            s.add(row)
+    return added, updated
 
 
 def export_csv(db: Database, actor: Actor, kb_ref: str) -> str:
@@ -158,5 +202,6 @@ def export_csv(db: Database, actor: Actor, kb_ref: str) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for r in rows:
-        writer.writerow([_safe(r.question), _safe(r.answer), _safe(r.approved_by), store.iso(r.approved_at)])
+        writer.writerow([neutralised(r.question), neutralised(r.answer), neutralised(r.approved_by),
+                         store.iso(r.approved_at)])
     return out.getvalue()

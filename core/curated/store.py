@@ -86,6 +86,13 @@ def vector_of(embedder: Embedder, question: str) -> list[float]:
     return [round(float(x), 6) for x in embedder.embed_query(question)]
 
 
+def vectors_of(embedder: Embedder, questions: list[str]) -> list[list[float]]:
+    """Many questions in one batch where the embedder takes one (``embed_queries``), else one by one."""
+    batch = getattr(embedder, "embed_queries", None)
+    matrix = batch(questions) if batch is not None else [embedder.embed_query(q) for q in questions]
+    return [[round(float(x), 6) for x in row] for row in matrix]
+
+
 def list_curated(db: Database, actor: Actor, kb_ref: str) -> list[CuratedEntry]:
     with db.read() as s:
         kb = resolve_kb(s, actor, kb_ref)

@@ -58,6 +58,12 @@ def head() -> str:
     return ScriptDirectory.from_config(_config()).get_current_head()
 
 
+def is_empty(engine: SAEngine) -> bool:
+    """No table at all: a new database (not one from a release before Alembic)."""
+    with engine.connect() as conn:
+        return not inspect(conn).get_table_names()
+
+
 def current(engine: SAEngine) -> str | None:
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()

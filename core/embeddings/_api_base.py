@@ -52,6 +52,9 @@ class ApiEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed_batch([text])[0]
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed_documents(texts)  # the API embeds queries and passages alike, batched
+
     def count_tokens(self, text: str) -> int:
         """Approximation (the API's tokenizer is not reachable): about 4 characters per token
         for Latin text and one token per CJK character, the usual ratios of BPE vocabularies."""

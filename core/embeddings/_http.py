@@ -14,6 +14,7 @@ import numpy as np
 
 from core.errors import EmbeddingError
 from core.embeddings.errors import EmbeddingAuthError, EmbeddingRejected
+from core.parsers.url_transport import service_client
 
 _SNIPPET = 200  # characters of a server's error text worth showing
 
@@ -35,12 +36,9 @@ def make_client(base_url: str, api_key: str, timeout: float) -> httpx.Client:
         raise EmbeddingRejected("Embedding API base URL must start with http:// or https:// and name a host.")
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     # connect quickly, but let a busy model server take its time on a batch
-    return httpx.Client(
-        base_url=base_url.rstrip("/") + "/",
-        headers=headers,
-        timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-        follow_redirects=False,
-    )
+    # through the URL guard: private and loopback servers are fine, link-local/metadata never
+    return service_client(base_url=base_url.rstrip("/") + "/", headers=headers,
+                          timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)))
 
 
 def scrub(text: str, secret: str) -> str:

@@ -58,6 +58,15 @@ class E5Embedder:
                 out[start : start + len(batch)] = self._model.passage(batch)
         return _renormalise(out)
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Many queries in batches (curated questions imported at once)."""
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        for start in range(0, len(texts), _BATCH):
+            batch = list(texts[start : start + _BATCH])
+            with self._lock:
+                out[start : start + len(batch)] = self._model.query(batch)
+        return _renormalise(out)
+
     def embed_query(self, text: str) -> np.ndarray:
         with self._lock:
             vector = np.array(self._model.query([text])[0], dtype=np.float32)

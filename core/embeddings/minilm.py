@@ -63,6 +63,9 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._encode([text])[0]
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed_documents(texts)  # no query prefix: the same encoding, batched
+
     def count_tokens(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
 

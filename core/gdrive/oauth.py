@@ -12,11 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import os
-import threading
-from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
-from typing import Iterator
 from urllib.parse import urlsplit
 
 import requests
@@ -24,6 +20,7 @@ from google.auth.exceptions import RefreshError, TransportError
 from google.auth.transport.requests import Request
 from google.oauth2.credentials import Credentials
 from google_auth_oauthlib.flow import Flow
+from oauthlib.oauth2 import WebApplicationClient
 from oauthlib.oauth2.rfc6749.errors import OAuth2Error
 from sqlmodel import delete
 
@@ -32,7 +29,7 @@ from core.db.models import utcnow
 from core.errors import CoreError, InvalidInput, InvalidSettings
 from core.gdrive.errors import DriveError, DriveSetupIncomplete, NotConnected, ReconnectNeeded
 from core.gdrive.models import DriveAuthRequest, DriveConnection
-from core.gdrive.transport import guard_oauth_session, guarded_requests
+from core.gdrive.transport import guarded_requests
 from core.parsers.url_guard import AllowList
 from core.secrets.box import SecretBox
 from core.settings.fields import reveal
@@ -42,7 +39,6 @@ log = logging.getLogger(__name__)
 
 SCOPE = "https://www.googleapis.com/auth/drive.readonly"
 AUTH_REQUEST_MINUTES = 15
-_ENV_LOCK = threading.Lock()
 
 
 def missing_settings(cfg: GoogleDriveSettings) -> list[str]:
@@ -82,27 +78,21 @@ def require_setup(cfg: GoogleDriveSettings) -> None:
         check_endpoint(getattr(cfg, field), what)
 
 
-@contextmanager
-def _allow_loopback_http(*urls: str) -> Iterator[None]:
-    """oauthlib refuses plain http; allow it only for loopback endpoints, only for this call."""
-    if not any(urlsplit(u).scheme == "http" for u in urls):
-        yield
-        return
-    with _ENV_LOCK:
-        before = os.environ.get("OAUTHLIB_INSECURE_TRANSPORT")
-        os.environ["OAUTHLIB_INSECURE_TRANSPORT"] = "1"
-        try:
-            yield
-        finally:
-            if before is None:
-                os.environ.pop("OAUTHLIB_INSECURE_TRANSPORT", None)
-            else:
-                os.environ["OAUTHLIB_INSECURE_TRANSPORT"] = before
+def _as_https(url: str) -> str:
+    """oauthlib refuses a plain-http consent URL unless a process-wide environment variable says
+    otherwise; the URL is built from its https form and given its own scheme back instead (plain
+    http is allowed for loopback alone, see ``check_endpoint``): no other engine or thread of this
+    process ever sees a relaxed check."""
+    return "https" + url[len("http"):] if urlsplit(url).scheme == "http" else url
+
+
+def _scheme_of(template: str, url: str) -> str:
+    return "http" + url[len("https"):] if urlsplit(template).scheme == "http" and url.startswith("https:") else url
 
 
 def _flow(cfg: GoogleDriveSettings, **kw) -> Flow:
     client = {"web": {"client_id": cfg.client_id, "client_secret": reveal(cfg.client_secret),
-                      "auth_uri": cfg.oauth_auth_url, "token_uri": cfg.oauth_token_url,
+                      "auth_uri": _as_https(cfg.oauth_auth_url), "token_uri": cfg.oauth_token_url,
                       "redirect_uris": [cfg.redirect_uri]}}
     return Flow.from_client_config(client, scopes=[SCOPE], redirect_uri=cfg.redirect_uri, **kw)
 
@@ -111,8 +101,8 @@ def authorization_url(db: Database, box: SecretBox, cfg: GoogleDriveSettings, us
     """The consent-screen URL for this user (a new state and PKCE verifier each time)."""
     require_setup(cfg)
     flow = _flow(cfg, autogenerate_code_verifier=True)
-    with _allow_loopback_http(cfg.oauth_auth_url):
-        url, state = flow.authorization_url(access_type="offline", prompt="consent")
+    url, state = flow.authorization_url(access_type="offline", prompt="consent")
+    url = _scheme_of(cfg.oauth_auth_url, url)
     cutoff = utcnow() - timedelta(minutes=AUTH_REQUEST_MINUTES)
     with db.write() as s:
         s.execute(delete(DriveAuthRequest).where(DriveAuthRequest.created_at < cutoff))
@@ -137,19 +127,29 @@ def finish_authorization(db: Database, box: SecretBox, cfg: GoogleDriveSettings,
                            "press Connect Google Drive again")
     if not code:
         raise InvalidInput("Google sent no authorization code back (consent refused?)")
-    flow = _flow(cfg, state=state, code_verifier=box.decrypt(pending.code_verifier))
-    guard_oauth_session(flow.oauth2session, allow)
     try:
-        with _allow_loopback_http(cfg.oauth_token_url):
-            flow.fetch_token(code=code)
+        creds = _exchange_code(cfg, code, box.decrypt(pending.code_verifier), allow)
     except OAuth2Error as exc:
         raise DriveError(f"Google refused the sign-in ({exc.error}): press Connect Google Drive again") from None
     except requests.RequestException as exc:
         raise DriveError(f"cannot reach Google's token endpoint ({type(exc).__name__})") from None
-    creds = flow.credentials
     if not creds.refresh_token:
         raise DriveError("Google returned no refresh token: remove ragdesk's access in your Google account and connect again")
     return save_connection(db, box, pending.user_id, creds)
+
+
+def _exchange_code(cfg: GoogleDriveSettings, code: str, code_verifier: str, allow: AllowList) -> Credentials:
+    """The authorization-code exchange (RFC 6749 4.1.3 with PKCE), posted through the SSRF guard;
+    oauthlib builds the body and reads the answer, without its transport check (see ``_as_https``)."""
+    client = WebApplicationClient(cfg.client_id)
+    body = client.prepare_request_body(code=code, redirect_uri=cfg.redirect_uri, code_verifier=code_verifier,
+                                       include_client_id=True, client_secret=reveal(cfg.client_secret))
+    response = guarded_requests(allow).post(cfg.oauth_token_url, data=body, timeout=30, headers={
+        "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8"})
+    token = client.parse_request_body_response(response.text, scope=[SCOPE])
+    expiry = (datetime.fromtimestamp(token["expires_at"], timezone.utc).replace(tzinfo=None)
+              if token.get("expires_at") else None)
+    return credentials_from(cfg, token.get("refresh_token") or "", token.get("access_token") or "", expiry)
 
 
 def connect_refresh_token(db: Database, box: SecretBox, cfg: GoogleDriveSettings, user_id: str,

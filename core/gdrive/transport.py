@@ -60,11 +60,3 @@ class GuardedHttp:
 def guarded_requests(allow: AllowList, timeout: float = 30.0) -> requests.Session:
     """A requests session for Google's token and revoke endpoints."""
     return guarded_session(allow, timeout, TOKEN_REPLY_MAX_BYTES)
-
-
-def guard_oauth_session(session: requests.Session, allow: AllowList, timeout: float = 30.0) -> None:
-    """Mount the guard on an existing session (the OAuth flow's own ``OAuth2Session``)."""
-    adapter = guarded_requests(allow, timeout).get_adapter("https://")
-    session.trust_env = False
-    session.mount("https://", adapter)
-    session.mount("http://", adapter)

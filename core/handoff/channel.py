@@ -17,7 +17,8 @@ It is an interface, not a pipe for objects:
   owner and mode are verified; a folder or socket owned by someone else is never used
   (``core.handoff.paths``);
 - the client checks the socket's owner (lstat) before it connects;
-- a connection has ``IDLE_TIMEOUT_SECONDS`` for each read and write, at most ``MAX_CONNECTIONS``
+- a connection has ``IDLE_TIMEOUT_SECONDS`` to send its whole request and to read the whole
+  reply (a deadline per message, not per read), at most ``MAX_CONNECTIONS``
   are served at once (more get a "too many" reply), JSON nested past the parser's depth is
   refused with a reply, and the socket file goes when the process ends (exit or SIGTERM).
 """
@@ -34,6 +35,7 @@ import socket
 import socketserver
 import struct
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any
@@ -89,9 +91,19 @@ def decode(data: bytes) -> Any:
         raise InvalidInput("a hand-off message must not nest this deep") from None
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
+def _wait_until(sock: socket.socket, deadline: float | None) -> None:
+    """The socket's timeout for its next call: what is left until ``deadline`` (None: as set)."""
+    if deadline is not None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the hand-off message took longer than its deadline")
+        sock.settimeout(left)
+
+
+def _recv_exact(sock: socket.socket, n: int, deadline: float | None = None) -> bytes:
     chunks, left = [], n
     while left:
+        _wait_until(sock, deadline)  # one deadline for the whole message, not a timeout per read
         chunk = sock.recv(min(left, 1 << 20))
         if not chunk:
             raise StoreError("the other end closed the hand-off connection")
@@ -100,11 +112,20 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def receive(sock: socket.socket, limit: int) -> Any:
-    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
+def receive(sock: socket.socket, limit: int, deadline: float | None = None) -> Any:
+    """One message; ``deadline`` (time.monotonic()): all of it by then (a client trickling a byte
+    at a time kept a connection 48 s when the 10 s was per read)."""
+    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size, deadline))
     if size > limit:
         raise InvalidInput("hand-off message too large")
-    return decode(_recv_exact(sock, size))
+    return decode(_recv_exact(sock, size, deadline))
+
+
+def send_all(sock: socket.socket, data: bytes, deadline: float | None = None) -> None:
+    view = memoryview(data)
+    while view:
+        _wait_until(sock, deadline)
+        view = view[sock.send(view):]
 
 
 # ---------------------------------------------------------------- server
@@ -176,7 +197,7 @@ class _BoundedServer(socketserver.ThreadingUnixStreamServer):
 
 class HandoffServer:
     """Serves the CLI's commands on a Unix socket, one thread per connection (bounded), each
-    connection given ``idle_timeout`` seconds for every read and write. The socket file is
+    connection given ``idle_timeout`` seconds for its whole request and its whole reply. The socket file is
     removed on close, at interpreter exit, and on a SIGTERM the process leaves at its default."""
 
     def __init__(self, engine: Any, data_dir: Path, *, idle_timeout: float = IDLE_TIMEOUT_SECONDS,
@@ -189,10 +210,10 @@ class HandoffServer:
 
         class Handler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
-                self.request.settimeout(idle_timeout)  # a client that sends nothing is hung up on
+                # the whole request within idle_timeout, and the whole reply: a deadline per message
                 try:
                     check_peer(peer_uid(self.request), uid)
-                    message = receive(self.request, _MAX_REQUEST)
+                    message = receive(self.request, _MAX_REQUEST, time.monotonic() + idle_timeout)
                     reply = handle_request(engine_ref, message)
                 except CoreError as exc:
                     log.warning("hand-off request refused: %s", exc.message)
@@ -206,7 +227,7 @@ class HandoffServer:
                     data = encode({"ok": False, "error": {"kind": "StoreError",
                                                           "message": "the result could not be sent back as JSON"}})
                 try:
-                    self.request.sendall(data)
+                    send_all(self.request, data, time.monotonic() + idle_timeout)
                 except OSError:
                     pass  # the CLI went away; nothing to tell
 

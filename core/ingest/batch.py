@@ -32,6 +32,7 @@ from core.ingest import ready
 from core.ingest.blobs import sha256_hex
 from core.ingest.jobs import JobTracker, cancelled_many, finish_done_many_in, progress_many
 from core.ingest.kb_chunking import settings_for_kb_id
+from core.chunking.pipeline import TooManyChunks
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
@@ -321,8 +322,12 @@ def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: _Prepared
         # the chunking tells the parser how much text the chunk cap can take (core/parsers/budget.py)
         ctx = ParseContext(settings=settings.parsing, progress=parse_progress, chunking=settings.chunking)
         prepared.doc = prepared.doc or parts.parse(upload.data, upload.name, ctx)
-        prepared.job.chunks = make_chunks(prepared.doc, settings.chunking, snap.embedder)
         cap = settings.parsing.max_chunks_per_file
+        try:  # a text that cannot fit is refused before it is split, not after
+            prepared.job.chunks = make_chunks(prepared.doc, settings.chunking, snap.embedder, cap)
+        except TooManyChunks as over:
+            raise InvalidInput.of(say("ingest.too_many_chunks_at_least", name=upload.name, n=over.at_least,
+                                      cap=cap)) from None
         if len(prepared.job.chunks) > cap:
             raise InvalidInput.of(say("ingest.too_many_chunks", name=upload.name, n=len(prepared.job.chunks), cap=cap))
         payload = parts.blobs.encode_parsed(prepared.doc)

@@ -40,9 +40,10 @@ def point_id(file_id: str, chunk_index: int) -> str:
     return str(uuid.uuid5(_POINT_NAMESPACE, f"{file_id}:{chunk_index}"))
 
 
-def make_chunks(doc: ParsedDoc, cfg: ChunkingSettings, embedder: Embedder) -> list[Chunk]:
+def make_chunks(doc: ParsedDoc, cfg: ChunkingSettings, embedder: Embedder, max_chunks: int | None = None) -> list[Chunk]:
+    """``max_chunks``: refuse (TooManyChunks) before splitting a text that cannot fit."""
     count = embedder.count_tokens if cfg.size_unit == "tokens" else len
-    chunks = chunk_document(doc, cfg, count)
+    chunks = chunk_document(doc, cfg, count, max_chunks)
     if cfg.contextual_text:
         for c in chunks:
             c.context = context_line(c, doc.title)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Literal, Protocol, Union, runtime_checkable
 from urllib.parse import urlsplit
 
-from core.errors import InvalidInput
+from core.errors import BlockedAddress, InvalidInput
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
@@ -207,3 +207,13 @@ def server_label(base_url: str) -> str:
 def scrub(text: str, secret: str) -> str:
     """Remove a secret from text bound for a message or a log."""
     return text.replace(secret, "***") if secret else text
+
+
+def guard_refusal(exc: BaseException | None) -> BlockedAddress | None:
+    """The URL guard's refusal of a model server's address, raised as ``exc`` or wrapped by the
+    client library (openai turns it into an APIConnectionError)."""
+    for _ in range(8):  # a chain is short; a cycle must not hang us
+        if exc is None or isinstance(exc, BlockedAddress):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None

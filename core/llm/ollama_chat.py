@@ -25,10 +25,12 @@ from core.llm.base import (
     ToolCallsReady,
     ToolSpec,
     approx_token_count,
+    guard_refusal,
     scrub,
     server_label,
 )
 from core.notices import Notice, notice
+from core.parsers.url_transport import service_client_options
 
 OLLAMA_DEFAULT_NUM_CTX = 2048
 
@@ -74,7 +76,8 @@ class OllamaChatModel:
         self._api_key = api_key  # for an Ollama behind an authenticating proxy
         self._host = server_label(self.base_url)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
-        self._client = ollama.Client(host=self.base_url, timeout=timeout, headers=headers)
+        # through the URL guard (private and loopback fine, link-local/metadata never), no redirects
+        self._client = ollama.Client(host=self.base_url, **service_client_options(timeout=timeout, headers=headers))
 
     def count_tokens(self, text: str) -> int:
         return approx_token_count(text)
@@ -139,7 +142,10 @@ class OllamaChatModel:
     def _translate(self, exc: Exception) -> LLMError:
         host, model = self._host, self.model
         detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
-        if isinstance(exc, httpx.TimeoutException):
+        blocked = guard_refusal(exc)
+        if blocked is not None:  # the URL guard refused the address before connecting
+            msg = f"Refused to connect to the model server at {host}: {blocked.message}"
+        elif isinstance(exc, httpx.TimeoutException):
             msg = f"Cannot reach the model server at {host}: no answer within {self.timeout:g} s."
         elif isinstance(exc, httpx.RemoteProtocolError):
             msg = f"The model server at {host} dropped the connection in the middle of the answer."

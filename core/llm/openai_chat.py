@@ -23,9 +23,11 @@ from core.llm.base import (
     ToolCallsReady,
     ToolSpec,
     approx_token_count,
+    guard_refusal,
     scrub,
     server_label,
 )
+from core.parsers.url_transport import service_client
 
 # Local servers (vLLM, llama.cpp) accept any key, but the client refuses to start without one.
 PLACEHOLDER_KEY = "no-key"
@@ -54,8 +56,10 @@ class OpenAIChatModel:
         self._api_key = api_key
         self._include_usage = include_usage
         self._host = server_label(self.base_url)
+        # through the URL guard: a private or loopback server is fine, link-local/metadata never
         self._client = openai.OpenAI(
-            base_url=self.base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout, max_retries=max_retries
+            base_url=self.base_url, api_key=api_key or PLACEHOLDER_KEY, timeout=timeout, max_retries=max_retries,
+            http_client=service_client(timeout=timeout),
         )
 
     def count_tokens(self, text: str) -> int:
@@ -158,7 +162,10 @@ class OpenAIChatModel:
     def _translate(self, exc: Exception, *, mid_answer: bool = False) -> LLMError:
         host, model = self._host, self.model
         detail = scrub(f"{type(exc).__name__}: {exc}", self._api_key)[:1000]
-        if isinstance(exc, openai.APITimeoutError):
+        blocked = guard_refusal(exc)
+        if blocked is not None:  # the URL guard refused the address before connecting
+            msg = f"Refused to connect to the model server at {host}: {blocked.message}"
+        elif isinstance(exc, openai.APITimeoutError):
             msg = f"Cannot reach the model server at {host}: no answer within {self.timeout:g} s."
         elif isinstance(exc, openai.APIConnectionError) and mid_answer:
             msg = f"The model server at {host} dropped the connection in the middle of the answer."

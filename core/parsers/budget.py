@@ -21,6 +21,11 @@ SLACK = 2
 CHARS_PER_TOKEN = 8  # generous: a token of the bundled models covers 1-5 characters
 # XML elements one Office file may hold: ~1 GB once loaded by python-docx/python-pptx
 MAX_XML_ELEMENTS = 4_000_000
+# Whitespace in the XML is not text (the budget above does not count it) but is loaded all the
+# same: 450 MB of it between paragraphs took python-docx to 1.5 GB. Word and PowerPoint write
+# none between elements; the spaces inside a text run of a document at the text budget stay far below.
+MAX_BLANK_XML = 64 << 20
+_BLANK = b" \t\r\n"
 # ...and at least this many whatever the text budget (styles, themes and tables carry no text)
 MIN_XML_ELEMENTS = 250_000
 XML_ELEMENTS_PER_CHAR = 4  # heavily formatted text: a run (5-8 elements) every few characters
@@ -72,13 +77,16 @@ _TEXT_TAGS = (
 _SCAN_BLOCK = 1 << 20
 
 
-def _count_elements(archive: zipfile.ZipFile, info: zipfile.ZipInfo, counted: int, limit: int) -> int:
+def _count_elements(archive: zipfile.ZipFile, info: zipfile.ZipInfo, counted: int, limit: int,
+                    blank: int = 0, blank_limit: int = MAX_BLANK_XML) -> tuple[int, int]:
     """``counted`` plus the elements of one member, from its start tags in the raw bytes (comments,
-    CDATA and a tag cut between blocks can only count too many); stops once past ``limit``."""
+    CDATA and a tag cut between blocks can only count too many), and ``blank`` plus its whitespace
+    bytes; stops once either is past its limit."""
     with archive.open(info) as stream:
-        while counted <= limit and (block := stream.read(_SCAN_BLOCK)):
+        while counted <= limit and blank <= blank_limit and (block := stream.read(_SCAN_BLOCK)):
             counted += block.count(b"<") - block.count(b"</") - block.count(b"<?") - block.count(b"<!")
-    return counted
+            blank += len(block) - len(block.translate(None, _BLANK))
+    return counted, blank
 
 
 def _count_text(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: TextBudget) -> None:
@@ -105,14 +113,19 @@ def scan_office_xml(archive: zipfile.ZipFile, kind: str, source_name: str, ctx: 
 
     parts = [info for info in archive.infolist() if info.filename.endswith((".xml", ".rels"))]
     element_limit = xml_element_limit(ctx)
+    blank_limit = max(MAX_BLANK_XML, text_limit(ctx))  # an admin who raised the chunk cap raised this too
     budget = TextBudget(ctx, source_name)
-    elements = 0
+    elements = blank = 0
     try:
         for info in parts:
-            elements = _count_elements(archive, info, elements, element_limit)
+            elements, blank = _count_elements(archive, info, elements, element_limit, blank, blank_limit)
             if elements > element_limit:
                 raise FileTooLarge(f"{source_name} holds more than {element_limit:,} XML elements, more than one "
                                    f"{kind} file may hold in memory while it is read: split the file")
+            if blank > blank_limit:
+                raise FileTooLarge(f"{source_name} holds more than {blank_limit >> 20} MB of blank space in its "
+                                   f"XML (no {kind} program writes that much; loading it would take gigabytes): "
+                                   "save it again from its program")
         for info in parts:
             try:
                 _count_text(archive, info, budget)

@@ -10,6 +10,8 @@ Both are rendered by our own Markdown renderer. Comparison: tests/parsers/test_h
 
 from __future__ import annotations
 
+import re
+
 import trafilatura
 from bs4 import BeautifulSoup
 
@@ -106,9 +108,13 @@ def trafilatura_blocks(text: str) -> list[str] | None:
     return html_blocks(_tei_to_html(extracted))
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+")  # re's \w is str.isalnum() plus "_": this keeps exactly the alphanumerics
+
+
 def _squashed_len(blocks: list[str]) -> int:
-    """Letters and digits only, so Markdown table and heading syntax does not count."""
-    return sum(ch.isalnum() for block in blocks for ch in block)
+    """Letters and digits only, so Markdown table and heading syntax does not count (at C speed:
+    a character-by-character count took 4.5 s of a 4 MB page's 9 s)."""
+    return sum(len(_NOT_ALNUM.sub("", block)) for block in blocks)
 
 
 def _first_h1(soup: BeautifulSoup) -> str | None:

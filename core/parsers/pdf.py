@@ -21,6 +21,7 @@ from core.messages import say
 from core.parsers.base import ParseContext
 from core.parsers.layout import Box, reading_text
 from core.parsers.ocr_pool import PagesRead, pool_size, read_pages
+from core.parsers.pdf_bounds import check_streams
 from core.parsers.pdf_images import ocr_pictures, picture_regions
 from core.parsers.pdf_tables import find_tables
 from core.parsers.pdf_text import SOFT_HYPHEN, PageText, read_page_edges, read_page_text
@@ -127,6 +128,7 @@ class PdfParser:
     name = "pdf"
 
     def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
+        check_streams(data, source_name)  # a flate bomb is refused before pdfium inflates it whole
         document = _open(data, source_name)
         try:
             return self._parse_open(document, data, source_name, ctx)
@@ -152,6 +154,17 @@ class PdfParser:
         return doc
 
 
+def _load_page(document: pdfium.PdfDocument, index: int, source_name: str) -> pdfium.PdfPage:
+    """Page ``index``, or the file's ParseError: a page tree that loops back on itself, or points
+    at something that is not a page, lists pages pdfium then cannot load (a raw PdfiumError)."""
+    try:
+        return document[index]
+    except pdfium.PdfiumError as exc:
+        raise ParseError(f"page {index + 1} of {source_name} cannot be loaded: the PDF's page tree is broken "
+                         "(it may loop back on itself); save the file again from its program or print it to PDF",
+                         detail=str(exc)) from None
+
+
 def _scanned_pages(document: pdfium.PdfDocument, source_name: str,
                    ctx: ParseContext) -> dict[int, tuple[PageText, str | None]]:
     """Every page's text layer and why it needs OCR (None: it does not), in page order."""
@@ -160,7 +173,7 @@ def _scanned_pages(document: pdfium.PdfDocument, source_name: str,
     for index in range(total):
         # a first pass before any page is read: the counter stays at 0 (may raise Cancelled)
         ctx.progress(0, total, say("pdf.text_layer", page=index + 1, pages=total))
-        page = document[index]
+        page = _load_page(document, index, source_name)
         try:
             text = read_page_text(page)
             out[index] = (text, ocr_reason(page, text))
@@ -190,7 +203,7 @@ class _PageWalk:
         for index in range(total):
             number = index + 1
             ctx.progress(index, total, say("pdf.page", page=number, pages=total))
-            page = self.document[index]
+            page = _load_page(self.document, index, self.source_name)
             try:
                 body = self._page(page, index, number, total)
             except pdfium.PdfiumError as exc:

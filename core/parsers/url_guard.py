@@ -157,6 +157,11 @@ class AllowList:
         return any(ip in net for net in self.networks if net.version == ip.version)
 
 
+# A service an admin configured (language model, embedding API, reranker, a proxy): it may be on
+# the LAN or this machine, but link-local and metadata addresses stay closed like everywhere else.
+SERVICES = AllowList(all_private=True)
+
+
 def parse_allow_entry(entry: str) -> tuple[str, object]:
     """("network", ip_network) or ("host", name); ValueError with a message for the admin."""
     text = str(entry).strip().lower().rstrip(".")

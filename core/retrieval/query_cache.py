@@ -3,24 +3,28 @@ and strict), a tool call often repeats the question, and a user retries a questi
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 import numpy as np
 
 from core.embeddings.base import Embedder
+from core.lru import Lru
 
-_SIZE = 256
-_cache: "OrderedDict[tuple[str, int, str], np.ndarray]" = OrderedDict()
-_lock = threading.Lock()
+SIZE = 256
+
+
+def query_vectors() -> "Lru[np.ndarray]":
+    """The cache of one engine (its runtime keeps it): another engine's embedder may share an id
+    (``openai/<model>`` at another server) and must not get these vectors."""
+    return Lru(SIZE)
 
 
 class CachedQueries:
-    """An embedder whose ``embed_query`` remembers recent queries (by embedder id, dimension, text)."""
+    """An embedder whose ``embed_query`` remembers recent queries (by embedder id, dimension, text)
+    in ``cache``, the engine's own."""
 
-    def __init__(self, inner: Embedder):
+    def __init__(self, inner: Embedder, cache: "Lru[np.ndarray]"):
         self.inner = inner
         self.id = inner.id
+        self._cache = cache
 
     @property
     def dimension(self) -> int:
@@ -31,17 +35,12 @@ class CachedQueries:
 
     def embed_query(self, text: str) -> np.ndarray:
         key = (self.id, self.dimension, text)
-        with _lock:
-            hit = _cache.get(key)
-            if hit is not None:
-                _cache.move_to_end(key)
-                return hit
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
         vector = self.inner.embed_query(text)
         vector.setflags(write=False)  # shared between callers
-        with _lock:
-            _cache[key] = vector
-            while len(_cache) > _SIZE:
-                _cache.popitem(last=False)
+        self._cache.put(key, vector)
         return vector
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:

@@ -16,6 +16,7 @@ from typing import Protocol
 import httpx
 
 from core.errors import CoreError, InvalidSettings
+from core.parsers.url_transport import service_client
 from core.settings.fields import reveal
 from core.settings.model import RerankerSettings
 
@@ -74,7 +75,7 @@ class HttpReranker:
         self.id = f"http/{model or 'rerank'}"
         self._url, self._model, self._scores = url, model, scores
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(timeout=timeout, headers=headers)
+        self._client = service_client(timeout=timeout, headers=headers)  # the URL guard: never link-local/metadata
 
     def score(self, query: str, texts: list[str]) -> list[float]:
         body = {"query": query, "documents": texts, "texts": texts, "top_n": len(texts), "return_documents": False}

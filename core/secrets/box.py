@@ -21,7 +21,9 @@ import re
 import threading
 import traceback
 import weakref
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
@@ -199,14 +201,36 @@ def install_log_scrubbing() -> None:
             except (TypeError, ValueError):
                 return record  # a malformed record: logging reports it itself
             clean = scrub(text, secrets)
-            if clean != text or record.args:
-                record.msg, record.args = clean, ()
+            if record.args:
+                _scrub_arguments(record, clean, secrets)
+            elif clean != text:
+                record.msg = clean
             if record.exc_info and not record.exc_text:
                 record.exc_text = scrub("".join(traceback.format_exception(*record.exc_info)).rstrip(), secrets)
             return record
 
         logging.setLogRecordFactory(factory)
         _factory_installed = True
+
+
+def _scrub_arguments(record: logging.LogRecord, clean: str, secrets: set[str]) -> None:
+    """Scrub each argument and keep their shape: formatters read them (uvicorn's access log
+    unpacks five of them; an emptied tuple made every access line a "--- Logging error ---" whose
+    report printed the raw arguments, a token in a URL among them). An argument that is no string
+    but still shows a secret once formatted is flattened into the message instead."""
+    args = record.args
+    if isinstance(args, Mapping):
+        kept: Any = {k: scrub(v, secrets) if isinstance(v, str) else v for k, v in args.items()}
+    else:
+        kept = tuple(scrub(a, secrets) if isinstance(a, str) else a for a in args)
+    try:
+        shown = str(record.msg) % kept
+    except (TypeError, ValueError, KeyError):
+        shown = None
+    if shown is not None and shown == clean:
+        record.args = kept
+    else:
+        record.msg, record.args = clean, ()
 
 
 _TOKENISH = re.compile(r"(?i)(bearer\s+|api[_-]?key[=:]\s*|token[=:]\s*|key=)([A-Za-z0-9._~+/\-]{8,})")

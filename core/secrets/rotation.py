@@ -70,7 +70,7 @@ def _reencrypt_columns(db: Database, old: SecretBox, new: SecretBox) -> int:
 
 def rotate(config: RuntimeConfig, environ: Mapping[str, str] | None = None) -> RotationReport:
     env = os.environ if environ is None else environ
-    check_data_folder(config.data_dir, sqlite_path(config.database_url))  # never rotate into someone else's files
+    check_data_folder(config.data_dir, sqlite_path(config.database_url), config.data_dir_link)  # never rotate into someone else's files
     db = Database(config.database_url)
     try:
         if env.get(ENV_KEY):

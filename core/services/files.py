@@ -160,7 +160,7 @@ class FileService:
         from core.citations.service import citation_view  # lazy: rendering pulls in Pillow
 
         return citation_view(self._rt.parts, actor, file_id, passage, page=page, slide=slide,
-                             heading_path=tuple(heading_path or ()))
+                             heading_path=tuple(heading_path or ()), views=self._rt.citation_views)
 
     @operation(job=True)
     def submit_retry(self, actor: Actor, file_id: str) -> tuple[str, Future]:

@@ -58,6 +58,11 @@ class KnowledgeBaseService:
         return knowledge.share_kb(self._rt.db, actor, ref, user_names)
 
     @operation()
+    def share_candidates(self, actor: Actor, ref: str) -> list[str]:
+        """Who a knowledge base can be shared with: names only, for its owner or an admin."""
+        return knowledge.share_candidates(self._rt.db, actor, ref)
+
+    @operation()
     def shared_with(self, actor: Actor, ref: str) -> list[str]:
         return knowledge.shared_with(self._rt.db, actor, ref)
 

@@ -17,10 +17,12 @@ from core.ingest.parts import EngineParts, Snapshot
 from core.jobs.futures import JobWatcher
 from core.parsers.base import ParseContext
 from core.retrieval.rerank import Reranker, make_reranker
+from core.lru import Lru
+from core.retrieval.query_cache import query_vectors
 from core.searcher import Searcher
 from core.secrets.box import SecretBox
 from core.settings.model import Settings
-from core.settings.store import SettingsStore
+from core.settings.store import SettingsStore, encrypt_plain_rows
 from core.storage.data_folder import PrivateDataFolder, sqlite_path
 from core.types import ParsedDoc
 from core.vectorstore.factory import open_store
@@ -36,13 +38,14 @@ class Runtime:
     def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0):
         self.config = config
         # ours alone (checked, tightened; umask 077 while open), see core/storage/data_folder.py
-        self.data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url))
+        self.data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url), config.data_dir_link)
         weakref.finalize(self, self.data_folder.close)  # also when this constructor fails below
         # Other core modules keep their secrets with this box too (handed to them by the services).
         self.secret_box = SecretBox.for_data_dir(config.data_dir)
         self.db = Database(config.database_url)
         try:
             self.settings_store = SettingsStore(self.db, box=self.secret_box)
+            encrypt_plain_rows(self.db, self.secret_box)  # keys an earlier release saved in plain text
             self.store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key,
                                     wait_seconds=store_wait_seconds)
         except BaseException:  # e.g. StoreBusy: give the database connections back before the caller retries
@@ -53,6 +56,9 @@ class Runtime:
                                  snapshot=self.snapshot)
         self.watcher = JobWatcher(self.db)  # the Futures of queued jobs
         self.start_workers: Callable[[], object] = lambda: None  # set by the engine (its worker threads)
+        # this engine's own caches: another engine in the process never sees them
+        self.query_vectors = query_vectors()
+        self.citation_views: Lru = Lru(32)  # rendered citation pages, ~100-400 KB of PNG each
         self._reranker_lock = threading.Lock()
         self._reranker_key: tuple | None = None
         self._reranker: Reranker | None = None
@@ -67,7 +73,8 @@ class Runtime:
         return Snapshot(settings, make_embedder(settings.embedding))
 
     def searcher(self, snap: Snapshot) -> Searcher:
-        return Searcher.build(self.store, self.db, snap.settings, snap.embedder, lambda: self.reranker(snap.settings))
+        return Searcher.build(self.store, self.db, snap.settings, snap.embedder, lambda: self.reranker(snap.settings),
+                              self.query_vectors)
 
     def reranker(self, settings: Settings | None = None) -> Reranker | None:
         cfg = (settings or self.settings()).retrieval.reranker

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import os
 import threading
 from collections.abc import Mapping
@@ -177,6 +178,36 @@ def reencrypt_rows(db: Database, old: SecretBox, new: SecretBox) -> int:
                 row.data = fresh
                 s.add(row)
                 count += 1
+    return count
+
+
+def encrypt_plain_rows(db: Database, box: SecretBox) -> int:
+    """Every saved settings version whose secrets a release before encryption stored in plain text
+    gets them encrypted — all versions, not only the one in force (an older row holds the key
+    too). Run at every start and by ``db upgrade``; a database with none is only read. The number
+    of rows changed."""
+
+    def encrypted(data: dict) -> dict:
+        out = copy.deepcopy(data)
+        for node, field in _secret_nodes(out):
+            node[field] = box.encrypt(node[field])  # an encrypted value comes back as it was
+        return out
+
+    with db.read() as s:
+        if all(encrypted(dict(r.data)) == r.data for r in s.exec(select(models.SettingsVersion))):
+            return 0
+    count = 0
+    with db.write() as s:
+        if db.is_sqlite:  # the plain bytes are overwritten, not left in the file's free pages
+            s.connection().exec_driver_sql("PRAGMA secure_delete = ON")
+        for row in s.exec(select(models.SettingsVersion)):
+            fresh = encrypted(dict(row.data))
+            if fresh != row.data:
+                row.data = fresh
+                s.add(row)
+                count += 1
+    logging.getLogger(__name__).info("encrypted the secrets of %d settings version(s) an earlier release "
+                                     "saved in plain text", count)
     return count
 
 

@@ -34,24 +34,27 @@ SPARSE = "bm25"
 # Every collection ragdesk makes starts with this, so a shared Qdrant server's other
 # collections are never touched (the doctor only judges names with this prefix). Two
 # installations sharing one server set different prefixes.
-COLLECTION_PREFIX = os.environ.get("RAGDESK_COLLECTION_PREFIX", "ragdesk_")
+# Read when a name is made, not at import: a process that sets it later (a test, a second
+# installation's worker) is not stuck with the first value it imported.
+def collection_prefix() -> str:
+    return os.environ.get("RAGDESK_COLLECTION_PREFIX", "ragdesk_")
 
 
 def kb_collection(kb_id: str, version: int) -> str:
-    return f"{COLLECTION_PREFIX}kb_{kb_id}_v{version}"
+    return f"{collection_prefix()}kb_{kb_id}_v{version}"
 
 
 def kb_collection_prefix(kb_id: str) -> str:
     """Every index of a knowledge base, the serving one and any unfinished reindex."""
-    return f"{COLLECTION_PREFIX}kb_{kb_id}_"
+    return f"{collection_prefix()}kb_{kb_id}_"
 
 
 def chat_collection(chat_id: str) -> str:
-    return f"{COLLECTION_PREFIX}chat_{chat_id}"
+    return f"{collection_prefix()}chat_{chat_id}"
 
 
 def is_ours(name: str) -> bool:
-    return name.startswith(COLLECTION_PREFIX)
+    return name.startswith(collection_prefix())
 
 
 # Payload keys that get a keyword index (filters on them must stay fast at 100k points).

@@ -8,10 +8,10 @@ nothing). The engine's address may be private or loopback (a self-hosted SearXNG
 ``http://searxng:8080``) only once an admin opened that host or network in
 ``parsing.url_allow_hosts``; link-local and cloud metadata addresses, in any IPv4 or IPv6 form,
 never. Engine calls follow no redirects (a compromised engine cannot bounce us elsewhere) and
-their responses are size-capped. With ``web_search_trust_env`` the request goes to the
-environment's proxy, which resolves the host itself: the guard checks the name before each
-request, but the pinning is then the proxy's. Result pages go through the URL loader, whatever
-the engine.
+their responses are size-capped. With ``web_search_trust_env`` the request goes through the
+environment's proxy as a CONNECT tunnel to the address the guard checked (``url_proxy.py``), so
+the proxy never resolves the name again; a host ``NO_PROXY`` exempts is connected directly,
+pinned the same way. Result pages go through the URL loader, whatever the engine.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from core.errors import CoreError, InvalidSettings
-from core.parsers.url_guard import AllowList, check_url
+from core.parsers.url_guard import AllowList
 from core.parsers.url_transport import GuardedTransport
 
 MAX_RESPONSE_BYTES = 5 * 1024 * 1024
@@ -89,10 +89,8 @@ class EngineHttp:
 def engine_client(http: EngineHttp) -> httpx.Client:
     common = dict(timeout=httpx.Timeout(http.timeout_seconds), follow_redirects=False,
                   headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
-    if http.trust_env:  # the proxy connects: check the name here before every request
-        return httpx.Client(verify=http.verify, trust_env=True, **common,
-                            event_hooks={"request": [lambda request: check_url(str(request.url), http.allow)]})
-    transport = GuardedTransport(http.allow, None if http.verify else _unverified_tls())
+    # with trust_env the environment's proxy carries the request, as a tunnel to the checked address
+    transport = GuardedTransport(http.allow, None if http.verify else _unverified_tls(), trust_env=http.trust_env)
     return httpx.Client(transport=transport, trust_env=False, **common)
 
 

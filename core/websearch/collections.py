@@ -17,7 +17,7 @@ from sqlmodel import select
 
 from core.db.database import Database
 from core.db.models import WebSearchCollection, utcnow
-from core.vectorstore.base import COLLECTION_PREFIX, VectorStore
+from core.vectorstore.base import VectorStore, collection_prefix
 
 WEB_PREFIX = "web-search-"
 _LOCKS: dict[str, threading.Lock] = {}
@@ -32,11 +32,11 @@ def collection_lock(name: str) -> threading.Lock:
 
 def collection_name(queries: list[str]) -> str:
     digest = hashlib.sha256("-".join(queries).encode("utf-8")).hexdigest()
-    return COLLECTION_PREFIX + f"{WEB_PREFIX}{digest}"[:63]
+    return collection_prefix() + f"{WEB_PREFIX}{digest}"[:63]
 
 
 def is_web_collection(name: str) -> bool:
-    return name.startswith(COLLECTION_PREFIX + WEB_PREFIX)
+    return name.startswith(collection_prefix() + WEB_PREFIX)
 
 
 def record(db: Database, name: str, queries: list[str], urls: list[str]) -> None:

@@ -108,6 +108,7 @@ ZH: dict[str, str] = {
     "msg.parse.unsupported": "不支持 {name} 的文件类型（无法识别的二进制内容）；支持的格式：{supported}",
     "msg.ingest.too_large": "“{name}” 大小为 {size_mb} MB，超过上传上限 {limit_mb} MB（设置 parsing.max_upload_mb）",
     "msg.ingest.too_many_chunks": "“{name}” 会切成 {n} 个分块，超过每个文件 {cap} 个的上限（设置 parsing.max_chunks_per_file）：请拆分文件、增大分块或提高上限",
+    "msg.ingest.too_many_chunks_at_least": "“{name}” 至少会切成 {n} 个分块，超过每个文件 {cap} 个的上限（设置 parsing.max_chunks_per_file）：请拆分文件、增大分块或提高上限",
     "msg.ingest.cancelled": "已按请求取消",
     "msg.job.parsing": "正在解析 {name}",
     "msg.job.embedding": "正在生成向量",

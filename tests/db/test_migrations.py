@@ -150,5 +150,6 @@ def test_db_upgrade_and_current_on_the_command_line(tmp_path):
     import json
 
     assert json.loads(cli("db", "current")) == {"revision": None, "head": migrate.head()}
-    assert json.loads(cli("db", "upgrade")) == {"from": None, "to": migrate.head(), "head": migrate.head()}
+    assert json.loads(cli("db", "upgrade")) == {"from": None, "to": migrate.head(), "head": migrate.head(),
+                                              "secrets_encrypted": 0}
     assert json.loads(cli("db", "current"))["revision"] == migrate.head()

@@ -124,7 +124,7 @@ def test_close_user_sessions_self_or_admin(engine):
 def test_views_carry_no_password_hash(engine):
     admin = actor_of(engine.sign_up("root", "correct horse 1"))
     bob = engine.sign_up("bob", "battery staple 2")
-    for view in [engine.user(bob.id), *engine.list_users(admin), *engine.list_users(actor_of(bob)),
+    for view in [engine.user(bob.id), *engine.list_users(admin),
                  engine.sign_in("bob", "battery staple 2")]:
         assert not hasattr(view, "password_hash")
         assert "$2b$" not in repr(view)

@@ -15,6 +15,8 @@ sees only its own files. Scripted failures (``fail_next``) give 429/403 with ``R
 
 from __future__ import annotations
 
+import os
+
 import base64
 import hashlib
 import itertools
@@ -154,6 +156,8 @@ class FakeDrive:
         self.codes: dict[str, tuple[str, str, str]] = {}  # code -> (account, challenge, redirect_uri)
         self.consent_account = "alice"
         self.requests: list[tuple[str, str]] = []  # (method, path?query)
+        # this process's OAUTHLIB_INSECURE_TRANSPORT as each request arrived (the client runs here too)
+        self.insecure_transport_env: list[str | None] = []
         self.revoked: list[str] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -312,6 +316,7 @@ def _handler(drive: FakeDrive):
 
         def do_POST(self) -> None:
             drive.requests.append(("POST", self.path))
+            drive.insecure_transport_env.append(os.environ.get("OAUTHLIB_INSECURE_TRANSPORT"))
             path = urlsplit(self.path).path
             form = self._form()
             if path == "/token":

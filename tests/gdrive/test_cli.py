@@ -17,7 +17,9 @@ def test_gdrive_cli_connect_ls_import_sync_disconnect(tmp_path, drive):
     drive.add("Plan", DOC, folder, exports={"text/markdown": b"# Plan\n\nShip the heron release in May."})
     token = drive.issue_refresh_token("alice")
 
-    connected = as_json(run_cli(data, "--json", "gdrive", "connect", "--refresh-token", token, env_extra=env))
+    secret = tmp_path / "token.txt"
+    secret.write_text(token + "\n")
+    connected = as_json(run_cli(data, "--json", "gdrive", "connect", "--refresh-token-file", str(secret), env_extra=env))
     assert connected["connected"] and connected["email"] == "alice@example.com"
     listed = as_json(run_cli(data, "--json", "gdrive", "ls", env_extra=env))
     assert [r["name"] for r in listed] == ["Team"]
@@ -68,7 +70,9 @@ def test_gdrive_cli_while_the_dashboard_holds_the_store_is_handed_off(tmp_path, 
         env={**os.environ, "RAGDESK_EMBEDDING__MODEL": "hash-64", **env})
     try:
         assert holder.stdout.readline().strip() == "ready"
-        connected = run_cli(data, "--json", "gdrive", "connect", "--refresh-token", drive.issue_refresh_token(), env_extra=env)
+        secret = tmp_path / "token.txt"
+        secret.write_text(drive.issue_refresh_token())
+        connected = run_cli(data, "--json", "gdrive", "connect", "--refresh-token-file", str(secret), env_extra=env)
         assert "hand-off" in connected.stderr and as_json(connected)["connected"]
         run_cli(data, "kb", "create", "team", env_extra=env)
         assert as_json(run_cli(data, "--json", "gdrive", "import", "--kb", "team", "--watch", folder, env_extra=env))["added"] == 1
@@ -79,3 +83,25 @@ def test_gdrive_cli_while_the_dashboard_holds_the_store_is_handed_off(tmp_path, 
         holder.stdin.write("\n")
         holder.stdin.flush()
         holder.wait(30)
+
+
+def test_a_refresh_token_is_read_from_stdin_never_taken_from_the_command_line(tmp_path, drive):
+    """On the command line the token was readable by every local user in ``ps``."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.cli.test_cli import REPO
+
+    data = tmp_path / "data"
+    env = {f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings().items()} | OPEN_FAKE_DRIVE_ENV
+    token = drive.issue_refresh_token("alice")
+    refused = run_cli(data, "gdrive", "connect", "--refresh-token", token, check=False, env_extra=env)
+    assert refused.returncode != 0 and "standard input" in refused.stderr and token not in refused.stderr
+    assert "connected" not in run_cli(data, "gdrive", "status", env_extra=env).stdout.replace("not connected", "")
+    piped = subprocess.run([sys.executable, "-m", "core", "--json", "gdrive", "connect"], input=token + "\n",
+                           cwd=REPO, capture_output=True, text=True, timeout=300,
+                           env={**{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")},
+                                "RAGDESK_DATA_DIR": str(data), "RAGDESK_EMBEDDING__MODEL": "hash-64", **env})
+    assert piped.returncode == 0, piped.stderr
+    assert as_json(piped)["email"] == "alice@example.com" and token not in piped.stdout + piped.stderr

@@ -61,7 +61,9 @@ def test_every_gdrive_and_sources_command_works_handed_off_as_in_process(cli, dr
         engine, server = _open(cli.data, drive, pages_allowed=True)
         try:
             engine.create_kb(SYSTEM_ACTOR, "team")
-            code, out, _ = cli("--json", "gdrive", "connect", "--refresh-token", token)
+            secret = cli.data.parent / "token.txt"
+            secret.write_text(token)
+            code, out, _ = cli("--json", "gdrive", "connect", "--refresh-token-file", str(secret))
             assert code == 0 and json.loads(out)["email"] == "alice@example.com" and token not in out
             code, out, _ = cli("--json", "gdrive", "import", "--kb", "team", "--watch", folder)
             imported = json.loads(out)

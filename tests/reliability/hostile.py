@@ -139,3 +139,58 @@ def long_xlsx(rows: int, columns: int = 5, *, dimension: bool = True) -> bytes:
                 sheet.write(f'<row r="{r}">{cells}</row>'.encode())
             sheet.write(b"</sheetData></worksheet>")
     return out.getvalue()
+
+
+def _pdf(objects: list[bytes]) -> bytes:
+    """A PDF of these objects (numbered from 1; object 1 is the catalog), with a correct xref."""
+    out, offsets = bytearray(b"%PDF-1.7\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+_FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+
+
+def _stream(data: bytes, extra: bytes = b"") -> bytes:
+    return b"<< /Length %d %s>>\nstream\n" % (len(data), extra) + data + b"\nendstream"
+
+
+def looping_pdf() -> bytes:
+    """A page tree whose Pages node lists itself among its kids: pdfium counts three pages and
+    cannot load the second."""
+    text = b"BT /F1 12 Tf 72 700 Td (The first page reads fine.) Tj ET"
+    return _pdf([b"<< /Type /Catalog /Pages 2 0 R >>",
+                 b"<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 3 >>",
+                 b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+                 b"/Resources << /Font << /F1 5 0 R >> >> >>",
+                 _stream(text), _FONT])
+
+
+def flate_bomb_pdf(megabytes: int) -> bytes:
+    """One page whose content stream is a little text and then ``megabytes`` MB of spaces, deflated
+    (about 1 MB on disk per GB it expands to)."""
+    import zlib
+
+    packer = zlib.compressobj(9)
+    packed = packer.compress(b"BT /F1 12 Tf 72 700 Td (A page of text before the blank.) Tj ET\n")
+    blank = b" " * (1 << 20)
+    for _ in range(megabytes):
+        packed += packer.compress(blank)
+    packed += packer.flush()
+    return _pdf([b"<< /Type /Catalog /Pages 2 0 R >>",
+                 b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                 b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+                 b"/Resources << /Font << /F1 5 0 R >> >> >>",
+                 _stream(packed, b"/Filter /FlateDecode "), _FONT])
+
+
+def blank_docx(megabytes: int) -> bytes:
+    """A Word file whose document XML is ``megabytes`` MB of whitespace between short paragraphs
+    (whitespace is not text: the text budget did not count it)."""
+    return docx_with_body([paragraph("A short paragraph."), " " * (1 << 20)], repeat=megabytes)

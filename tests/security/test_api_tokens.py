@@ -174,6 +174,41 @@ def test_repeated_failures_lock_the_client_even_for_a_right_token(db):
     assert _check(db, made.token, client="10.0.0.9", now=later).name == "alice"  # the lock ends
 
 
+def test_a_burst_of_wrong_tokens_gets_at_most_the_limit_of_checked_answers(db):
+    """40 wrong tokens sent at once from one address: 34 were checked (and answered "not valid")
+    before the lock, because failures were counted after the lookup. Reserved first, as a sign-in
+    is, at most the limit are; the rest are refused as locked, and so is a right token then."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    made = api_tokens.create(db, _actor(db, "alice"), now=T0)
+    policy = SignInPolicy(max_failures_per_client=20, failure_delay_seconds=0)
+
+    def attempt(i: int) -> str:
+        try:
+            api_tokens.actor_for_token(db, "rd_" + f"{i:02d}" * 22 + "A", client="10.0.0.40", policy=policy, now=T0)
+        except ApiTokenLocked:
+            return "locked"
+        except NotAuthenticated:
+            return "checked"
+        return "accepted"
+
+    with ThreadPoolExecutor(max_workers=40) as pool:
+        answers = list(pool.map(attempt, range(40)))
+    assert answers.count("accepted") == 0 and answers.count("checked") <= 20, answers.count("checked")
+    with pytest.raises(ApiTokenLocked):
+        api_tokens.actor_for_token(db, made.token, client="10.0.0.40", policy=policy, now=T0)
+
+
+def test_right_tokens_do_not_add_up_to_a_lock(db):
+    made = api_tokens.create(db, _actor(db, "alice"), now=T0)
+    for _ in range(3 * FAST.max_failures_per_client):
+        assert _check(db, made.token, client="10.0.0.41").name == "alice"
+    for _ in range(FAST.max_failures_per_client - 1):
+        with pytest.raises(NotAuthenticated):
+            _check(db, "rd_" + "C" * 43, client="10.0.0.41")
+    assert _check(db, made.token, client="10.0.0.41").name == "alice"  # one short of the lock still works
+
+
 def test_a_failure_costs_the_caller_time(db):
     import time
 

@@ -152,3 +152,93 @@ def test_commands_that_only_read_the_folder_and_key_rotation_refuse_it_too(tmp_p
     with pytest.raises(CoreError, match=f"belongs to uid {OTHER}"):
         rotate(RuntimeConfig.from_env(data))
     assert (data / "secret.key").read_bytes() == key_before and (data / "ragdesk.db").stat().st_size == 0
+
+
+# ------------------------------------------------ refused before anything is changed (issue 36)
+def _state(folder: Path) -> dict[str, tuple[int, int, int]]:
+    """Every entry's (mode, owner, size), links not followed: what a refusal must leave as it was."""
+    out = {".": (stat.S_IMODE(folder.lstat().st_mode), folder.lstat().st_uid, 0)}
+    for path in folder.rglob("*"):
+        info = path.lstat()
+        out[str(path.relative_to(folder))] = (stat.S_IMODE(info.st_mode), info.st_uid, info.st_size)
+    return out
+
+
+def _someone_elses_folder(root: Path) -> Path:
+    """A 0755 folder of ours holding readable files, one of them another user's (listed after ours)."""
+    folder = root / "shared"
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    for name in ("a-notes.txt", "b-report.txt"):
+        (folder / name).write_text("keep me as I am")
+        os.chmod(folder / name, 0o644)
+    (folder / "z-theirs.txt").write_text("another user's")
+    os.chown(folder / "z-theirs.txt", OTHER, OTHER)
+    return folder
+
+
+def test_a_folder_holding_another_users_entry_is_refused_before_anything_is_written_or_chmodded(tmp_path):
+    folder = _someone_elses_folder(tmp_path)
+    before = _state(folder)
+    out = run_cli(folder, "kb", "list", check=False)
+    assert out.returncode == 9 and f"belongs to uid {OTHER}" in out.stderr and "z-theirs.txt" in out.stderr
+    assert _state(folder) == before  # no ragdesk.db, folder still 0755, files still 0644
+
+
+def test_a_ragdesk_folder_with_a_foreign_entry_deep_inside_is_left_as_it_was(tmp_path):
+    data = _ours(tmp_path)
+    for path in [data, *data.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    blob_dir = next(p for p in (data / "vectors").rglob("*") if p.is_dir())
+    (blob_dir / "planted").write_bytes(b"x")
+    os.chown(blob_dir / "planted", OTHER, OTHER)
+    before = _state(data)
+    with pytest.raises(CoreError, match=f"planted.*belongs to uid {OTHER}"):
+        _open(data)
+    assert _state(data) == before
+
+
+def test_a_folder_ragdesk_did_not_make_is_refused_and_left_alone(tmp_path):
+    """Run as root, ``--data-dir /etc`` found every entry root's and made ~130 system files 0600."""
+    system = tmp_path / "etc"
+    system.mkdir()
+    os.chmod(system, 0o755)
+    for name in ("passwd", "hosts", "ssl"):
+        (system / name).write_text("system file")
+        os.chmod(system / name, 0o644)
+    before = _state(system)
+    with pytest.raises(CoreError, match="not a ragdesk data folder and not empty"):
+        _open(system)
+    assert _state(system) == before
+
+
+def test_a_data_folder_symlink_is_not_followed_into_a_folder_ragdesk_did_not_make(tmp_path):
+    system = tmp_path / "etc"
+    system.mkdir()
+    os.chmod(system, 0o755)
+    (system / "passwd").write_text("system file")
+    os.chmod(system / "passwd", 0o644)
+    empty = tmp_path / "empty"
+    empty.mkdir(mode=0o755)
+    os.chmod(empty, 0o755)
+    for target in (system, empty):
+        link = tmp_path / f"link-to-{target.name}"
+        link.symlink_to(target)
+        before = _state(target)
+        out = run_cli(link, "kb", "list", check=False)
+        assert out.returncode == 9 and "symbolic link" in out.stderr, out.stderr
+        assert _state(target) == before
+
+
+def test_an_empty_folder_or_a_link_to_a_ragdesk_folder_is_used(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir(mode=0o755)
+    _open(empty).close()
+    assert stat.S_IMODE(empty.stat().st_mode) == 0o700 and (empty / ".ragdesk-data").exists()
+    link = tmp_path / "link"
+    link.symlink_to(_ours(tmp_path))
+    engine = _open(link)
+    try:
+        assert [kb.name for kb in engine.list_kbs(SYSTEM_ACTOR)] == ["kb"]
+    finally:
+        engine.close()

@@ -47,6 +47,27 @@ def test_an_idle_connection_is_closed_after_the_idle_timeout(tmp_path):
         server.close()
 
 
+def test_a_client_trickling_a_byte_at_a_time_is_cut_at_the_message_deadline(tmp_path):
+    """One byte every 4 s kept a connection 48 s under a 10 s timeout per read; scaled down here:
+    a byte every 0.2 s under 1 s for the message. The header claims a 1 KB request it never sends."""
+    server = HandoffServer(NoEngine(), tmp_path, idle_timeout=1.0)
+    try:
+        sock = _connect(server.path)
+        sock.sendall(struct.pack(">I", 1024))
+        started, closed_after = time.monotonic(), None
+        for _ in range(40):  # 8 s of trickling at most
+            time.sleep(0.2)
+            try:
+                sock.sendall(b" ")
+            except OSError:  # the server hung up: the write fails
+                closed_after = time.monotonic() - started
+                break
+        sock.close()
+    finally:
+        server.close()
+    assert closed_after is not None and closed_after < 2.5, closed_after
+
+
 def test_idle_connections_hold_a_bounded_number_of_threads(tmp_path):
     server = HandoffServer(NoEngine(), tmp_path, idle_timeout=60)
     idle = []

@@ -9,7 +9,7 @@ import pytest
 
 from core.db.models import WebSearchCollection, utcnow
 from core.types import SYSTEM_ACTOR
-from core.vectorstore.base import COLLECTION_PREFIX
+from core.vectorstore.base import collection_prefix
 from core.websearch.collections import collection_name, is_web_collection, remove_expired
 from tests.cli.test_cli import as_json, run_cli
 from tests.websearch.conftest import configure, open_guard_for_test_host
@@ -21,9 +21,9 @@ Q = "Which river runs through Vellmar?"
 def test_the_name_is_the_reference_one_with_our_prefix():
     queries = ["vellmar river", "Vellmar 河流"]
     expected = ("web-search-" + hashlib.sha256("vellmar river-Vellmar 河流".encode()).hexdigest())[:63]
-    assert collection_name(queries) == COLLECTION_PREFIX + expected
+    assert collection_name(queries) == collection_prefix() + expected
     assert len(expected) == 63 and is_web_collection(collection_name(queries))
-    assert collection_name(["a"]) != collection_name(["b"]) and not is_web_collection(COLLECTION_PREFIX + "kb_x_v1")
+    assert collection_name(["a"]) != collection_name(["b"]) and not is_web_collection(collection_prefix() + "kb_x_v1")
 
 
 def _search(engine, fake, body: str):
@@ -75,7 +75,7 @@ def test_a_shorter_ttl_expires_sooner_and_a_fresh_search_renews(engine, fake):
 
 
 def test_an_unrecorded_web_collection_is_an_orphan(engine):
-    stray = COLLECTION_PREFIX + "web-search-0123456789abcdef"
+    stray = collection_prefix() + "web-search-0123456789abcdef"
     engine._store.create_collection(stray, engine.embedder().dimension)
     report = engine.doctor(SYSTEM_ACTOR)
     assert stray in report.orphan_collections and not report.healthy
