@@ -75,9 +75,11 @@ _TITLE_RUN = re.compile(r"[A-Z][a-z]+(?:\s+(?:of|and|the|for)?\s*[A-Z][a-z]+)+")
 _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z0-9]*)\b")
 _ACRONYM = re.compile(r"\b([A-Z]{2,6})\b")
 # Bounds around a number on one line: "above 2,500", "2500 以上", "up to 10%".
-_AT_LEAST = re.compile(r"(?:above|over|more than|exceeding|greater than|at least|from|≥|>|超过|高于|大于|满|不少于|不低于)\s*(\d[\d.,]*)"
+_AT_LEAST = re.compile(r"(?:above|over|more than|exceeding|greater than|at least|from|≥|>|(?<!不)超过|(?<!不)高于|"
+                       r"(?<!不)大于|满|不少于|不低于)\s*(\d[\d.,]*)"
                        r"|(\d[\d.,]*)\s*(?:\S{0,3})?(?:以上|起|或以上|及以上|or more|and above|\+)", re.I)
-_AT_MOST = re.compile(r"(?:below|under|less than|up to|at most|not exceeding|within|≤|<|不超过|低于|小于|不足|最多)\s*(\d[\d.,]*)"
+_AT_MOST = re.compile(r"(?:below|under|less than|up to|at most|not exceeding|within|≤|<|不超过|(?<!不)低于|(?<!不)小于|"
+                      r"不足|最多|不高于|不大于)\s*(\d[\d.,]*)"
                       r"|(\d[\d.,]*)\s*(?:\S{0,3})?(?:以下|以内|之内|内|or less|or fewer)", re.I)
 
 
@@ -123,6 +125,43 @@ def _numbers(text: str) -> list[float]:
     return [v for v in (_value(m.group()) for m in _NUMBER.finditer(text)) if v is not None]
 
 
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_UNIT_AFTER = re.compile(r"\s*(%|[a-z]+|[\u4e00-\u9fff])")
+# Currencies and units by one name in both languages (a unit word of _UNITS maps itself)
+_CANONICAL_UNITS = {"eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "元": "cny", "yuan": "cny", "rmb": "cny", "cny": "cny",
+                    "usd": "usd", "dollar": "usd", "dollars": "usd", "$": "usd", "%": "%", "percent": "%"}
+
+
+def _unit_at(text: str, end: int) -> str | None:
+    """The unit written right after a number that ends at ``end`` (days, %, 天, EUR), if any."""
+    m = _UNIT_AFTER.match(text, end)
+    return m.group(1) if m else None
+
+
+def _numbers_with_units(text: str) -> list[tuple[float, str | None]]:
+    out = []
+    for m in _NUMBER.finditer(text):
+        value = _value(m.group())
+        if value is not None:
+            out.append((value, _unit_at(text, m.end())))
+    return out
+
+
+def _canonical_unit(unit: str) -> str:
+    if unit in _CANONICAL_UNITS:
+        return _CANONICAL_UNITS[unit]
+    form = base(unit) if unit.isascii() else unit
+    return _CANONICAL_UNITS.get(form) or _ZH_UNITS.get(form) or _UNIT_WORDS.get(form) or form
+
+
+def _same_unit(a: str | None, b: str | None) -> bool:
+    """Whether two numbers are counted in one unit (days / 天 / day); a number without a unit
+    agrees with any."""
+    if a is None or b is None:
+        return True
+    return _canonical_unit(a) == _canonical_unit(b)
+
+
 def _american(word: str) -> str:
     for pattern, replacement in _SPELLING:
         word = pattern.sub(replacement, word)
@@ -161,9 +200,9 @@ def read_question(question: str) -> Question:
     for level, words_of_level in levels:
         named.append(Term(words_of_level, "level", (str(level),)))
     level_words = {w for _, text in levels for w in re.findall(r"[a-z]+|\d+", text)}
-    for value in _numbers(flat):
+    for value, unit in _numbers_with_units(flat):
         if f"{value:g}" not in level_words:
-            named.append(Term(f"{value:g}", "number"))
+            named.append(Term(f"{value:g}", "number", (unit,) if unit else ()))
     after_question_word = False
     words = _words(question)
     for position, token in enumerate(words):
@@ -314,7 +353,9 @@ class PassageText:
             # dictionary's English for a Chinese verb rarely is the passage's verb (提交 / report).
             return True
         if term.kind == "number":
-            return self._has_number(float(term.text))
+            return self._has_number(float(term.text), term.forms[0] if term.forms else None)
+        if term.kind == "value":  # an answer's number: the passage must state this very value
+            return any(float(term.text) in _numbers(line) for line in self.lines)
         if term.kind == "level":
             return any(str(level) in term.forms for level, _ in _levels(self.text))
         if term.kind == "unit":
@@ -357,21 +398,24 @@ class PassageText:
                                and any(sense_matched(s, self.concepts, lenient) for s in lex.glosses(p)[:3]))
             for p in pieces)
 
-    def _has_number(self, value: float) -> bool:
+    def _has_number(self, value: float, unit: str | None) -> bool:
+        """The value on a line of the passage, or inside a range or beyond a bound it states on
+        one line in the same unit ("uptime of 97%" in "95.0% to 99.0%", "3,000 euros" under
+        "above 2,500 EUR"; 5 days is not "within 24 hours")."""
+        month = _MONTHS[int(value) - 1] if _canonical_unit(unit or "") == "month" and value in range(1, 13) else None
         for line in self.lines:
-            numbers = _numbers(line)
-            if value in numbers:
+            numbers = _numbers_with_units(line)
+            if any(v == value for v, _ in numbers) or (month and re.search(rf"\b{month}", line)):
+                return True  # 十二月 is December
+            same = [v for v, u in numbers if _same_unit(unit, u)]
+            if len(same) >= 2 and any(a < value < b or b < value < a for a, b in zip(same, same[1:])):
                 return True
-            # a value inside a range the passage states on one line ("95.0% to 99.0%")
-            if len(numbers) >= 2 and any(a < value < b or b < value < a for a, b in zip(numbers, numbers[1:])):
-                return True
-            # or beyond a bound it states ("above 2,500 EUR", "2500元以上", "up to 10%")
-            if any(_value(m.group(1) or m.group(2) or "") is not None and value >= _value(m.group(1) or m.group(2))
-                   for m in _AT_LEAST.finditer(line)):
-                return True
-            if any(_value(m.group(1) or m.group(2) or "") is not None and value <= _value(m.group(1) or m.group(2))
-                   for m in _AT_MOST.finditer(line)):
-                return True
+            for pattern, beyond in ((_AT_LEAST, lambda bound: value >= bound), (_AT_MOST, lambda bound: value <= bound)):
+                for m in pattern.finditer(line):
+                    bound = _value(m.group(1) or m.group(2) or "")
+                    after = _unit_at(line, m.end(1) if m.group(1) else m.end(2))
+                    if bound is not None and beyond(bound) and _same_unit(unit, after):
+                        return True
         return False
 
 

@@ -9,9 +9,10 @@ from core.notices import notice
 
 
 def generate(run: AnswerRun, model: ChatModel, messages: list[ChatMessage], tools: list[ToolSpec] | None,
-             toolbox: ToolBox | None, max_rounds: int) -> str:
+             toolbox: ToolBox | None, max_rounds: int, hold: bool = False) -> str:
     """Stream the answer; when the model calls tools, run them and ask again, at most
-    ``max_rounds`` times; then it is asked once more without tools, so it must answer."""
+    ``max_rounds`` times; then it is asked once more without tools, so it must answer.
+    ``hold``: the text is not emitted as it comes (strict mode checks it before it is shown)."""
     messages = list(messages)
     rounds = 0
     text: list[str] = []
@@ -26,7 +27,8 @@ def generate(run: AnswerRun, model: ChatModel, messages: list[ChatMessage], tool
                 if event.text:
                     run.mark("first_token_ms")
                     text.append(event.text)
-                    run.emit("text", event.text)
+                    if not hold:
+                        run.emit("text", event.text)
             elif isinstance(event, ToolCallsReady):
                 calls = event.calls
         if not calls or offer is None:

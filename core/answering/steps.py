@@ -71,13 +71,14 @@ def fit(run: AnswerRun, model: ChatModel, items: list[ContextItem], fixed: Promp
 
 
 def extractive(run: AnswerRun, model: ExtractiveAnswerer, question: str, items: list[ContextItem],
-               uncovered: str | None, evidence: dict[int, str] | None = None) -> None:
+               uncovered: str | None, evidence: dict[int, str] | None = None, lead: str | None = None) -> None:
     """The offline answerer quotes the passages; it is not a language model (llm_called stays False).
     ``evidence``: passage number -> the sentence or table row judged to answer (strict mode's
-    judgement, ``answerable.py``): quoted instead of what word overlap would pick."""
+    judgement, ``answerable.py``): quoted instead of what word overlap would pick. ``lead``: the
+    first line, when it is not "no language model is configured"."""
     run.injected = items
-    run.emit("generating", "quoting the knowledge base (no language model configured)")
-    result = model.answer(question, passages(items), uncovered, evidence=evidence)
+    run.emit("generating", "quoting the knowledge base")
+    result = model.answer(question, passages(items), uncovered, evidence=evidence, lead=lead)
     run.answer.text = result.text
     run.mark("first_token_ms")
     run.emit("text", result.text)

@@ -26,6 +26,8 @@ from core.answering.run import AnswerRun
 from core.answering.scope import Scope
 from core.answering.steps import extractive, fit, model_for, report_found, search_step
 from core.answering.tools import STRICT_TOOLS, ToolBox
+from core.answering.verify import check_answer
+from core.llm.extractive import ExtractiveAnswerer
 from core.llm.providers import quotes_only
 from core.notices import Notice, notice
 
@@ -38,6 +40,13 @@ def refusal_notice(judged: Judgement) -> Notice:
         return notice("strict.not_mentioned", terms=("、" if chinese else ", ").join(judged.missing))
     kind = (judged.question.wanted if judged.question else None) or "quantity"
     return notice(f"strict.no_value.{kind}")
+
+
+def unchecked_lead(question: str) -> str:
+    """The first line of a quote shown instead of a model's answer that did not check out."""
+    if HAN_RUN.search(question):
+        return "语言模型的回答与检索到的内容不符，以下直接摘录知识库原文。"
+    return "The language model's answer did not match the passages found, so this answer quotes the knowledge base."
 
 
 def judged_text(item: ContextItem) -> str:
@@ -82,5 +91,21 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
     tools = STRICT_TOOLS if settings.answering.builtin_tools else None
     box = ToolBox(knowledge, scope.targets(), scope.file_ids, s.rag_strict_max_results, s.rag_strict_min_similarity,
                   next_n=len(items) + 1, allowed=list(STRICT_TOOLS), fixed_scope=True)
-    run.answer.text = generate(run, model, prompt.messages, tools, box, settings.answering.max_tool_rounds)
-    run.cite(items + box.cited)
+    # The model's text is held and checked before it is shown: a number or name no passage backs
+    # is the model's own, and strict mode shows the passage's sentence (or the fixed reply) instead.
+    text = generate(run, model, prompt.messages, tools, box, settings.answering.max_tool_rounds, hold=True)
+    checked = check_answer(text, [judged_text(i) for i in items + box.cited], ignore=(uncovered,))
+    if checked.supported:
+        run.answer.text = text
+        run.emit("text", text)
+        run.cite(items + box.cited)
+        return
+    run.notice(notice("strict.unsupported", terms=("、" if any(HAN_RUN.search(t) for t in checked.unsupported)
+                                                    else ", ").join(checked.unsupported)))
+    if answers:  # the sentence judged to answer, quoted (the offline answerer, no other model call)
+        extractive(run, ExtractiveAnswerer(), query, items, uncovered, evidence={items[0].n: answers[0]},
+                   lead=unchecked_lead(run.answer.question))
+        return
+    run.answer.hit = False
+    run.answer.text = no_hit_reply(s, run.answer.question)
+    run.emit("text", run.answer.text)

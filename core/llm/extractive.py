@@ -172,7 +172,7 @@ class ExtractiveAnswerer:
     # ------------------------------------------------------------ answering
 
     def answer(self, question: str, passages: list[Passage], uncovered_text: str | None = None,
-               evidence: dict[int, str] | None = None) -> ExtractiveAnswer:
+               evidence: dict[int, str] | None = None, lead: str | None = None) -> ExtractiveAnswer:
         """``evidence``: passage number -> the sentence or table row already judged to answer the
         question (strict mode, ``core/answering/answerable.py``, which reads meaning across
         languages where word overlap cannot): it is quoted, and nothing else."""
@@ -220,7 +220,7 @@ class ExtractiveAnswerer:
             else:
                 lines.append(words["part_missing"].format(part=shown))
         origin = {p.n: p.origin for p in passages}
-        lines.insert(0, lead_in(lang, [origin[n] for n in sources]))
+        lines.insert(0, lead or lead_in(lang, [origin[n] for n in sources]))
         return ExtractiveAnswer("\n".join(lines), quotes, True, lang, uncovered, sources)
 
     def _score(
