@@ -49,7 +49,7 @@ NOTICES: dict[str, dict[Language, str]] = {
        for kind, en, zh in (("quantity", "the number", "数值"), ("money", "the amount", "金额"),
                             ("duration", "the time", "时间"), ("length", "the size", "尺寸"),
                             ("weight", "the weight", "重量"), ("percentage", "the percentage", "比例"),
-                            ("date", "the date", "日期"))},
+                            ("date", "the date", "日期"), ("place", "the place", "地点"))},
     "strict.no_ask_back": {"en": "strict mode does not ask back, so nothing was searched: {question}",
                            "zh": "严格模式不会反问，因此没有检索：{question}"},
     # #mentions (core/answering/references.py)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-Wanted = Literal["quantity", "money", "duration", "length", "weight", "percentage", "date"]
+Wanted = Literal["quantity", "money", "duration", "length", "weight", "percentage", "date", "place"]
 
 _EN = {
     "quantity": "amount amounts number numbers count total quantity maximum minimum max min cap caps ceiling limit "
@@ -50,8 +50,10 @@ _ASKS: list[tuple[Wanted, re.Pattern]] = [
     ("money", re.compile(r"\b(how much|what) (does|do|did|will|would|is|are|was)\b.*\b(cost|pay|charge|spend)|多少钱|什么价|价钱", re.I)),
     ("weight", re.compile(r"\bhow (heavy|much does .* weigh)|\bweigh(s|ed)?\b|多重|多沉", re.I)),
     ("percentage", re.compile(r"\bwhat percentage\b|百分之几|几成|多少比例", re.I)),
-    ("length", re.compile(r"\bhow (far|wide|tall|high|deep|thick|big|large)\b|多远|多宽|多高|多深|多厚|多大|多长(?!时间)", re.I)),
-    ("duration", re.compile(r"\bhow (long|soon|often|quickly|fast)\b|\bwithin how\b|多久|多长时间|几天|几个月|几年|几周|几小时|几分钟|多少天|多少小时|多少分钟", re.I)),
+    ("length", re.compile(r"\bhow (far|wide|tall|high|deep|thick|big|large)\b|多远|多宽|多高|多深|多厚|多大", re.I)),
+    # "how long" and 多长 take a duration or a length (states() accepts both)
+    ("duration", re.compile(r"\bhow (long|soon|often|quickly|fast)\b|\bwithin how\b|多久|多长|几天|几个月|几年|几周|几小时|几分钟|多少天|多少小时|多少分钟", re.I)),
+    ("place", re.compile(r"\bwhere\b|哪里|哪儿|在哪|何处|什么地方|哪个地方", re.I)),
     ("quantity", re.compile(r"\bhow (many|much)\b|多少|几(?![号点月])", re.I)),
     ("date", re.compile(r"\bwhen\b|\bwhat (date|day|time)\b|\bwhich (date|day)\b|\bby when\b|何时|什么时候|哪天|哪一天|几号|几点|几月|哪个月|哪年", re.I)),
 ]
@@ -78,6 +80,9 @@ _STATES: dict[str, re.Pattern] = {
     "weight": re.compile(rf"{_NUM}\s*(?:g|kg|grams?|kilograms?|kilos?|tons?|tonnes?|lbs?|pounds?|克|千克|公斤|斤|吨)(?![a-z])",
                          re.I),
     "percentage": re.compile(r"%|％|\bper ?cent\b|百分之|[一二三四五六七八九]成|[0-9.]+\s*折", re.I),
+    "place": re.compile(r"\b(room|floor|building|office|desk|street|road|hall|level|site|reception|counter|portal|"
+                        r"website|page|campus|warehouse|address)\b|[A-Z]\d{1,4}\b|\d+(?:st|nd|rd|th) floor|室|楼|层|"
+                        r"街|路|大厦|办公室|前台|服务台|网站|平台|门口|地址|仓库|中心|窗口"),
     "date": re.compile(r"\d|[一二三四五六七八九十][月日号]|周[一二三四五六日末]|星期|月底|月初|年底|年初|工作日|当天|次日"
                        r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?|january|"
                        r"february|march|april|may|june|july|august|september|october|november|december|daily|weekly|"

@@ -43,7 +43,7 @@ from core.retrieval.bm25 import _jieba_tokenizer
 _EN_FRAME = frozenset(
     "each every per single certain specific exact particular usually normally typically currently still ever "
     "already else besides more less fewer least most over under above below than exceeding beyond this these "
-    "that those such any euro euros eur yuan rmb cny dollar dollars usd".split())
+    "that those such any euro euros eur yuan rmb cny dollar dollars usd up down out off".split())
 _ZH_FRAME = frozenset(
     "每个 每位 每名 每项 每一 每次 一次 各个 各位 各项 一般 通常 目前 现在 大概 大约 左右 以上 以下 其他 之内 以内 超过 不超过 不少于 "
     "不低于 至少 最多 人民币 欧元 美元 才能 才可以 才可 的话 这份 这个 该项 此项 本 一下 是从 从 到".split())
@@ -182,8 +182,21 @@ def _words(question: str) -> list[str]:
             if lex.glosses(joined) and (len(out[-1]) == 1 or not lex.glosses(out[-1])):
                 out[-1] = joined
                 continue
+        # a one-character adjective stays with its noun: 新员工 (new employees), not 员工
+        if (out and len(out[-1]) == 1 and HAN_RUN.fullmatch(token) and len(token) > 1 and token not in _ZH_FRAME
+                and (len(out) < 2 or out[-2] != "多") and _adjective(out[-1]) and _noun(token)):
+            out[-1] += token
+            continue
         out.append(token)
     return out
+
+
+def _adjective(char: str) -> bool:
+    return any(p.flag == "a" for p in _zh_tagger().cut(char, HMM=False))
+
+
+def _noun(word: str) -> bool:
+    return all(p.flag.startswith("n") for p in _zh_tagger().cut(word, HMM=False))
 
 
 def read_question(question: str) -> Question:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from core.answering.word_class import _zh_tagger
 from core.retrieval.bm25 import _EN_STOP, _ZH_STOP, _jieba_tokenizer
 
 # Question words, auxiliaries and generic verbs: they shape a question, they name nothing the
@@ -147,6 +148,8 @@ def in_order_within(word: str, text: str, span: int) -> bool:
 
 def has_parts(word: str, text: str) -> bool:
     """A compound is present when each of its words is (坐飞机: 飞机); one missing part keeps
-    it missing (刑事诉讼: 诉讼 is there, 刑事 is not)."""
+    it missing (刑事诉讼: 诉讼 is there, 刑事 is not), and so does a one-character adjective
+    (新员工: "new" employees are not the employees past probation)."""
     parts = [w for w in _jieba_tokenizer().cut_for_search(word, HMM=False) if len(w) >= 2 and w != word]
-    return bool(parts) and all(p in text for p in parts)
+    adjectives = [p.word for p in _zh_tagger().cut(word, HMM=False) if len(p.word) == 1 and p.flag == "a"]
+    return bool(parts) and all(p in text for p in parts + adjectives)
