@@ -32,19 +32,21 @@ import subprocess
 import sys
 import tempfile
 import unicodedata
+import zlib
 from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from core.answering.coverage import digits_for_numerals  # noqa: E402
 from core.answering.replies import no_hit_reply  # noqa: E402
 from core.answering.scoring import contains_fact  # noqa: E402
 from core.config import RuntimeConfig  # noqa: E402
 from core.engine import Engine  # noqa: E402
 from core.ingest.service import Upload  # noqa: E402
 from core.types import SYSTEM_ACTOR as ADMIN  # noqa: E402
-from tests.fakes import fake_llm_server  # noqa: E402
+from tests.fakes import fake_llm_server, text  # noqa: E402
 
 SET = REPO / "benchmarks" / "data" / "strict_meaning"
 SHARED = REPO.parent / "shared" / "data"
@@ -127,11 +129,52 @@ def ask_all(engine: Engine, rows: list[dict], show: set[str]) -> dict:
     return {"tally": tally, "lines": lines}
 
 
+def invented(fact: str) -> str:
+    """The fact with a number a model made up (the first number + 7), or a name it made up."""
+    flat = digits_for_numerals(fact)
+    m = re.search(r"\d+(?:[.,]\d+)?", flat)
+    if m:
+        number = m.group().replace(",", "")
+        made_up = str(int(float(number)) + 7) if "." not in number else f"{float(number) + 7:g}"
+        return flat[: m.start()] + made_up + flat[m.end():]
+    return "the Regional Director of Northwind Holdings"
+
+
+def ask_scripted(engine: Engine, rows: list[dict]) -> dict:
+    """Strict mode with a scripted OpenAI-compatible model on the covered questions: it answers with
+    the expected fact, or (every other question, by a hash of its id) with a number or name it made
+    up. Counted where the model was asked: honest answers kept as written, inventions not shown."""
+    tally: dict = defaultdict(lambda: [0, 0])  # (split, honest|invented) -> [right, asked]
+    with fake_llm_server() as server:
+        engine.save_settings(ADMIN, {"llm": {"provider": "openai", "base_url": server.openai_url,
+                                             "api_key": "sk-bench", "model": "fake-model"}})
+        for r in (r for r in rows if r["kind"] == "covered"):
+            lies = zlib.crc32(r["id"].encode()) % 2 == 1
+            fact = r["facts"][0]
+            reply = invented(fact) if lies else fact
+            server.add(text(f"{reply} [1]"))
+            before = server.chat_count
+            a = engine.ask(ADMIN, r["question"], kbs=[KB], mode="strict", temporary=True)
+            if server.chat_count == before:  # refused before the model: nothing to check
+                server.script.clear()
+                continue
+            t = tally[(r["split"], "invented" if lies else "honest")]
+            t[1] += 1
+            if lies:
+                t[0] += reply not in a.text
+            else:
+                t[0] += a.text.strip() == f"{reply} [1]"
+    engine.save_settings(ADMIN, {"llm": {"provider": "extractive"}})
+    return tally
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the knowledge base)")
     ap.add_argument("--show", default="tune", help="splits whose misses are printed (tune; 'tune,report' at the end)")
     ap.add_argument("--settings", default="{}", help="JSON settings patch for this run, e.g. '{\"strict\": {...}}'")
+    ap.add_argument("--scripted-model", action="store_true",
+                    help="also ask the covered questions with a scripted model that sometimes invents a fact")
     args = ap.parse_args()
     rows = load()
     data = args.data or Path(tempfile.mkdtemp(prefix="strict-meaning-"))
@@ -151,6 +194,11 @@ def main() -> None:
         for key in sorted(tally, key=lambda k: (k[0] != "tune", k[1], k[2])):
             good, n = tally[key]
             print(f"| {key[0]} | {key[1]} | {key[2]} | {good} | {n} | {good / n:.1%} |")
+        if args.scripted_model:
+            scripted = ask_scripted(engine, rows)
+            for (split, kind), (good, n) in sorted(scripted.items()):
+                what = "inventions not shown" if kind == "invented" else "honest answers shown as written"
+                print(f"[{split}] scripted model, {what}: {good}/{n}")
         for split in ("tune", "report"):
             for kind in ("covered", "near_miss", "off_topic"):
                 good = sum(v[0] for k, v in tally.items() if k[:2] == (split, kind))
