@@ -8,6 +8,7 @@ there; the API process passes the token on and never decides who is asking.
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,6 +26,10 @@ class Backend(Protocol):
     # whether a streaming operation's events reach this process as they happen (sse.live_stream)
     live_events: bool
 
+    def jobs_future(self, job_ids: list[str]) -> Future | None:
+        """A Future done once these jobs have finished, when this process watches the queue
+        (None: the caller polls)."""
+
     def close(self) -> None: ...
 
 
@@ -40,6 +45,10 @@ class EngineBackend:
         from core.api.registry import invoke
 
         return invoke(self.engine, token, op, payload, client=client, on_event=on_event)
+
+    def jobs_future(self, job_ids: list[str]) -> Future | None:
+        # the engine's one watcher reads every waited-for job in one query a few times a second
+        return self.engine.runtime.watcher.watch(job_ids)
 
     def close(self) -> None:
         if self._owned:
@@ -58,6 +67,9 @@ class HandoffBackend:
 
         # found anew each call: a restarted dashboard listens on a fresh socket
         return RemoteEngine(self.data_dir).call("api_call", op=op, input=payload, token=token, client=client)
+
+    def jobs_future(self, job_ids: list[str]) -> Future | None:
+        return None  # the dashboard's process runs the queue: the API polls /api/v1/uploads
 
     def close(self) -> None:
         pass

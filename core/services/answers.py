@@ -26,6 +26,7 @@ from core.types import Actor
 
 TAG = "search and answers"
 KBS_HELP = "ids or names; omitted: every knowledge base you may read"
+MAX_KBS = 100  # knowledge bases named in one question or search
 ANSWER_FIELDS = ("question", "kbs", "mode", "web")
 
 
@@ -42,10 +43,10 @@ class AnswerService:
                 for kb in chosen if kb.collection]
 
     @operation(handoff=True, http=Http("POST", "/api/v1/search", params=("query", "kbs", "mode", "top_k", "min_score"),
-                                       out=SearchOut, tag=TAG, example={"query": "remote work"},
+                                       out=SearchOut, tag=TAG, example={"query": "remote work"}, pool="answer",
                                        summary="Hybrid search over the knowledge bases you may read (the retrieval test)"))
     def search(self, actor: Actor, query: Annotated[str, Field(min_length=1)],
-               kbs: Annotated[list[str] | None, Field(description=KBS_HELP)] = None, *,
+               kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None, *,
                mode: Literal["dense", "bm25", "hybrid", "hybrid+rerank"] | None = None,
                top_k: Annotated[int | None, Field(ge=1)] = None,
                min_score: Annotated[float | None, Field(ge=0, le=1)] = None,
@@ -61,16 +62,16 @@ class AnswerService:
 
     # web: the normal side may search the web; strict answering never does (the engine decides)
     @operation(handoff=True, http=(
-        Http("POST", "/api/v1/ask", params=ANSWER_FIELDS, fixed={"temporary": True}, out=AnswerOut, tag=TAG,
+        Http("POST", "/api/v1/ask", params=ANSWER_FIELDS, fixed={"temporary": True}, out=AnswerOut, tag=TAG, pool="answer",
              example={"question": "How many days may I work remotely?"},
              summary="Answer a question from the knowledge bases, with its citations; nothing is stored. Strict "
                      "mode holds as in the chat: with it on, only admins get a normal answer; a question without "
                      "a hit gets the fixed reply and no model is called"),
         Http("POST", "/api/v1/chats/{chat_id}/messages", name="chat_ask", params=(*ANSWER_FIELDS, "chat_id"),
-             out=AnswerOut, tag="chats", example={"question": "How many days may I work remotely?"},
+             out=AnswerOut, tag="chats", example={"question": "How many days may I work remotely?"}, pool="answer",
              summary="Ask in a chat: the question and its answer are stored in it (normal mode reads its history)")))
     def ask(self, actor: Actor, question: Annotated[str, Field(min_length=1)], *,
-            kbs: Annotated[list[str] | None, Field(description=KBS_HELP)] = None, chat_id: str | None = None,
+            kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None, chat_id: str | None = None,
             mode: Annotated[Literal["normal", "strict"] | None, Field(
                 description="omitted: the mode in force; with strict mode on, only admins get a normal answer")] = None,
             temporary: bool = False, file_ids: tuple[str, ...] = (),

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from sqlmodel import select
 
 from core import knowledge
-from core.api.models import FileOut, IngestOut, Limits, StagedFile
+from core.api.models import FileOut, IngestOut, Limits, StagedFile, UploadOut
 from core.api.staging import MAX_FILES_PER_UPLOAD, read_staged
 from core.accounts.access import check_file, resolve_kb
 from core.errors import InvalidInput
@@ -21,6 +23,7 @@ from core.ingest import service as ingest_mod
 from core.ingest.reindex import ReindexResult
 from core.ingest.service import IngestResult, Upload
 from core.jobs.submit import enqueue_one, enqueue_uploads
+from core.jobs.uploads import upload_status
 from core.parsers.base import ParseContext
 from core.services.declare import Http, Remote, operation
 from core.services.runtime import Runtime, parse_document
@@ -79,20 +82,34 @@ class FileService:
     def upload_limits(self, actor: Actor) -> dict:
         return {"max_upload_mb": self._rt.settings().parsing.max_upload_mb, "max_files_per_upload": MAX_FILES_PER_UPLOAD}
 
-    @operation(http=Http("POST", "/api/v1/kbs/{kb}/files", name="upload_files", out=list[IngestOut], tag=TAG,
-                         body="multipart",
-                         summary="Upload files (multipart/form-data, field 'files'); one result per file, each "
-                                 "indexed as a job (its progress under /api/v1/jobs while it runs)"))
-    def upload_staged(self, actor: Actor, kb: str, files: list[StagedFile]) -> list[IngestResult]:
-        """Files the HTTP API staged from a multipart upload (core/api/staging.py), ingested through
-        the job queue like every upload; the reply waits for the results, as a dashboard upload does."""
+    @operation(http=Http("POST", "/api/v1/kbs/{kb}/files", name="upload_files", out=UploadOut, tag=TAG,
+                         body="multipart", status_code=202,
+                         summary="Upload files (multipart/form-data, field 'files'): answered once they are stored "
+                                 "and queued (202, one job per file; their progress under /api/v1/uploads). "
+                                 "?wait=true waits for the results (200), at most ?timeout= seconds (default 60)"))
+    def upload_staged(self, actor: Actor, kb: str, files: list[StagedFile]) -> dict:
+        """Files the HTTP API staged from a multipart upload (core/api/staging.py), stored and queued
+        like every upload; the reply names their jobs and does not wait for them (the API waits
+        without holding a thread when the caller asks it to)."""
         knowledge.get_kb(self._rt.db, actor, kb)  # unknown or unreadable: not found, before any file is read
         if not files:
             raise InvalidInput("no files in the upload (send them as multipart/form-data field 'files')")
         if len(files) > MAX_FILES_PER_UPLOAD:
             raise InvalidInput(f"at most {MAX_FILES_PER_UPLOAD} files per upload")
         uploads = [Upload(f.name, read_staged(self._rt.config.data_dir, f.path)) for f in files]
-        return self.submit_ingest(actor, kb, uploads).result()
+        with self._rt.db.read() as s:
+            kb_id = resolve_kb(s, actor, kb, write=True).id
+        job_ids = enqueue_uploads(self._rt.db, self._rt.blobs, actor, kb_id, uploads)
+        self._rt.wake_workers()
+        return upload_status(self._rt.db, actor, job_ids)
+
+    @operation(http=Http("GET", "/api/v1/uploads", name="upload_status", out=UploadOut, tag=TAG,
+                         example={"job_ids": ["0"]},
+                         summary="Where the files of an upload stand (?job_ids=…&job_ids=…): each job's state and "
+                                 "progress, and each file's result once every one has finished (done)"))
+    def upload_status(self, actor: Actor,
+                      job_ids: Annotated[list[str], Field(min_length=1, max_length=MAX_FILES_PER_UPLOAD)]) -> dict:
+        return upload_status(self._rt.db, actor, list(job_ids))
 
     @operation(handoff=True, http=Http("GET", "/api/v1/kbs/{kb}/files", out=list[FileOut], tag=TAG,
                                        summary="The files of a knowledge base, newest first (optionally of one status)"))

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from typing import Annotated
+
+from pydantic import Field
 
 from core import knowledge
 from core.api.models import Deleted, KbDetail, KbOut, Shared
@@ -13,6 +16,7 @@ from core.types import Actor
 
 
 TAG = "knowledge bases"
+MAX_SHARED_USERS = 1000  # users named in one share list
 KB = {"kb": "ref"}  # the API names a knowledge base "kb" (its id or name)
 
 
@@ -54,7 +58,8 @@ class KnowledgeBaseService:
     @operation(http=Http("POST", "/api/v1/kbs/{kb}/share", rename={**KB, "users": "user_names"}, out=Shared, tag=TAG,
                          reply=lambda asked, names: {"kb": asked["kb"], "shared_with": names}, example={"users": []},
                          summary="Share a knowledge base with these users (replaces the list; owner or admin)"))
-    def share_kb(self, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
+    def share_kb(self, actor: Actor, ref: str,
+                 user_names: Annotated[list[str], Field(max_length=MAX_SHARED_USERS)]) -> list[str]:
         return knowledge.share_kb(self._rt.db, actor, ref, user_names)
 
     @operation()

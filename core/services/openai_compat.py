@@ -23,7 +23,7 @@ from pydantic import Field
 
 from core import knowledge
 from core.api.models import CitationOut, Mode
-from core.api.openai_models import MODEL, AnswerFacts, AssistantMessage, ChatMessageIn, Choice, CompletionOut, ModelList, ModelOut
+from core.api.openai_models import MAX_MESSAGES, MODEL, AnswerFacts, AssistantMessage, ChatMessageIn, Choice, CompletionOut, ModelList, ModelOut
 from core.errors import InvalidInput, NotFound
 from core.services.declare import Http, operation
 from core.services.runtime import Runtime
@@ -51,12 +51,12 @@ class OpenAICompatService:
         return ModelList(data=[ModelOut(id=n) for n in names])
 
     @operation(http=Http("POST", "/v1/chat/completions", name="openai_chat", out=CompletionOut, tag=TAG,
-                         streams=True, extra="ignore",
+                         streams=True, extra="ignore", pool="answer", max_body_kb=4096,
                          summary="Chat completion (stream or not) answered from the knowledge bases, citations "
                                  "included; earlier messages are the conversation (normal mode)",
                          example={"model": MODEL,
                                   "messages": [{"role": "user", "content": "How many days may I work remotely?"}]}))
-    def openai_chat(self, actor: Actor, messages: Annotated[list[ChatMessageIn], Field(min_length=1)],
+    def openai_chat(self, actor: Actor, messages: Annotated[list[ChatMessageIn], Field(min_length=1, max_length=MAX_MESSAGES)],
                     model: str = MODEL, stream: bool = False,
                     mode: Annotated[Mode | None, Field(description="ragdesk: normal or strict (strict mode on: "
                                                                    "strict for non-admins)")] = None,

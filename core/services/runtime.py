@@ -77,11 +77,15 @@ class Runtime:
                 self._reranker, self._reranker_key = make_reranker(cfg), key
             return self._reranker
 
-    def queued(self, job_ids: list[str]) -> Future:
-        """A Future over jobs just queued; this process's workers are woken to run them."""
+    def wake_workers(self) -> None:
+        """Something was queued: this process's workers (started if need be) look now."""
         pool = self.start_workers()
         if pool is not None:
             pool.wake()
+
+    def queued(self, job_ids: list[str]) -> Future:
+        """A Future over jobs just queued; this process's workers are woken to run them."""
+        self.wake_workers()
         return self.watcher.watch(job_ids)
 
     def close(self) -> None:
