@@ -18,6 +18,7 @@ failed with the reason. Whatever the dead attempt left half-done is its kind's t
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -177,6 +178,37 @@ def close(db: Database, job_id: str, worker_id: str, state: str, *, result: dict
         s.add(job)
         _LOCAL_CANCEL_EVENTS.pop(job_id, None)
         return True
+
+
+def requeue(db: Database, job_id: str, worker_id: str, why: str) -> bool:
+    """Put a job this worker holds back in the queue, as if never claimed (its process is
+    stopping: it asked the job to stop at its next step). False when another worker holds it, or
+    when someone asked to cancel it meanwhile (then it ends cancelled)."""
+    with db.write() as s:
+        job = s.get(Job, job_id)
+        if job is None or job.worker_id != worker_id or job.cancel_requested:
+            return False
+        job.state, job.worker_id, job.lease_until, job.finished_at = "queued", None, None, None
+        job.attempts = max(0, job.attempts - 1)  # a stop this process chose is not a failed attempt
+        job.result, job.error = None, ""
+        job.message, job.message_key, job.message_params = f"queued again: {why}", None, None
+        job.updated_at = utcnow()
+        s.add(job)
+    _LOCAL_CANCEL_EVENTS.pop(job_id, None)
+    return True
+
+
+def interrupt_local(job_ids: list[str]) -> None:
+    """Ask jobs running in this process to stop at their next step (the same signal as a cancel,
+    which their worker then turns into a re-queue)."""
+    for job_id in job_ids:
+        _LOCAL_CANCEL_EVENTS.setdefault(job_id, threading.Event()).set()
+
+
+def cancel_requested(db: Database, job_id: str) -> bool:
+    with db.read() as s:
+        job = s.get(Job, job_id)
+    return bool(job and job.cancel_requested)
 
 
 def cancel(db: Database, actor: Actor, job_id: str) -> Job:
