@@ -51,8 +51,8 @@ class EngineBackend:
         return self.engine.runtime.watcher.watch(job_ids)
 
     def close(self) -> None:
-        if self._owned:
-            self.engine.close()
+        if self._owned:  # a server being stopped: jobs running here go back to the queue
+            self.engine.close(interrupt_jobs=True)
 
 
 class HandoffBackend:
@@ -84,10 +84,14 @@ def open_backend(data_dir: str | Path | None = None) -> Backend:
 
     config = RuntimeConfig.from_env(data_dir)
     try:
-        return EngineBackend(Engine(config, serve_handoff=True), owned=True)
+        engine = Engine(config, serve_handoff=True)
     except StoreBusy:
         if find_socket(config.data_dir) is None:
             raise StoreBusy("the embedded vector store is held by a process that does not accept hand-offs: "
                             "stop it, or point both at a Qdrant server with QDRANT_URL") from None
         log.warning("the running dashboard holds the store: API calls run there (hand-off)")
         return HandoffBackend(config.data_dir)
+    # the queue's workers run here, as in the dashboard: jobs queued before this start (or queued
+    # again because the process before it stopped) do not wait for the next upload
+    engine.start_workers()
+    return EngineBackend(engine, owned=True)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import signal
 import sys
+
+
+GRACE_SECONDS = 3
+
+
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _loopback(host: str) -> bool:
@@ -22,6 +30,11 @@ def cmd_api(args: argparse.Namespace) -> int:
     from core.api.app import create_app
     from core.api.backend import open_backend
 
+    # SIGTERM ends the process through Python (SystemExit), so the engine is closed below — its
+    # running jobs put back in the queue. uvicorn replaces this handler while it serves and raises
+    # the signal again once it has shut down; without a handler of ours, the hand-off's (which
+    # ends the process at once) would run instead, and the engine would never be closed.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     backend = open_backend(args.data_dir)
     try:
         where = ("its own engine" if backend.kind == "engine"
@@ -30,8 +43,10 @@ def cmd_api(args: argparse.Namespace) -> int:
         if not _loopback(args.host):
             print("warning: plain HTTP beyond this machine: put a TLS proxy in front (tokens travel in headers)",
                   file=sys.stderr)
+        # SIGTERM: requests still open after GRACE_SECONDS are cut (an upload waiting with
+        # ?wait=true among them), then the engine's running jobs go back to the queue
         uvicorn.run(create_app(backend), host=args.host, port=args.port, log_level="warning" if not args.verbose else "info",
-                    server_header=False)
+                    server_header=False, timeout_graceful_shutdown=GRACE_SECONDS)
     finally:
         backend.close()
     return 0

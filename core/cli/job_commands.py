@@ -152,7 +152,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
         pool.start()
         while pool.alive and not stop.is_set():
             stop.wait(0.2)
-        pool.stop(wait=True)  # a job running is let finish
+        # stopped by a signal: a running job stops at its next step and goes back to the queue
+        # (another worker takes it); at the end of --until-idle nothing is running
+        pool.stop(wait=True, interrupt=stop.is_set(), grace=15.0)
     finally:
         engine.stop_sync_scheduler()
         engine.close()
