@@ -4,8 +4,8 @@ from the operation registry, every one behind a Bearer API token.
 Errors are JSON ``{"error": {"code", "message"}}`` with a stable code (``errors.py``). Before a
 route reads its body, the token is checked and the body capped (``gate.py``); each kind of
 request runs on its own bounded thread pool (``pools.py``); an upload is answered once it is
-queued (``uploads.py``). The docs (/docs, /redoc) load their scripts from this server
-(fastapi-offline's bundled assets): no CDN.
+queued (``uploads.py``). The docs (/docs, Swagger UI) load their scripts from this server
+(fastapi-offline's bundled assets): no CDN; ReDoc is not served (its script calls a CDN).
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from typing import Annotated, Any
 from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -160,10 +159,21 @@ def _add_error_handlers(app: FastAPI) -> None:
                                                          "see its log)"), status_code=500)
 
 
+# What /docs needs, and nothing else of fastapi-offline's folder: its ReDoc bundle fetches its logo
+# from cdn.redoc.ly (hard-coded), so ReDoc is not served at all.
+_DOCS_ASSETS = {"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "text/css", "favicon.png": "image/png"}
+
+
 def _add_docs(app: FastAPI) -> None:
     import fastapi_offline
 
-    app.mount(ASSETS, StaticFiles(directory=str(Path(fastapi_offline.__file__).parent / "static")), name="docs-assets")
+    folder = Path(fastapi_offline.__file__).parent / "static"
+
+    @app.get(f"{ASSETS}/{{name}}", include_in_schema=False)
+    async def asset(name: str):
+        if name not in _DOCS_ASSETS:
+            raise StarletteHTTPException(404, "not found")
+        return FileResponse(folder / name, media_type=_DOCS_ASSETS[name])
 
     @app.get("/docs", include_in_schema=False)
     async def swagger():
@@ -171,11 +181,6 @@ def _add_docs(app: FastAPI) -> None:
                                    swagger_js_url=f"{ASSETS}/swagger-ui-bundle.js",
                                    swagger_css_url=f"{ASSETS}/swagger-ui.css", swagger_favicon_url=f"{ASSETS}/favicon.png",
                                    swagger_ui_parameters={"validatorUrl": None})  # the validator badge calls out
-
-    @app.get("/redoc", include_in_schema=False)
-    async def redoc():
-        return get_redoc_html(openapi_url="/openapi.json", title="ragdesk API", redoc_js_url=f"{ASSETS}/redoc.standalone.js",
-                              redoc_favicon_url=f"{ASSETS}/favicon.png", with_google_fonts=False)
 
 
 def create_app(backend: Backend, pools: Pools | None = None) -> FastAPI:
