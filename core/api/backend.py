@@ -60,7 +60,11 @@ class HandoffBackend:
     live_events = False  # the hand-off answers once, when the call is done: a stream is sent in pieces after it
 
     def __init__(self, data_dir: Path):
+        from core.handoff.channel import RemoteEngine
+        from core.handoff.holder import holder_of
+
         self.data_dir = Path(data_dir)
+        self.holder = holder_of(RemoteEngine(self.data_dir))  # which process serves the calls, in words
 
     def call(self, op: str, payload: dict, token: str, client: str) -> Any:
         from core.handoff.channel import RemoteEngine
@@ -89,8 +93,9 @@ def open_backend(data_dir: str | Path | None = None) -> Backend:
         if find_socket(config.data_dir) is None:
             raise StoreBusy("the embedded vector store is held by a process that does not accept hand-offs: "
                             "stop it, or point both at a Qdrant server with QDRANT_URL") from None
-        log.warning("the running dashboard holds the store: API calls run there (hand-off)")
-        return HandoffBackend(config.data_dir)
+        backend = HandoffBackend(config.data_dir)
+        log.warning("%s holds the store: API calls run there (hand-off)", backend.holder)
+        return backend
     # the queue's workers run here, as in the dashboard: jobs queued before this start (or queued
     # again because the process before it stopped) do not wait for the next upload
     engine.start_workers()

@@ -29,16 +29,18 @@ def cmd_api(args: argparse.Namespace) -> int:
 
     from core.api.app import create_app
     from core.api.backend import open_backend
+    from core.handoff.holder import set_role
 
     # SIGTERM ends the process through Python (SystemExit), so the engine is closed below — its
     # running jobs put back in the queue. uvicorn replaces this handler while it serves and raises
     # the signal again once it has shut down; without a handler of ours, the hand-off's (which
     # ends the process at once) would run instead, and the engine would never be closed.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    set_role("the API server", "python -m core api")  # what a CLI handing off to it is told
     backend = open_backend(args.data_dir)
     try:
         where = ("its own engine" if backend.kind == "engine"
-                 else "the running dashboard's engine (hand-off: the dashboard holds the embedded store)")
+                 else f"the engine of {backend.holder} (hand-off: it holds the embedded store)")
         print(f"ragdesk API on http://{args.host}:{args.port} (docs: /docs), using {where}", file=sys.stderr)
         if not _loopback(args.host):
             print("warning: plain HTTP beyond this machine: put a TLS proxy in front (tokens travel in headers)",
