@@ -22,7 +22,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from core.config import RuntimeConfig
-from core.errors import StoreError
+from core.errors import StoreError, StoreUnavailable
 from core.ingest import ready as ready_mod
 from core.ingest import service as ingest_mod
 from core.jobs import queue as job_queue
@@ -66,9 +66,13 @@ class Engine:
         self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
         self._workers_lock = threading.Lock()
         try:
-            cleaned = ingest_mod.recover_interrupted(rt.parts)
-            # indexed files whose points are not flagged searchable yet (core/ingest/ready.py)
-            flagged = ready_mod.reconcile(rt.store, rt.db)
+            try:
+                cleaned = ingest_mod.recover_interrupted(rt.parts)
+                # indexed files whose points are not flagged searchable yet (core/ingest/ready.py)
+                flagged = ready_mod.reconcile(rt.store, rt.db)
+            except StoreUnavailable as exc:  # the server is away: start anyway, answer 503; the next start recovers
+                log.warning("recovery after a stopped process postponed: %s", exc.message)
+                cleaned, flagged = [], {}
         except BaseException:  # the store's lock and the database go back too: a retry can open them
             rt.store.close()
             rt.db.dispose()

@@ -75,8 +75,9 @@ def completion_stream(completion: dict) -> StreamingResponse:
 async def live_stream(run: Callable[[Callable[[Any], None]], dict], model: str, pool: Pool) -> StreamingResponse:
     """``run(on_event)`` answers the completion, passing the answer's events to ``on_event``; it
     runs on a thread of ``pool`` (bounded, core/api/pools.py), its events handed to this request's
-    event loop. A failure before the answer's first event (a wrong token, an unknown model, a
-    question over the limit) raises here, so it is an HTTP error, not a stream."""
+    event loop. A failure before the answer's first text (a wrong token, an unknown model, a
+    question over the limit, a store that cannot be reached) raises here, so it is an HTTP error
+    with its status, not a stream."""
     loop = asyncio.get_running_loop()
     items: asyncio.Queue = asyncio.Queue()
 
@@ -93,6 +94,8 @@ async def live_stream(run: Callable[[Callable[[Any], None]], dict], model: str, 
 
     task = asyncio.create_task(work())
     first = await items.get()
+    while first[0] == "event" and not (first[1].kind == "text" and first[1].message):
+        first = await items.get()  # statuses send nothing: the reply starts with the first text
     if first[0] == "error":
         raise first[1]
     head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion.chunk", "created": int(time.time()),

@@ -78,7 +78,8 @@ class _Prepared:
         if self.progress:
             self.progress(done, total, message)
 
-    def fail(self, parts: EngineParts, state: str, message: str, key: str = "", params: dict | None = None) -> None:
+    def fail(self, parts: EngineParts, state: str, message: str, key: str = "", params: dict | None = None,
+             retryable: bool = False) -> None:
         if self.failed is not None:
             return  # ended already (a cancel seen while its group was embedded)
         if state == "cancelled" and not key:
@@ -87,7 +88,8 @@ class _Prepared:
         # a cancelled job says so, not the step it was cancelled at ("parsing note_15.md")
         self.tracker.finish(state, error=message, said=say("ingest.cancelled") if state == "cancelled" else None)
         self.failed = IngestResult(self.upload.name, state, file_id=self.record_id, error=message,
-                                   job_id=self.tracker.job_id, error_key=key, error_params=dict(params or {}))
+                                   job_id=self.tracker.job_id, error_key=key, error_params=dict(params or {}),
+                                   retryable=retryable)
 
 
 # Small files are registered (file row and job row) a block at a time, in one commit: a knowledge
@@ -226,7 +228,7 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
                 describe=lambda exc: shown_error(exc, actor, "embedding"))
     for i, p in group:
         if p.job.state and p.failed is None:
-            p.fail(parts, p.job.state, p.job.error)
+            p.fail(parts, p.job.state, p.job.error, retryable=p.job.retryable)
             results[i] = p.failed
     committed = _commit_group(parts, snap, [p for _, p in group if p.failed is None], flagged)
     for i, p in group:

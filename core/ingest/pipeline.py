@@ -80,6 +80,7 @@ class EmbedJob:
     embedded: int = 0
     state: str = ""  # "" while going, else failed | cancelled
     error: str = ""
+    retryable: bool = False  # failed on something passing (an embedding or store server away)
 
 
 # While an embedding call runs, the cancel flags of its files are checked this often. One call
@@ -187,9 +188,10 @@ def _embed_queue(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore,
             else:
                 log.exception("unexpected error while embedding a batch")
                 message = f"unexpected error while embedding ({type(exc).__name__}: {exc})"
+            retryable = isinstance(exc, CoreError) and exc.retryable
             for j in jobs:
                 if not j.state:
-                    j.state, j.error = "failed", message
+                    j.state, j.error, j.retryable = "failed", message, retryable
             return
         for j, _ in batch:
             j.embedded += 1

@@ -55,6 +55,7 @@ class IngestResult:
     warnings: list[str] = field(default_factory=list)
     error_key: str = ""  # the error as a message key and its values (core/messages.py)
     error_params: dict = field(default_factory=dict)
+    retryable: bool = False  # failed on something passing (a server that cannot be reached now)
 
     @property
     def ok(self) -> bool:

@@ -37,6 +37,7 @@ class Outcome:
     result: dict | None = None
     error: str = ""
     message: str = ""
+    retryable: bool = False  # failed on something passing (a server that cannot be reached): try again later
 
 
 OnOutcome = Callable[[str, Outcome], None]  # (job id, its final outcome)
@@ -91,7 +92,7 @@ def _clean_earlier_attempt(parts, job: Job) -> None:
 def _ingest_outcome(r) -> Outcome:
     state = {"indexed": "done", "duplicate": "done"}.get(r.status, r.status)
     return Outcome(state, result=asdict(r), error=r.error if state != "done" else "",
-                   message="already present" if r.status == "duplicate" else "")
+                   message="already present" if r.status == "duplicate" else "", retryable=r.retryable)
 
 
 def run_ingest(engine, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
@@ -124,7 +125,7 @@ def run_ingest(engine, jobs: list[Job], on_outcome: OnOutcome | None = None) -> 
     except CoreError as exc:  # the whole group (a reindex needed, the knowledge base gone)
         results = None
         for job_id in ids:
-            out[job_id] = Outcome("failed", result=raised(exc), error=exc.message)
+            out[job_id] = Outcome("failed", result=raised(exc), error=exc.message, retryable=exc.retryable)
     for job_id, r in zip(ids, results or []):
         out[job_id] = _ingest_outcome(r)
     for job in jobs:  # an original no file keeps (refused, duplicate of another name) goes now

@@ -155,6 +155,11 @@ class WorkerPool:
                 and queue.requeue(db, job_id, worker_id, "its worker was stopping (a restart or a shutdown)")):
             log.info("job %s queued again: its worker is stopping", job_id)
             return
+        if outcome.state == "failed" and outcome.retryable:  # a server away for a while: try again later
+            if queue.retry_later(db, job_id, worker_id, self._settings().max_attempts, outcome.error,
+                                 result=outcome.result):
+                log.warning("job %s queued again after a passing failure: %s", job_id, outcome.error)
+            return
         queue.close(db, job_id, worker_id, outcome.state, result=outcome.result, error=outcome.error,
                     message=outcome.message)
 
@@ -163,7 +168,8 @@ def _run(engine, jobs, on_outcome: kinds.OnOutcome) -> list[kinds.Outcome]:
     try:
         return kinds.kind(jobs[0].kind).run(engine, jobs, on_outcome)
     except CoreError as exc:
-        return [kinds.Outcome("failed", result=kinds.raised(exc), error=exc.message) for _ in jobs]
+        return [kinds.Outcome("failed", result=kinds.raised(exc), error=exc.message, retryable=exc.retryable)
+                for _ in jobs]
     except Exception:  # a bug: the jobs fail with an error id; the log has the traceback
         error_id = new_error_id()
         log.exception("%s job failed (error id %s)", jobs[0].kind, error_id)

@@ -156,11 +156,13 @@ class FileService:
                          summary="Delete a file and every one of its vectors (the knowledge base's owner or an admin)"))
     def delete_file(self, actor: Actor, file_id: str) -> IngestResult:
         """One file, refused as a whole: not found when the actor may not read it (ids of others'
-        files do not leak), permission denied when they may read and not change it."""
+        files do not leak), permission denied when they may read and not change it; a failure
+        to remove it is raised."""
         with self._rt.db.read() as s:
             rec = check_file(s, actor, s.get(FileRecord, file_id), file_id, write=True)
-        (result,) = ingest_mod.delete_files(self._rt.parts, actor, [rec.id])
-        return result
+        # its error raised, not reported in the result: a store that cannot be reached is a 503
+        ingest_mod.remove_file_everywhere(self._rt.parts, rec)
+        return IngestResult(rec.name, "deleted", file_id=rec.id)
 
     @operation()
     def file_original(self, actor: Actor, file_id: str) -> tuple[str, bytes]:

@@ -25,6 +25,7 @@ from core import knowledge
 from core.api.models import CitationOut, Mode
 from core.api.openai_models import MAX_MESSAGES, MODEL, AnswerFacts, AssistantMessage, ChatMessageIn, Choice, CompletionOut, ModelList, ModelOut
 from core.errors import InvalidInput, NotFound
+from core.services.answers import failed_answer
 from core.services.declare import Http, operation
 from core.services.runtime import Runtime
 from core.types import Actor
@@ -70,9 +71,11 @@ class OpenAICompatService:
             raise InvalidInput("messages: no user message with text to answer")
         answer = self._answers.ask(actor, turns[last][1], kbs=_kbs_for(model), mode=mode, temporary=True, web=web,
                                    history=tuple(turns[:last]), on_event=on_event)
+        if answer.error:  # an HTTP error (503 for a store that cannot be reached), never the assistant's words
+            raise failed_answer(answer)
         facts = AnswerFacts(mode=answer.mode, hit=answer.hit, llm_called=answer.llm_called, from_kb=answer.from_kb,
                             notices=list(answer.notices), error=answer.error)
         return CompletionOut(id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=model,
-                             choices=[Choice(message=AssistantMessage(content=answer.text or answer.error),
+                             choices=[Choice(message=AssistantMessage(content=answer.text),
                                              finish_reason="stop")],
                              citations=[CitationOut.model_validate(c) for c in answer.citations], ragdesk=facts)
