@@ -9,7 +9,7 @@ This ASGI middleware sits in front of the routes:
    throttled tokens are refused there, 401/429) — before one byte of the body is read; the
    upload limits it returns are the request's, read once (``request.state.limits``);
 3. the body is capped by route: a multipart upload by the upload limits (files × the largest
-   file, plus the multipart framing), a JSON body by the route's ``max_body_kb`` (default 1 MiB).
+   file, plus the multipart framing: ``UploadLimits.max_request_bytes``), a JSON body by the route's ``max_body_kb`` (default 1 MiB).
    An announced length over the cap is refused at once; a body without one is counted as it
    arrives and refused when it passes the cap;
 4. a response sent before the body was read to its end closes the connection, so the server
@@ -28,11 +28,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from core.api.errors import error_response
 from core.api.pools import Pools
 from core.errors import CoreError, NotAuthenticated
+from core.limits import UploadLimits
 
 KB = 1024
 DEFAULT_JSON_KB = 1024  # a question, a search, a knowledge base's name: far below this
 OTHER_BODY_KB = 64  # paths that are no API route (docs, schema, 404s) read no body worth having
-MULTIPART_FRAMING = 1024 * KB  # per upload: part headers and boundaries around the files
 LIMITS_STATE = "ragdesk_limits"
 
 
@@ -67,11 +67,10 @@ def _chunked(scope: Scope) -> bool:
     return any(name == b"transfer-encoding" for name, _ in scope.get("headers", []))
 
 
-def body_cap(op: Any, limits: dict) -> int:
+def body_cap(op: Any, limits: UploadLimits) -> int:
     """The largest body route ``op`` reads, in bytes."""
     if op.body == "multipart":
-        per_file = limits["max_upload_mb"] * 1024 * KB
-        return per_file * limits["max_files_per_upload"] + MULTIPART_FRAMING
+        return limits.max_request_bytes
     if op.body == "none":
         return OTHER_BODY_KB * KB
     return (op.max_body_kb or DEFAULT_JSON_KB) * KB
@@ -105,19 +104,19 @@ class RequestGate:
             except CoreError as exc:
                 await error_response(exc)(scope, body.receive, body.send)
                 return
-            scope.setdefault("state", {})[LIMITS_STATE] = limits
+            scope.setdefault("state", {})[LIMITS_STATE] = limits  # the request's one read of them
             body.cap = body_cap(op, limits)
         if declared is not None and declared > body.cap:
             await _too_large(body.cap)(scope, body.receive, body.send)
             return
         await self.app(scope, body.receive, body.send)
 
-    async def _authenticate(self, scope: Scope) -> dict:
+    async def _authenticate(self, scope: Scope) -> UploadLimits:
         token = bearer_token(scope)
         if not token:
             raise NotAuthenticated("send an API token: Authorization: Bearer <token>")
         client = scope["client"][0] if scope.get("client") else ""
-        return await self.pools.light.run(self.backend.call, "limits", {}, token, client)
+        return UploadLimits.from_dict(await self.pools.light.run(self.backend.call, "limits", {}, token, client))
 
 
 def _too_large(cap: int) -> JSONResponse:

@@ -15,7 +15,8 @@ from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, MultipartState, parse_options_header
 
 from core.api.staging import new_staged_file, remove_staged
-from core.errors import FileTooLarge, InvalidInput
+from core.errors import InvalidInput
+from core.limits import UploadLimits
 
 FILE_FIELD = "files"
 _MAX_NAME = 255
@@ -24,9 +25,8 @@ _MAX_NAME = 255
 class _Parts:
     """python-multipart callbacks writing the parts named ``files`` to staged files."""
 
-    def __init__(self, data_dir: Path, max_file_bytes: int, max_files: int, limit_mb: int):
-        self.data_dir, self.max_file_bytes, self.max_files = data_dir, max_file_bytes, max_files
-        self.limit_mb = limit_mb
+    def __init__(self, data_dir: Path, limits: UploadLimits):
+        self.data_dir, self.limits = data_dir, limits
         self.staged: list[tuple[str, Path]] = []
         self._header_field = b""
         self._header_value = b""
@@ -57,17 +57,16 @@ class _Parts:
         _, options = parse_options_header(self._headers.get(b"content-disposition", b""))
         if options.get(b"name", b"").decode("utf-8", "replace") != FILE_FIELD or b"filename" not in options:
             raise InvalidInput(f"unexpected form field: send the files as multipart field '{FILE_FIELD}'")
-        if len(self.staged) >= self.max_files:
-            raise InvalidInput(f"at most {self.max_files} files per upload")
+        if len(self.staged) >= self.limits.max_files:
+            raise InvalidInput(f"at most {self.limits.max_files} files per upload")
         self._name = _file_name(options[b"filename"])
         path, self._fd = new_staged_file(self.data_dir)
         self.staged.append((self._name, path))
 
     def _data(self, data: bytes, start: int, end: int) -> None:
         self._size += end - start
-        if self._size > self.max_file_bytes:
-            raise FileTooLarge(f"'{self._name}' is larger than the {self.limit_mb} MB an upload may be "
-                               "(parsing.max_upload_mb)")
+        if self._size > self.limits.max_file_bytes:
+            raise self.limits.streamed_too_large(self._name)
         os.write(self._fd, data[start:end])
 
     def _end(self) -> None:
@@ -88,8 +87,8 @@ def _file_name(raw: bytes) -> str:
     return name[:_MAX_NAME]
 
 
-async def stage_upload(content_type: str, body: AsyncIterator[bytes], data_dir: Path, *, max_file_bytes: int,
-                       max_files: int, limit_mb: int) -> list[tuple[str, Path]]:
+async def stage_upload(content_type: str, body: AsyncIterator[bytes], data_dir: Path,
+                       limits: UploadLimits) -> list[tuple[str, Path]]:
     """(name, staged path) of each file part; on any error every staged file is removed first.
     A body that ends before its closing boundary (cut off, or never finished) is refused: its
     last file would otherwise be indexed cut short."""
@@ -97,7 +96,7 @@ async def stage_upload(content_type: str, body: AsyncIterator[bytes], data_dir: 
     boundary = options.get(b"boundary")
     if kind != b"multipart/form-data" or not boundary:
         raise InvalidInput(f"send the files as multipart/form-data (field '{FILE_FIELD}')")
-    parts = _Parts(data_dir, max_file_bytes, max_files, limit_mb)
+    parts = _Parts(data_dir, limits)
     parser = MultipartParser(boundary, parts.callbacks())
     try:
         async for chunk in body:

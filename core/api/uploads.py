@@ -28,9 +28,7 @@ async def upload(backend: Any, pools: Pools, request: Any, token: str, path: dic
     """(reply, status): 202 while any file's job is unfinished, 200 once every one has finished."""
     client = request.client.host if request.client else ""
     limits = request.scope["state"][LIMITS_STATE]  # read once for this request, by the gate
-    staged = await stage_upload(request.headers.get("content-type", ""), request.stream(), backend.data_dir,
-                                max_file_bytes=limits["max_upload_mb"] * 1024 * 1024,
-                                max_files=limits["max_files_per_upload"], limit_mb=limits["max_upload_mb"])
+    staged = await stage_upload(request.headers.get("content-type", ""), request.stream(), backend.data_dir, limits)
     try:
         payload = {**path, "files": [{"name": name, "path": str(p)} for name, p in staged]}
         status = await pools.upload.run(backend.call, op_name, payload, token, client)

@@ -15,6 +15,7 @@ from core.gdrive.export import importable
 from core.gdrive.source import DriveSource
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
+from core.limits import UploadLimits
 from core.parsers.url_guard import AllowList
 from core.secrets.box import SecretBox
 from core.sources import service as sources
@@ -110,7 +111,7 @@ def sync_source(parts: EngineParts, box: SecretBox, actor: Actor, row: SyncedSou
         raise NotConnected("a Drive source syncs with its owner's connection only")
     client = client_for(parts, box, actor.user_id)
     source = DriveSource(client, list(row.config.get("selection", [])),
-                         max_bytes=parts.snapshot().settings.parsing.max_upload_mb * 1024 * 1024)
+                         limits=UploadLimits.of(parts.snapshot().settings))
     report = run_sync(parts, actor, row.id, source, trigger=trigger, progress=progress, tracker=tracker)
     if report.source_state == "reconnect":  # the user's other Drive sources stop too
         oauth.mark_reconnect(parts.db, actor.user_id, report.error)

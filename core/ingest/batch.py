@@ -27,7 +27,7 @@ from sqlmodel import select
 from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
 from core.db.rows import insert_rows, row_values, update_rows
 from core.error_report import shown_error
-from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
+from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest import ready
 from core.ingest.blobs import sha256_hex
 from core.ingest.jobs import JobTracker, cancelled_many, finish_done_many_in, progress_many
@@ -47,6 +47,7 @@ from core.ingest.service import (
     failed_before_start,
     fetch_url_doc,
 )
+from core.limits import UploadLimits
 from core.messages import Said, say
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
@@ -374,11 +375,8 @@ def _check_upload(upload: Upload, parsing) -> Upload | CoreError:
         name = clean_name(upload.name, "file", max_chars=255)
     except InvalidInput as exc:
         return exc
-    limit = parsing.max_upload_mb * _MB
-    if len(upload.data) > limit:
-        return FileTooLarge.of(say("ingest.too_large", name=name, size_mb=f"{len(upload.data) / _MB:.1f}",
-                                   limit_mb=parsing.max_upload_mb))
-    return Upload(name, upload.data, upload.url)
+    refused = UploadLimits.of(parsing).too_large(name, len(upload.data))
+    return refused if refused is not None else Upload(name, upload.data, upload.url)
 
 
 def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared],

@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from core import knowledge
 from core.api.models import FileOut, IngestOut, Limits, StagedFile, UploadOut
-from core.api.staging import MAX_FILES_PER_UPLOAD, read_staged
+from core.api.staging import read_staged
 from core.accounts.access import check_file, resolve_kb
 from core.errors import InvalidInput
 from core.db.models import FileRecord
@@ -24,6 +24,7 @@ from core.ingest.reindex import ReindexResult
 from core.ingest.service import IngestResult, Upload
 from core.jobs.submit import enqueue_one, enqueue_uploads
 from core.jobs.uploads import upload_status
+from core.limits import MAX_FILES_PER_UPLOAD, UploadLimits
 from core.parsers.base import ParseContext
 from core.services.declare import Http, Remote, operation
 from core.services.runtime import Runtime, parse_document
@@ -45,7 +46,7 @@ def _ingest_paths_queued(engine, args: dict) -> list[IngestResult]:
     dashboard, nothing long on the hand-off's own thread); the CLI waits for the results."""
     engine.get_kb(SYSTEM_ACTOR, args["kb"])  # unknown: refused before any file is read
     return paths_mod.ingest_paths(lambda uploads: engine.submit_ingest(SYSTEM_ACTOR, args["kb"], uploads).result(),
-                                  args["paths"], engine.settings().parsing.max_upload_mb)
+                                  args["paths"], UploadLimits.of(engine.runtime.settings()))
 
 
 def readable_file(rt: Runtime, actor: Actor, file_id: str) -> FileRecord:
@@ -66,7 +67,7 @@ class FileService:
     def ingest_paths(self, actor: Actor, kb: str, paths: list[str], progress: Progress | None = None) -> list[IngestResult]:
         """Files, folders and URLs named on the server (the CLI): admins only — it reads the server's disk."""
         return paths_mod.ingest_paths(lambda uploads: self.ingest(actor, kb, uploads, progress), paths,
-                                      self._rt.settings().parsing.max_upload_mb)
+                                      UploadLimits.of(self._rt.settings()))
 
     @operation(job=True)
     def submit_ingest(self, actor: Actor, kb: str, uploads: list[Upload]) -> Future:
@@ -80,7 +81,7 @@ class FileService:
                                         summary="The largest upload accepted (per file) and how many files one "
                                                 "upload may carry"))
     def upload_limits(self, actor: Actor) -> dict:
-        return {"max_upload_mb": self._rt.settings().parsing.max_upload_mb, "max_files_per_upload": MAX_FILES_PER_UPLOAD}
+        return UploadLimits.of(self._rt.settings()).as_dict()
 
     @operation(http=Http("POST", "/api/v1/kbs/{kb}/files", name="upload_files", out=UploadOut, tag=TAG,
                          body="multipart", status_code=202,

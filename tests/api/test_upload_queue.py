@@ -90,3 +90,26 @@ def test_waiting_uploads_do_not_stop_the_rest_of_the_api(world, api):
     for t in threads:
         t.join(timeout=90)
     assert not failures, failures[:3]
+
+
+def test_an_upload_request_reads_the_settings_once(world, api):
+    """The upload limit is read once per request (the gate's token check returns it) and handed
+    down: counted at the database, every statement that reads the settings rows."""
+    from sqlalchemy import event
+
+    world.engine.start_workers(1)  # already running: a submit reads nothing to start them
+    reads: list[str] = []
+
+    def count(conn, cursor, statement, *args) -> None:  # the request's threads, not the workers'
+        if "settingsversion" in statement.lower() and not threading.current_thread().name.startswith("ragdesk-worker"):
+            reads.append(threading.current_thread().name)
+
+    engine = world.engine._db.engine
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        with client(api, world.alice_token) as http:
+            reply = http.post(f"/api/v1/kbs/{PRIVATE_KB}/files", files=_files(7))
+        assert reply.status_code == 202
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert len(reads) == 1, reads
