@@ -64,7 +64,7 @@ def follow_upload_limit(engine: Engine) -> None:
     cap is the product's one upload limit (a change saved anywhere applies at the next page run)."""
     from streamlit import config
 
-    from core.limits import UploadLimits
+    from core.upload_limits import UploadLimits
 
     limit = UploadLimits.of(engine.settings()).max_upload_mb
     if config.get_option("server.maxUploadSize") != limit:

@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from core.api.errors import error_response
 from core.api.pools import Pools
 from core.errors import CoreError, NotAuthenticated
-from core.limits import UploadLimits
+from core.upload_limits import UploadLimits
 
 KB = 1024
 DEFAULT_JSON_KB = 1024  # a question, a search, a knowledge base's name: far below this

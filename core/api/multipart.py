@@ -16,7 +16,7 @@ from python_multipart.multipart import MultipartParser, MultipartState, parse_op
 
 from core.api.staging import new_staged_file, remove_staged
 from core.errors import InvalidInput
-from core.limits import UploadLimits
+from core.upload_limits import UploadLimits
 
 FILE_FIELD = "files"
 _MAX_NAME = 255

@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 
 from core.errors import InvalidInput
-from core.limits import MAX_FILES_PER_UPLOAD  # noqa: F401 (where callers found it before)
+from core.upload_limits import MAX_FILES_PER_UPLOAD  # noqa: F401 (where callers found it before)
 
 FOLDER = "api-uploads"
 

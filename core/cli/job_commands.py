@@ -106,7 +106,7 @@ def cmd_ingest_detach(args: argparse.Namespace) -> int:
     from core.ingest import paths as paths_mod
     from core.ingest.service import IngestResult
     from core.jobs.submit import enqueue_uploads
-    from core.limits import UploadLimits
+    from core.upload_limits import UploadLimits
 
     with queue_side(args) as side:
         with side.db.read() as s:

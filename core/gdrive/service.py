@@ -15,13 +15,13 @@ from core.gdrive.export import importable
 from core.gdrive.source import DriveSource
 from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
-from core.limits import UploadLimits
 from core.parsers.url_guard import AllowList
 from core.secrets.box import SecretBox
 from core.sources import service as sources
 from core.sources.models import SyncedSource
 from core.sources.sync import SyncReport, run_sync
 from core.types import Actor
+from core.upload_limits import UploadLimits
 
 # Virtual places above the folder tree (the browser's first level).
 MY_DRIVE, SHARED_WITH_ME, SHARED_DRIVES = "root", "shared-with-me", "shared-drives"

@@ -20,8 +20,8 @@ from core.gdrive.client import FOLDER, SHORTCUT, DriveClient
 from core.gdrive.errors import ChangesTokenExpired, ItemNotImportable
 from core.gdrive.export import fetch_content, importable
 from core.ingest.service import Upload
-from core.limits import UploadLimits
 from core.sources.base import Listing, RemoteItem
+from core.upload_limits import UploadLimits
 
 log = logging.getLogger(__name__)
 

@@ -47,12 +47,12 @@ from core.ingest.service import (
     failed_before_start,
     fetch_url_doc,
 )
-from core.limits import UploadLimits
 from core.messages import Said, say
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
 from core.storage.diskspace import no_room_for_upload
 from core.types import Actor, ParsedDoc
+from core.upload_limits import UploadLimits
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 from core.ingest.service import IngestResult, Upload
-from core.limits import UploadLimits
 from core.names import file_display_name, printable
+from core.upload_limits import UploadLimits
 
 
 def ingest_paths(ingest: Callable[[list[Upload]], list[IngestResult]], paths: list[Path | str],

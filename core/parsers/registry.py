@@ -44,7 +44,7 @@ def get_parser(kind: str) -> Parser:
 
 
 def _check_size(size: int, source_name: str, ctx: ParseContext) -> None:
-    from core.limits import UploadLimits
+    from core.upload_limits import UploadLimits
 
     UploadLimits.of(ctx.settings).check(source_name, size)
 

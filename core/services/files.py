@@ -24,11 +24,11 @@ from core.ingest.reindex import ReindexResult
 from core.ingest.service import IngestResult, Upload
 from core.jobs.submit import enqueue_one, enqueue_uploads
 from core.jobs.uploads import upload_status
-from core.limits import MAX_FILES_PER_UPLOAD, UploadLimits
 from core.parsers.base import ParseContext
 from core.services.declare import Http, Remote, operation
 from core.services.runtime import Runtime, parse_document
 from core.types import SYSTEM_ACTOR, Actor, ParsedDoc
+from core.upload_limits import MAX_FILES_PER_UPLOAD, UploadLimits
 
 Progress = Callable[[str, int, int, str], None]
 TAG = "files"
