@@ -13,9 +13,10 @@ import threading
 import time
 from typing import Callable
 
+from core.embeddings._torch_threads import share_cores
 from core.error_report import new_error_id
 from core.errors import CoreError
-from core.jobs import kinds, queue
+from core.jobs import kinds, machine, queue
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ class WorkerPool:
         self._interrupting = False
 
     def start(self) -> "WorkerPool":
+        machine.register()  # one more process whose jobs share this machine's cores
         for thread in self._threads:
             thread.start()
         self._beat.start()
@@ -73,6 +75,8 @@ class WorkerPool:
                 if thread is not threading.current_thread():
                     thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
             self._beat.join(timeout=5)
+        if not self.alive:
+            machine.unregister()
         return not self.alive
 
     def join(self) -> None:
@@ -80,6 +84,7 @@ class WorkerPool:
             thread.join()
         self._stop.set()
         self._beat.join(timeout=5)
+        machine.unregister()
 
     @property
     def alive(self) -> bool:
@@ -121,6 +126,7 @@ class WorkerPool:
         jobs = queue.claim(db, worker_id, lease_seconds=settings.lease_seconds, batch_files=settings.ingest_batch_files)
         if not jobs:
             return False
+        share_cores(machine.worker_processes())  # the local models' threads: this process's share now
         with self._lock:
             self._held[worker_id] = [j.id for j in jobs]
             if self._interrupting:  # claimed while an interrupting stop began
