@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import logging
 import secrets
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -105,14 +106,15 @@ _MULTIPART_DOC = {"requestBody": {"required": True, "content": {"multipart/form-
     "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}}}}}}}
 
 
-def _upload_endpoint(backend: Backend, op: Operation, pools: Pools):
+def _upload_endpoint(backend: Backend, op: Operation, pools: Pools, stopping: threading.Event):
     async def endpoint(request: Request, token: Annotated[str, Depends(_token)],
                        wait: Annotated[bool, Query(description="wait until every file's job has finished (or the "
                                                                "timeout runs out)")] = False,
                        timeout: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS, description="seconds to wait "
                                                        "with wait=true")] = DEFAULT_WAIT_SECONDS,
                        **path: str):
-        reply, status = await upload(backend, pools, request, token, path, op.name, wait=wait, timeout=timeout)
+        reply, status = await upload(backend, pools, request, token, path, op.name, wait=wait, timeout=timeout,
+                                     stopping=stopping)
         return JSONResponse(reply, status_code=status)
 
     kw = inspect.Parameter.KEYWORD_ONLY
@@ -124,9 +126,10 @@ def _upload_endpoint(backend: Backend, op: Operation, pools: Pools):
     return endpoint
 
 
-def _add_routes(app: FastAPI, backend: Backend, pools: Pools) -> None:
+def _add_routes(app: FastAPI, backend: Backend, pools: Pools, stopping: threading.Event) -> None:
     for op in operations().values():
-        endpoint = _upload_endpoint(backend, op, pools) if op.body == "multipart" else _json_endpoint(backend, op, pools)
+        endpoint = (_upload_endpoint(backend, op, pools, stopping) if op.body == "multipart"
+                    else _json_endpoint(backend, op, pools))
         app.add_api_route(op.path, endpoint, methods=[op.method], name=op.name, summary=op.summary,
                           response_model=op.output, status_code=op.status_code, tags=[op.tag] if op.tag else None,
                           openapi_extra=_MULTIPART_DOC if op.body == "multipart" else None,
@@ -184,12 +187,16 @@ def _add_docs(app: FastAPI) -> None:
 
 
 def create_app(backend: Backend, pools: Pools | None = None) -> FastAPI:
+    """``app.state.stopping``: set it when the server begins to stop (core/api/serve.py does):
+    uploads waiting with ?wait=true answer where things stand at once."""
     pools = pools or Pools()
+    stopping = threading.Event()
     app = FastAPI(title="ragdesk API", version="1", docs_url=None, redoc_url=None,
                   description="Knowledge bases, files, search, answers and chats of ragdesk; OpenAI-compatible "
                               "chat completions under /v1. Every route takes `Authorization: Bearer <API token>`.")
+    app.state.stopping = stopping
     _add_error_handlers(app)
-    _add_routes(app, backend, pools)
+    _add_routes(app, backend, pools, stopping)
     _add_docs(app)
     # the token and the body's size are judged before any route reads the body (core/api/gate.py)
     app.add_middleware(RequestGate, api=app, backend=backend, pools=pools, ops=operations())

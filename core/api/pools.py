@@ -53,8 +53,8 @@ class Pool:
 @dataclass
 class Pools:
     light: Pool = field(default_factory=lambda: Pool("light", threads=8, max_waiting=256))
-    answer: Pool = field(default_factory=lambda: Pool("answer", threads=3, max_waiting=64))
-    upload: Pool = field(default_factory=lambda: Pool("upload", threads=3, max_waiting=64))
+    answer: Pool = field(default_factory=lambda: Pool("answer", threads=3, max_waiting=128))
+    upload: Pool = field(default_factory=lambda: Pool("upload", threads=3, max_waiting=256))
 
     def named(self, kind: str) -> Pool:
         return {"light": self.light, "answer": self.answer, "upload": self.upload}[kind]

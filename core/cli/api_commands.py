@@ -8,9 +8,6 @@ import signal
 import sys
 
 
-GRACE_SECONDS = 3
-
-
 def _exit_on_sigterm(signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
@@ -25,10 +22,9 @@ def _loopback(host: str) -> bool:
 
 
 def cmd_api(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from core.api.app import create_app
     from core.api.backend import open_backend
+    from core.api.serve import make_server
     from core.handoff.holder import set_role
 
     # SIGTERM ends the process through Python (SystemExit), so the engine is closed below — its
@@ -45,10 +41,10 @@ def cmd_api(args: argparse.Namespace) -> int:
         if not _loopback(args.host):
             print("warning: plain HTTP beyond this machine: put a TLS proxy in front (tokens travel in headers)",
                   file=sys.stderr)
-        # SIGTERM: requests still open after GRACE_SECONDS are cut (an upload waiting with
-        # ?wait=true among them), then the engine's running jobs go back to the queue
-        uvicorn.run(create_app(backend), host=args.host, port=args.port, log_level="warning" if not args.verbose else "info",
-                    server_header=False, timeout_graceful_shutdown=GRACE_SECONDS)
+        # SIGTERM: waiting uploads answer at once, requests still open after GRACE_SECONDS are
+        # cut (core/api/serve.py), then the engine's running jobs go back to the queue
+        make_server(create_app(backend), host=args.host, port=args.port,
+                    log_level="warning" if not args.verbose else "info").run()
     finally:
         backend.close()
     return 0

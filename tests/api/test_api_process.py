@@ -76,13 +76,16 @@ def test_sigterm_stops_the_api_promptly_while_uploads_wait(data_dir):
     try:
         assert httpx.post(f"{url}/api/v1/kbs", json={"name": "notes"}, headers=headers, trust_env=False).status_code == 201
 
+        answers: list = []
+
         def upload(i: int) -> None:
             try:
-                httpx.post(f"{url}/api/v1/kbs/notes/files", params={"wait": "true", "timeout": "600"}, headers=headers,
-                           files=[("files", (f"n{i}.md", f"# n{i}\n\nnote {i}\n".encode()))], timeout=120,
-                           trust_env=False)
-            except httpx.HTTPError:
-                pass  # the server going away under a waiting upload is the point
+                reply = httpx.post(f"{url}/api/v1/kbs/notes/files", params={"wait": "true", "timeout": "600"},
+                                   headers=headers, files=[("files", (f"n{i}.md", f"# n{i}\n\nnote {i}\n".encode()))],
+                                   timeout=120, trust_env=False)
+                answers.append(reply.status_code)
+            except httpx.HTTPError as exc:
+                answers.append(repr(exc))
 
         threads = [threading.Thread(target=upload, args=(i,), daemon=True) for i in range(10)]
         for t in threads:
@@ -93,10 +96,15 @@ def test_sigterm_stops_the_api_promptly_while_uploads_wait(data_dir):
         finally:
             db.dispose()
         took = _stopped_within(proc, 20)
+        for t in threads:
+            t.join(10)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert took < 20
+    # each waiting upload was told where its file stands (202, still queued), not cut off
+    assert answers == [202] * 10, answers
+    assert "Exception in ASGI application" not in proc.stderr.read()
 
 
 def test_sigterm_puts_a_running_job_back_in_the_queue(data_dir, tmp_path):
