@@ -51,21 +51,5 @@ def _serve_api_beside(engine: Engine) -> None:
 
 
 def get_engine() -> Engine:
-    """The engine for the data folder in RAGDESK_DATA_DIR (default ./data); each page run also
-    brings the server's own upload cap in line with the setting."""
-    engine = _open_engine(os.environ.get("RAGDESK_DATA_DIR", ""))
-    follow_upload_limit(engine)
-    return engine
-
-
-def follow_upload_limit(engine: Engine) -> None:
-    """Streamlit's server refuses any uploaded file over ``server.maxUploadSize`` (200 MB unless
-    configured), whatever a page says: it follows ``parsing.max_upload_mb`` here, so the server's
-    cap is the product's one upload limit (a change saved anywhere applies at the next page run)."""
-    from streamlit import config
-
-    from core.upload_limits import UploadLimits
-
-    limit = UploadLimits.of(engine.settings()).max_upload_mb
-    if config.get_option("server.maxUploadSize") != limit:
-        config.set_option("server.maxUploadSize", limit, "ragdesk setting parsing.max_upload_mb")
+    """The engine for the data folder in RAGDESK_DATA_DIR (default ./data)."""
+    return _open_engine(os.environ.get("RAGDESK_DATA_DIR", ""))
