@@ -119,8 +119,9 @@ def main() -> None:
             http = httpx.Client(base_url=url, headers=head, timeout=NO_ANSWER, trust_env=False)
             plain = Timed()
             for i in range(args.plain):
-                plain.run(lambda i=i: http.post("/api/v1/kbs/handbook/files",
-                                                files=[("files", (f"plain-{i}.md", f"# p{i}\n\nplain {i}\n".encode()))]))
+                body = f"# p{i}\n\nplain {i}\n".encode()
+                plain.run(lambda i=i, body=body: http.post("/api/v1/kbs/handbook/files",
+                                                           files=[("files", (f"plain-{i}.md", body))]))
             if args.plain:
                 print(f"{args.plain} plain uploads, one after another (answered once queued): "
                       f"{_summary(plain.ok, plain.failed)}")
@@ -166,8 +167,8 @@ def main() -> None:
                              if j["state"] == "queued")
             except httpx.HTTPError:
                 queued = "no answer"
-            print(f"with {args.uploads} uploads waiting in the server (?wait=true) and 4 clients asking, for {args.seconds:.0f} s "
-                  f"(jobs queued then: {queued}, the list shows at most 50):")
+            print(f"with {args.uploads} uploads waiting in the server (?wait=true) and 4 clients asking, "
+                  f"for {args.seconds:.0f} s (jobs queued then: {queued}, the list shows at most 50):")
             for path, timed in routes.items():
                 print(f"  GET {path:<16} {_summary(timed.ok, timed.failed)}")
             print(f"  POST /api/v1/ask      {_summary(asked.ok, asked.failed)}")

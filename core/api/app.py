@@ -42,7 +42,7 @@ _bearer = HTTPBearer(auto_error=False, scheme_name="API token",
                      description="A personal API token: `python -m core tokens create --user NAME`, or the dashboard")
 
 
-def _token(creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:
+async def _token(creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:  # async: no thread
     if creds is None or creds.scheme.lower() != "bearer" or not creds.credentials:
         raise NotAuthenticated("send an API token: Authorization: Bearer <token>")
     return creds.credentials

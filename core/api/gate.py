@@ -9,7 +9,8 @@ This ASGI middleware sits in front of the routes:
    throttled tokens are refused there, 401/429) — before one byte of the body is read; the
    upload limits it returns are the request's, read once (``request.state.limits``);
 3. the body is capped by route: a multipart upload by the upload limits (files × the largest
-   file, plus the multipart framing: ``UploadLimits.max_request_bytes``), a JSON body by the route's ``max_body_kb`` (default 1 MiB).
+   file, plus the multipart framing: ``UploadLimits.max_request_bytes``), a JSON body by the
+   route's ``max_body_kb`` (default 1 MiB).
    An announced length over the cap is refused at once; a body without one is counted as it
    arrives and refused when it passes the cap;
 4. a response sent before the body was read to its end closes the connection, so the server

@@ -3,7 +3,8 @@
 facts about the answer, then ``data: [DONE]``.
 
 When this process holds the engine, the text goes out as the model writes it (``live_stream``:
-the answer runs on a thread of the API's answer pool and its ``text`` events become content chunks). When the dashboard's
+the answer runs on a thread of the API's answer pool and its ``text`` events become content
+chunks). When the dashboard's
 process answers through the hand-off, the answer is complete before the first chunk goes out
 (``completion_stream``): the client still reads a stream, in pieces.
 """

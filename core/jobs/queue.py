@@ -227,14 +227,16 @@ def retry_later(db: Database, job_id: str, worker_id: str, max_attempts: int, er
             job.state, job.worker_id, job.finished_at, job.result = "queued", None, None, None
             job.lease_until = now + timedelta(seconds=pause)  # not claimed before then
             job.error = ""
-            job.message = f"{error.rstrip('.')}; trying again in {pause:.0f} s (attempt {job.attempts} of {max_attempts})"
+            job.message = (f"{error.rstrip('.')}; trying again in {pause:.0f} s "
+                           f"(attempt {job.attempts} of {max_attempts})")
             job.message_key = job.message_params = None
             job.updated_at = now
             s.add(job)
             retried = True
         else:
             job.state, job.result, job.finished_at = "failed", result, now
-            job.error = f"{error.rstrip('.')}; failed after {job.attempts} attempts (jobs.max_attempts = {max_attempts})"
+            job.error = (f"{error.rstrip('.')}; failed after {job.attempts} attempts "
+                         f"(jobs.max_attempts = {max_attempts})")
             job.updated_at = now
             s.add(job)
             retried = False

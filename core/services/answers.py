@@ -76,8 +76,8 @@ class AnswerService:
 
     # web: the normal side may search the web; strict answering never does (the engine decides)
     @operation(handoff=True, http=(
-        Http("POST", "/api/v1/ask", params=ANSWER_FIELDS, fixed={"temporary": True}, out=AnswerOut, tag=TAG, pool="answer",
-             reply=_answered,
+        Http("POST", "/api/v1/ask", params=ANSWER_FIELDS, fixed={"temporary": True}, out=AnswerOut, tag=TAG,
+             pool="answer", reply=_answered,
              example={"question": "How many days may I work remotely?"},
              summary="Answer a question from the knowledge bases, with its citations; nothing is stored. Strict "
                      "mode holds as in the chat: with it on, only admins get a normal answer; a question without "
@@ -87,7 +87,8 @@ class AnswerService:
              reply=_answered,
              summary="Ask in a chat: the question and its answer are stored in it (normal mode reads its history)")))
     def ask(self, actor: Actor, question: Annotated[str, Field(min_length=1)], *,
-            kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None, chat_id: str | None = None,
+            kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None,
+            chat_id: str | None = None,
             mode: Annotated[Literal["normal", "strict"] | None, Field(
                 description="omitted: the mode in force; with strict mode on, only admins get a normal answer")] = None,
             temporary: bool = False, file_ids: tuple[str, ...] = (),

@@ -23,7 +23,17 @@ from pydantic import Field
 
 from core import knowledge
 from core.api.models import CitationOut, Mode
-from core.api.openai_models import MAX_MESSAGES, MODEL, AnswerFacts, AssistantMessage, ChatMessageIn, Choice, CompletionOut, ModelList, ModelOut
+from core.api.openai_models import (
+    MAX_MESSAGES,
+    MODEL,
+    AnswerFacts,
+    AssistantMessage,
+    ChatMessageIn,
+    Choice,
+    CompletionOut,
+    ModelList,
+    ModelOut,
+)
 from core.errors import InvalidInput, NotFound
 from core.services.answers import failed_answer
 from core.services.declare import Http, operation
@@ -57,7 +67,8 @@ class OpenAICompatService:
                                  "included; earlier messages are the conversation (normal mode)",
                          example={"model": MODEL,
                                   "messages": [{"role": "user", "content": "How many days may I work remotely?"}]}))
-    def openai_chat(self, actor: Actor, messages: Annotated[list[ChatMessageIn], Field(min_length=1, max_length=MAX_MESSAGES)],
+    def openai_chat(self, actor: Actor,
+                    messages: Annotated[list[ChatMessageIn], Field(min_length=1, max_length=MAX_MESSAGES)],
                     model: str = MODEL, stream: bool = False,
                     mode: Annotated[Mode | None, Field(description="ragdesk: normal or strict (strict mode on: "
                                                                    "strict for non-admins)")] = None,

@@ -74,7 +74,8 @@ def test_sigterm_stops_the_api_promptly_while_uploads_wait(data_dir):
     proc, url = _start_api(env)
     headers = {"Authorization": f"Bearer {token}"}
     try:
-        assert httpx.post(f"{url}/api/v1/kbs", json={"name": "notes"}, headers=headers, trust_env=False).status_code == 201
+        made = httpx.post(f"{url}/api/v1/kbs", json={"name": "notes"}, headers=headers, trust_env=False)
+        assert made.status_code == 201
 
         answers: list = []
 
@@ -152,7 +153,8 @@ def test_jobs_waiting_at_start_are_run_without_a_new_upload(data_dir, tmp_path):
     try:
         with db.write() as s:
             job = s.get(Job, ids[0])
-            job.state, job.worker_id, job.pid, job.host, job.attempts = "running", f"{HOST}:{dead.pid}:w1:x", dead.pid, HOST, 1
+            job.state, job.worker_id, job.attempts = "running", f"{HOST}:{dead.pid}:w1:x", 1
+            job.pid, job.host = dead.pid, HOST
             s.add(job)
         proc, _ = _start_api(env)
         try:

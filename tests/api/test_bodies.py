@@ -43,7 +43,8 @@ def test_a_million_wrong_items_get_a_short_error(world, api):
         many = [1] * 300_000  # ~0.9 MB of JSON, under the body cap
         for path, body in (("/api/v1/ask", {"question": "q", "kbs": many}),
                            ("/api/v1/search", {"query": "q", "kbs": many}),
-                           ("/v1/chat/completions", {"model": "ragdesk", "messages": [{"role": "user", "content": many}]}),
+                           ("/v1/chat/completions",
+                            {"model": "ragdesk", "messages": [{"role": "user", "content": many}]}),
                            ("/v1/chat/completions", {"model": "ragdesk", "messages": [{"role": "user"}] * 60_000}),
                            (f"/api/v1/kbs/{PRIVATE_KB}/share", {"users": many})):
             reply = http.post(path, content=json.dumps(body), headers={"Content-Type": "application/json"})
@@ -77,7 +78,8 @@ def test_an_upload_over_the_limit_is_not_read_to_its_end(world, api):
 
 def test_an_unterminated_or_malformed_multipart_body_is_refused(world, api):
     head = {"Authorization": f"Bearer {world.alice_token}", "Content-Type": "multipart/form-data; boundary=b"}
-    part = b'--b\r\nContent-Disposition: form-data; name="files"; filename="cut.md"\r\n\r\n# cut\n\ntext that never ends\n'
+    part = (b'--b\r\nContent-Disposition: form-data; name="files"; filename="cut.md"\r\n\r\n'
+            b"# cut\n\ntext that never ends\n")
     bodies = [part,  # no closing boundary at all
               part + b"\r\n--b",  # a boundary that is never finished
               b"not a multipart body at all"]

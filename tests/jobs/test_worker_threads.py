@@ -30,7 +30,8 @@ def _threads() -> int:
 
 
 def _ingest_one(engine, name: str) -> None:
-    [result] = engine.submit_ingest(A, "kb", [Upload(name, f"# {name}\n\nThe wren sings at dawn.\n".encode())]).result(120)
+    upload = Upload(name, f"# {name}\n\nThe wren sings at dawn.\n".encode())
+    [result] = engine.submit_ingest(A, "kb", [upload]).result(120)
     assert result.status == "indexed", result
 
 
