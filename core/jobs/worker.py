@@ -126,7 +126,10 @@ class WorkerPool:
         jobs = queue.claim(db, worker_id, lease_seconds=settings.lease_seconds, batch_files=settings.ingest_batch_files)
         if not jobs:
             return False
-        share_cores(machine.worker_processes())  # the local models' threads: this process's share now
+        try:  # the local models' threads: this process's share of the cores now
+            share_cores(machine.worker_processes())
+        except Exception:  # never strands the jobs just claimed; they run with the threads as they are
+            log.exception("could not size the local models' threads")
         with self._lock:
             self._held[worker_id] = [j.id for j in jobs]
             if self._interrupting:  # claimed while an interrupting stop began
