@@ -22,7 +22,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from core.config import RuntimeConfig
-from core.errors import StoreError
+from core.errors import StoreError, StoreUnavailable
 from core.ingest import ready as ready_mod
 from core.ingest import service as ingest_mod
 from core.jobs import queue as job_queue
@@ -66,9 +66,13 @@ class Engine:
         self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
         self._workers_lock = threading.Lock()
         try:
-            cleaned = ingest_mod.recover_interrupted(rt.parts)
-            # indexed files whose points are not flagged searchable yet (core/ingest/ready.py)
-            flagged = ready_mod.reconcile(rt.store, rt.db)
+            try:
+                cleaned = ingest_mod.recover_interrupted(rt.parts)
+                # indexed files whose points are not flagged searchable yet (core/ingest/ready.py)
+                flagged = ready_mod.reconcile(rt.store, rt.db)
+            except StoreUnavailable as exc:  # the server is away: start anyway, answer 503; the next start recovers
+                log.warning("recovery after a stopped process postponed: %s", exc.message)
+                cleaned, flagged = [], {}
         except BaseException:  # the store's lock and the database go back too: a retry can open them
             rt.store.close()
             rt.db.dispose()
@@ -96,10 +100,16 @@ class Engine:
         """``serve_handoff``: let CLI commands run in this process while it holds the embedded store."""
         return cls(RuntimeConfig.from_env(data_dir), store_wait_seconds=store_wait_seconds, serve_handoff=serve_handoff)
 
-    def close(self) -> None:
+    def close(self, *, interrupt_jobs: bool = False, grace: float = 15.0) -> None:
+        """``interrupt_jobs``: jobs running here stop at their next step and go back to the queue
+        (a server being stopped: SIGTERM), instead of being let finish."""
         if self._handoff is not None:
             self._handoff.close()
-        self.stop_workers()
+        if not self.stop_workers(interrupt=interrupt_jobs, grace=grace if interrupt_jobs else None):
+            # the store stays open under the job still running; the process is ending: its job
+            # is queued again at the next start (its worker's process is gone)
+            log.warning("a job did not stop within %.0f s; it runs again when ragdesk next starts", grace)
+            return
         self.runtime.close()
 
     def __enter__(self) -> "Engine":
@@ -120,12 +130,15 @@ class Engine:
                 self._workers = WorkerPool(self, n, on_finished=self.runtime.watcher.nudge).start()
             return self._workers
 
-    def stop_workers(self) -> None:
-        """No new claims; jobs running are let finish; queued ones stay queued in the database."""
+    def stop_workers(self, *, interrupt: bool = False, grace: float | None = None) -> bool:
+        """No new claims; jobs running are let finish (or, with ``interrupt``, asked to stop at their
+        next step and queued again); queued ones stay queued in the database. Whether the workers
+        have all stopped (within ``grace`` seconds)."""
         with self._workers_lock:
             workers, self._workers = self._workers, None
-        if workers is not None:
-            workers.stop(wait=True)
+        if workers is None:
+            return True
+        return workers.stop(wait=True, interrupt=interrupt, grace=grace)
 
     # ------------------------------------------------------------ the shared parts, for core's job
     # workers and for tests that look under the engine (the services hold them as ``Runtime``)

@@ -21,6 +21,7 @@ from core.errors import (
     NotFound,
     PermissionDenied,
     ReindexNeeded,
+    StoreUnavailable,
 )
 from core.secrets.box import known_secrets, scrub
 from core.types import Actor
@@ -55,4 +56,6 @@ def shown_error(exc: BaseException, actor: Actor, what: str) -> str:
         return f"The language model could not answer right now. Please try again later (error id {error_id})."
     if isinstance(exc, EmbeddingError):
         return f"The search service is unavailable right now. Please try again later (error id {error_id})."
+    if isinstance(exc, StoreUnavailable):
+        return f"The knowledge base's store cannot be reached right now. Please try again later (error id {error_id})."
     return f"Something went wrong while {what}. An administrator can look it up by its error id ({error_id})."

@@ -105,6 +105,15 @@ class StoreBusy(StoreError):
     retryable = True
 
 
+class StoreUnavailable(StoreError):
+    """The vector store's server cannot be reached now (refused, timed out, or answering 502-504):
+    worth trying again later (HTTP 503, a job retried with a pause)."""
+
+    retryable = True
+    code = "store_unavailable"
+    retry_after_seconds = 10
+
+
 class DiskFull(StoreError):
     """Too little free space on the data folder's disk to write safely (core/storage/diskspace.py)."""
 
@@ -118,3 +127,21 @@ class LLMError(CoreError):
 
 class Cancelled(CoreError):
     exit_code = 11
+
+
+def error_named(kind: str, message: str) -> CoreError:
+    """An error of the CoreError class called ``kind`` (one loaded in this process: it was raised
+    here), carrying ``message``; its nearest base that takes a message when its own constructor
+    differs; a plain CoreError for a name not found."""
+    todo, found = [CoreError], None
+    while todo and found is None:
+        cls = todo.pop()
+        found = cls if cls.__name__ == kind else None
+        todo.extend(cls.__subclasses__())
+    for candidate in (found or CoreError).__mro__:
+        if isinstance(candidate, type) and issubclass(candidate, CoreError):
+            try:
+                return candidate(message)
+            except TypeError:
+                continue
+    return CoreError(message)

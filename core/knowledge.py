@@ -10,19 +10,36 @@ from core.db.models import CuratedAnswer, FileRecord, KBShare, KnowledgeBase, Us
 from core.errors import AlreadyExists, InvalidInput, NotFound
 from core.ingest.parts import EngineParts
 from core.ingest.service import remove_file_everywhere
-from core.names import clean_name, printable, user_name_key
+from core.names import clean_name, clean_text, printable, user_name_key
 from core.types import Actor
 from core.vectorstore.base import VectorStore, kb_collection_prefix
 
 VISIBILITIES = ("private", "shared", "public")
+MAX_NAME_CHARS = 120
+MAX_DESCRIPTION_CHARS = 2000  # shown in every list of knowledge bases (and /v1/models' neighbours)
 
 
 def _check_name(name: str) -> str:
-    return clean_name(name, "knowledge base", max_chars=120)  # NFC; control and bidi characters refused
+    """A name every route can address: ``/api/v1/kbs/{kb}`` takes one path segment, so a '/' (even
+    sent as %2F, which the server decodes before routing) or a name of dots (which clients fold
+    away as '.' and '..') would make a knowledge base no route reaches."""
+    name = clean_name(name, "knowledge base", max_chars=MAX_NAME_CHARS)  # NFC; control and bidi characters refused
+    if "/" in name:
+        raise InvalidInput(f"the knowledge base name '{printable(name)}' contains '/': a name is one part of an "
+                           "address (/api/v1/kbs/NAME); use another character, e.g. '-'")
+    if set(name) == {"."}:
+        raise InvalidInput(f"the knowledge base name '{name}' is only dots, which addresses fold away; "
+                           "add a letter or digit")
+    return name
+
+
+def _check_description(description: str) -> str:
+    return clean_text(description, "knowledge base description", MAX_DESCRIPTION_CHARS)
 
 
 def create_kb(db: Database, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
     name = _check_name(name)
+    description = _check_description(description)
     if visibility not in VISIBILITIES:
         raise InvalidInput(f"visibility must be one of {', '.join(VISIBILITIES)}")
     with db.write() as s:
@@ -69,7 +86,7 @@ def update_kb(db: Database, actor: Actor, ref: str, *, name: str | None = None, 
                 raise AlreadyExists(f"a knowledge base named '{name}' already exists")
             kb.name = name
         if description is not None:
-            kb.description = description
+            kb.description = _check_description(description)
         if visibility is not None:
             if visibility not in VISIBILITIES:
                 raise InvalidInput(f"visibility must be one of {', '.join(VISIBILITIES)}")

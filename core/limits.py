@@ -11,7 +11,6 @@ import math
 from core.errors import InvalidInput
 from core.settings.model import Settings
 
-
 def check_question(question: str, settings: Settings) -> None:
     cap = settings.answering.max_question_chars
     if len(question or "") > cap:

@@ -49,6 +49,20 @@ def clean_name(name: str, what: str, max_chars: int = 200) -> str:
     return text
 
 
+def clean_text(text: str, what: str, max_chars: int) -> str:
+    """A free text people read beside a name (a description): NFC, trimmed, at most ``max_chars``,
+    and held to the name rules except that line breaks and tabs are allowed."""
+    text = unicodedata.normalize("NFC", (text or "").strip()) if _encodable(text) else text or ""
+    if len(text) > max_chars:
+        raise InvalidInput(f"a {what} is at most {max_chars} characters (this one has {len(text)})")
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category in _REFUSED_CATEGORIES and ch not in "\n\t":
+            raise InvalidInput(f"the {what} contains {_CATEGORY_WORDS[category]} (U+{ord(ch):04X}); "
+                               "use visible characters only")
+    return text
+
+
 def _encodable(text: str | None) -> bool:
     try:
         (text or "").encode("utf-8")

@@ -44,8 +44,10 @@ class AnswerRun:
         self.answer.notices.append(text)
         self.emit("notice", text)
 
-    def fail(self, message: str) -> None:
+    def fail(self, message: str, kind: str = "") -> None:
+        """``kind``: the engine error's class name (the HTTP API answers with its status)."""
         self.answer.error = message
+        self.answer.error_kind = kind
         self.emit("error", message)
 
     def cite(self, items: list[ContextItem]) -> None:

@@ -24,7 +24,7 @@ from core.answering.scope import decide_scope
 from core.answering.strict import answer_strict
 from core.answering.types import Answer
 from core.error_report import shown_error
-from core.errors import InvalidInput
+from core.errors import CoreError, InvalidInput
 from core.llm.base import ChatMessage
 from core.notices import NOTICES, notice
 
@@ -80,7 +80,8 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
         elif not try_curated(ctx.knowledge, scope, run, refs.query):
             answer_normal(ctx, scope, run, refs, earlier, run.answer.chat_id)
     except Exception as exc:  # a provider down, a library bug: a plain sentence and an error id; the log has the rest
-        run.fail(shown_error(exc, ctx.actor, "answering"))
+        run.fail(shown_error(exc, ctx.actor, "answering"),
+                 kind=type(exc).__name__ if isinstance(exc, CoreError) else "")
     answer = run.finish()
     ctx.link_citations(answer.citations)  # a Drive file's citation links back to it
     if chat is not None:

@@ -66,6 +66,7 @@ class Answer:
     chat_id: str | None = None
     message_id: str | None = None
     error: str = ""
+    error_kind: str = ""  # the engine error's class name when it failed (StoreUnavailable, LLMError, ...)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

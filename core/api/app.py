@@ -1,8 +1,11 @@
 """The HTTP API (FastAPI): REST under /api/v1/ and the OpenAI-compatible /v1/, every route derived
 from the operation registry, every one behind a Bearer API token.
 
-Errors are JSON ``{"error": {"code", "message"}}`` with a stable code (``errors.py``). The docs
-(/docs, /redoc) load their scripts from this server (fastapi-offline's bundled assets): no CDN.
+Errors are JSON ``{"error": {"code", "message"}}`` with a stable code (``errors.py``). Before a
+route reads its body, the token is checked and the body capped (``gate.py``); each kind of
+request runs on its own bounded thread pool (``pools.py``); an upload is answered once it is
+queued (``uploads.py``). The docs (/docs, Swagger UI) load their scripts from this server
+(fastapi-offline's bundled assets): no CDN; ReDoc is not served (its script calls a CDN).
 """
 
 from __future__ import annotations
@@ -10,27 +13,27 @@ from __future__ import annotations
 import inspect
 import logging
 import secrets
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi import Path as PathParam
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from core.api.backend import Backend
-from core.api.errors import error_body, error_code, http_status
-from core.api.multipart import stage_upload
+from core.api.errors import error_body, error_response, validation_reply
+from core.api.gate import RequestGate
+from core.api.pools import Pools
 from core.api.registry import Operation, operations
 from core.api.sse import STREAMED, live_stream
-from core.api.staging import remove_staged
-from core.errors import CoreError, FileTooLarge, NotAuthenticated
+from core.api.uploads import DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, upload
+from core.errors import CoreError, NotAuthenticated
 
 log = logging.getLogger("core.api")
 
@@ -39,7 +42,7 @@ _bearer = HTTPBearer(auto_error=False, scheme_name="API token",
                      description="A personal API token: `python -m core tokens create --user NAME`, or the dashboard")
 
 
-def _token(creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:
+async def _token(creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:  # async: no thread
     if creds is None or creds.scheme.lower() != "bearer" or not creds.credentials:
         raise NotAuthenticated("send an API token: Authorization: Bearer <token>")
     return creds.credentials
@@ -77,15 +80,18 @@ def _signature(op: Operation) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def _json_endpoint(backend: Backend, op: Operation):
-    def endpoint(**kw: Any):
+def _json_endpoint(backend: Backend, op: Operation, pools: Pools):
+    pool = pools.named(op.pool)
+
+    async def endpoint(**kw: Any):
         request, token, body = kw.pop("request"), kw.pop("token"), kw.pop("body", None)
         payload = {**(body.model_dump(exclude_unset=True) if body is not None else {}), **kw}
         streamed = op.name in STREAMED and payload.get("stream")
         if streamed and op.streams and backend.live_events:  # the text as the model writes it
-            return live_stream(lambda on_event: backend.call(op.name, payload, token, _client(request), on_event=on_event),
-                               str(payload.get("model") or "ragdesk"))
-        result = backend.call(op.name, payload, token, _client(request))
+            return await live_stream(lambda on_event: backend.call(op.name, payload, token, _client(request),
+                                                                   on_event=on_event),
+                                     str(payload.get("model") or "ragdesk"), pool)
+        result = await pool.run(backend.call, op.name, payload, token, _client(request))
         if streamed:
             return STREAMED[op.name](result)
         return JSONResponse(result, status_code=op.status_code)
@@ -100,23 +106,16 @@ _MULTIPART_DOC = {"requestBody": {"required": True, "content": {"multipart/form-
     "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}}}}}}}
 
 
-def _upload_endpoint(backend: Backend, op: Operation):
-    async def endpoint(request: Request, token: Annotated[str, Depends(_token)], **path: str):
-        client = _client(request)
-        limits = await run_in_threadpool(backend.call, "limits", {}, token, client)  # the token first
-        max_file = limits["max_upload_mb"] * 1024 * 1024
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > max_file * limits["max_files_per_upload"] + 1024 * 1024:
-            raise FileTooLarge(f"the upload is larger than {limits['max_files_per_upload']} files of "
-                               f"{limits['max_upload_mb']} MB (parsing.max_upload_mb)")
-        staged = await stage_upload(request.headers.get("content-type", ""), request.stream(), backend.data_dir,
-                                    max_file_bytes=max_file, max_files=limits["max_files_per_upload"])
-        try:
-            payload = {**path, "files": [{"name": name, "path": str(p)} for name, p in staged]}
-            result = await run_in_threadpool(backend.call, op.name, payload, token, client)
-        finally:
-            remove_staged([p for _, p in staged])
-        return JSONResponse(result, status_code=op.status_code)
+def _upload_endpoint(backend: Backend, op: Operation, pools: Pools, stopping: threading.Event):
+    async def endpoint(request: Request, token: Annotated[str, Depends(_token)],
+                       wait: Annotated[bool, Query(description="wait until every file's job has finished (or the "
+                                                               "timeout runs out)")] = False,
+                       timeout: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS, description="seconds to wait "
+                                                       "with wait=true")] = DEFAULT_WAIT_SECONDS,
+                       **path: str):
+        reply, status = await upload(backend, pools, request, token, path, op.name, wait=wait, timeout=timeout,
+                                     stopping=stopping)
+        return JSONResponse(reply, status_code=status)
 
     kw = inspect.Parameter.KEYWORD_ONLY
     sig = inspect.signature(endpoint)
@@ -127,33 +126,32 @@ def _upload_endpoint(backend: Backend, op: Operation):
     return endpoint
 
 
-def _add_routes(app: FastAPI, backend: Backend) -> None:
+def _add_routes(app: FastAPI, backend: Backend, pools: Pools, stopping: threading.Event) -> None:
     for op in operations().values():
-        endpoint = _upload_endpoint(backend, op) if op.body == "multipart" else _json_endpoint(backend, op)
+        endpoint = (_upload_endpoint(backend, op, pools, stopping) if op.body == "multipart"
+                    else _json_endpoint(backend, op, pools))
         app.add_api_route(op.path, endpoint, methods=[op.method], name=op.name, summary=op.summary,
                           response_model=op.output, status_code=op.status_code, tags=[op.tag] if op.tag else None,
                           openapi_extra=_MULTIPART_DOC if op.body == "multipart" else None,
-                          responses={401: {"description": "missing or wrong API token"}})
+                          responses={401: {"description": "missing or wrong API token"},
+                                     413: {"description": "the body is larger than this route accepts"},
+                                     503: {"description": "the vector store cannot be reached, or too many "
+                                                          "requests of this kind at once (Retry-After)"}})
 
 
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CoreError)
     async def core_error(request: Request, exc: CoreError):
-        headers = {"WWW-Authenticate": "Bearer"} if http_status(exc) == 401 else {}
-        if getattr(exc, "retry_after_seconds", None):  # a client locked out for too many wrong tokens
-            headers["Retry-After"] = str(exc.retry_after_seconds)
-        return JSONResponse(error_body(error_code(exc), exc.message), status_code=http_status(exc), headers=headers)
+        return error_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
-        details = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]  # no input echoed
-        first = details[0] if details else {"loc": [], "msg": "invalid"}
-        message = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
-        return JSONResponse(error_body("invalid_input", message, details=details), status_code=422)
+        errors = exc.errors()  # no input echoed: only locations (cut short) and messages
+        return JSONResponse(validation_reply(errors), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}.get(exc.status_code, "http_error")
         return JSONResponse(error_body(code, str(exc.detail)), status_code=exc.status_code)
 
     @app.exception_handler(Exception)
@@ -164,10 +162,21 @@ def _add_error_handlers(app: FastAPI) -> None:
                                                          "see its log)"), status_code=500)
 
 
+# What /docs needs, and nothing else of fastapi-offline's folder: its ReDoc bundle fetches its logo
+# from cdn.redoc.ly (hard-coded), so ReDoc is not served at all.
+_DOCS_ASSETS = {"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "text/css", "favicon.png": "image/png"}
+
+
 def _add_docs(app: FastAPI) -> None:
     import fastapi_offline
 
-    app.mount(ASSETS, StaticFiles(directory=str(Path(fastapi_offline.__file__).parent / "static")), name="docs-assets")
+    folder = Path(fastapi_offline.__file__).parent / "static"
+
+    @app.get(f"{ASSETS}/{{name}}", include_in_schema=False)
+    async def asset(name: str):
+        if name not in _DOCS_ASSETS:
+            raise StarletteHTTPException(404, "not found")
+        return FileResponse(folder / name, media_type=_DOCS_ASSETS[name])
 
     @app.get("/docs", include_in_schema=False)
     async def swagger():
@@ -176,17 +185,19 @@ def _add_docs(app: FastAPI) -> None:
                                    swagger_css_url=f"{ASSETS}/swagger-ui.css", swagger_favicon_url=f"{ASSETS}/favicon.png",
                                    swagger_ui_parameters={"validatorUrl": None})  # the validator badge calls out
 
-    @app.get("/redoc", include_in_schema=False)
-    async def redoc():
-        return get_redoc_html(openapi_url="/openapi.json", title="ragdesk API", redoc_js_url=f"{ASSETS}/redoc.standalone.js",
-                              redoc_favicon_url=f"{ASSETS}/favicon.png", with_google_fonts=False)
 
-
-def create_app(backend: Backend) -> FastAPI:
+def create_app(backend: Backend, pools: Pools | None = None) -> FastAPI:
+    """``app.state.stopping``: set it when the server begins to stop (core/api/serve.py does):
+    uploads waiting with ?wait=true answer where things stand at once."""
+    pools = pools or Pools()
+    stopping = threading.Event()
     app = FastAPI(title="ragdesk API", version="1", docs_url=None, redoc_url=None,
                   description="Knowledge bases, files, search, answers and chats of ragdesk; OpenAI-compatible "
                               "chat completions under /v1. Every route takes `Authorization: Bearer <API token>`.")
+    app.state.stopping = stopping
     _add_error_handlers(app)
-    _add_routes(app, backend)
+    _add_routes(app, backend, pools, stopping)
     _add_docs(app)
+    # the token and the body's size are judged before any route reads the body (core/api/gate.py)
+    app.add_middleware(RequestGate, api=app, backend=backend, pools=pools, ops=operations())
     return app

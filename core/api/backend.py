@@ -8,6 +8,7 @@ there; the API process passes the token on and never decides who is asking.
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,6 +26,10 @@ class Backend(Protocol):
     # whether a streaming operation's events reach this process as they happen (sse.live_stream)
     live_events: bool
 
+    def jobs_future(self, job_ids: list[str]) -> Future | None:
+        """A Future done once these jobs have finished, when this process watches the queue
+        (None: the caller polls)."""
+
     def close(self) -> None: ...
 
 
@@ -41,9 +46,13 @@ class EngineBackend:
 
         return invoke(self.engine, token, op, payload, client=client, on_event=on_event)
 
+    def jobs_future(self, job_ids: list[str]) -> Future | None:
+        # the engine's one watcher reads every waited-for job in one query a few times a second
+        return self.engine.runtime.watcher.watch(job_ids)
+
     def close(self) -> None:
-        if self._owned:
-            self.engine.close()
+        if self._owned:  # a server being stopped: jobs running here go back to the queue
+            self.engine.close(interrupt_jobs=True)
 
 
 class HandoffBackend:
@@ -51,13 +60,20 @@ class HandoffBackend:
     live_events = False  # the hand-off answers once, when the call is done: a stream is sent in pieces after it
 
     def __init__(self, data_dir: Path):
+        from core.handoff.channel import RemoteEngine
+        from core.handoff.holder import holder_of
+
         self.data_dir = Path(data_dir)
+        self.holder = holder_of(RemoteEngine(self.data_dir))  # which process serves the calls, in words
 
     def call(self, op: str, payload: dict, token: str, client: str) -> Any:
         from core.handoff.channel import RemoteEngine
 
         # found anew each call: a restarted dashboard listens on a fresh socket
         return RemoteEngine(self.data_dir).call("api_call", op=op, input=payload, token=token, client=client)
+
+    def jobs_future(self, job_ids: list[str]) -> Future | None:
+        return None  # the dashboard's process runs the queue: the API polls /api/v1/uploads
 
     def close(self) -> None:
         pass
@@ -72,10 +88,15 @@ def open_backend(data_dir: str | Path | None = None) -> Backend:
 
     config = RuntimeConfig.from_env(data_dir)
     try:
-        return EngineBackend(Engine(config, serve_handoff=True), owned=True)
+        engine = Engine(config, serve_handoff=True)
     except StoreBusy:
         if find_socket(config.data_dir) is None:
             raise StoreBusy("the embedded vector store is held by a process that does not accept hand-offs: "
                             "stop it, or point both at a Qdrant server with QDRANT_URL") from None
-        log.warning("the running dashboard holds the store: API calls run there (hand-off)")
-        return HandoffBackend(config.data_dir)
+        backend = HandoffBackend(config.data_dir)
+        log.warning("%s holds the store: API calls run there (hand-off)", backend.holder)
+        return backend
+    # the queue's workers run here, as in the dashboard: jobs queued before this start (or queued
+    # again because the process before it stopped) do not wait for the next upload
+    engine.start_workers()
+    return EngineBackend(engine, owned=True)

@@ -26,21 +26,20 @@ class ServedAPI:
         return sockets[0].getsockname()[1] if sockets else 0
 
     def stop(self, timeout: float = 10.0) -> None:
-        self.server.should_exit = True
+        from core.api.serve import request_stop
+
+        request_stop(self.server)
         self.thread.join(timeout)
 
 
 def serve_beside(engine, host: str = "127.0.0.1", port: int = 8600, start_timeout: float = 20.0) -> ServedAPI:
     """Start the API on ``host:port`` over ``engine`` (not owned: the caller closes it); returns once
     it listens. Port 0 picks a free one (``ServedAPI.port``)."""
-    import uvicorn
-
     from core.api.app import create_app
     from core.api.backend import EngineBackend
+    from core.api.serve import make_server
 
-    config = uvicorn.Config(create_app(EngineBackend(engine)), host=host, port=port, log_level="warning",
-                            server_header=False, lifespan="off")
-    server = uvicorn.Server(config)
+    server = make_server(create_app(EngineBackend(engine)), host=host, port=port, lifespan="off")
     thread = threading.Thread(target=server.run, name="ragdesk-api", daemon=True)
     thread.start()
     deadline = time.monotonic() + start_timeout

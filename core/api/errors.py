@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from fastapi.responses import JSONResponse
+
 from core.errors import CoreError
 
 # By class name, nearest first along the error's MRO (names, so classes defined in other
@@ -18,7 +20,7 @@ STATUS = {
     "AlreadyExists": 409, "ReindexNeeded": 409, "Cancelled": 409, "FileTooLarge": 413,
     "UnsupportedFormat": 415, "InvalidInput": 422, "InvalidSettings": 422, "ParseError": 422,
     "SyncBusy": 409, "LeaseLost": 409, "EmbeddingError": 502, "LLMError": 502, "WebSearchError": 502, "DriveError": 502,
-    "SourceUnavailable": 502, "StoreBusy": 503, "DiskFull": 507,
+    "SourceUnavailable": 502, "StoreBusy": 503, "StoreUnavailable": 503, "ServerBusy": 503, "DiskFull": 507,
     # left at 500 on purpose: the server's own state (CoreError, StoreError, DataFolderUnsafe, SecretError)
 }
 
@@ -40,3 +42,34 @@ def http_status(exc: CoreError) -> int:
 
 def error_body(code: str, message: str, **extra) -> dict:
     return {"error": {"code": code, "message": message, **extra}}
+
+
+def error_response(exc: CoreError) -> JSONResponse:
+    """The JSON error reply for ``exc``, with the headers its status calls for."""
+    status = http_status(exc)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    if getattr(exc, "retry_after_seconds", None):  # locked out for wrong tokens, or a pool that is full
+        headers["Retry-After"] = str(exc.retry_after_seconds)
+    return JSONResponse(error_body(error_code(exc), exc.message), status_code=status, headers=headers)
+
+
+_LOC_PART_CHARS = 64  # a key a megabyte long is named by its start
+MAX_ERROR_DETAILS = 10
+
+
+def short_loc(loc) -> list:
+    return [p if isinstance(p, int) else (str(p)[:_LOC_PART_CHARS] + ("…" if len(str(p)) > _LOC_PART_CHARS else ""))
+            for p in loc]
+
+
+def validation_reply(errors: list[dict], total: int | None = None) -> dict:
+    """A 422 body for pydantic's errors: the first few, each with a short location, and how many
+    there were — never the input, never a million entries (a wrong array of a million items)."""
+    total = len(errors) if total is None else total
+    details = [{"loc": short_loc(e.get("loc", ())), "msg": str(e.get("msg", ""))[:200]}
+               for e in errors[:MAX_ERROR_DETAILS]]
+    first = details[0] if details else {"loc": [], "msg": "invalid"}
+    message = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    if total > 1:
+        message += f" (and {total - 1} more)"
+    return error_body("invalid_input", message, details=details, count=total)

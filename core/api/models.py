@@ -112,6 +112,26 @@ class IngestOut(Out):
     warnings: list[str] = []
 
 
+class UploadJobOut(Out):
+    """One file of an upload and its job."""
+
+    job_id: str
+    name: str
+    state: str  # queued | running | done | failed | cancelled
+    progress_done: int = 0
+    progress_total: int = 0
+    message: str = ""
+    error: str = ""
+
+
+class UploadOut(Out):
+    """An upload's files: their jobs now, and each file's result once every job has finished."""
+
+    done: bool
+    jobs: list[UploadJobOut]
+    results: list[IngestOut] = []
+
+
 class JobList(In):
     active_only: bool = False
 

@@ -12,10 +12,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from python_multipart.exceptions import MultipartParseError
-from python_multipart.multipart import MultipartParser, parse_options_header
+from python_multipart.multipart import MultipartParser, MultipartState, parse_options_header
 
 from core.api.staging import new_staged_file, remove_staged
-from core.errors import FileTooLarge, InvalidInput
+from core.errors import InvalidInput
+from core.upload_limits import UploadLimits
 
 FILE_FIELD = "files"
 _MAX_NAME = 255
@@ -24,8 +25,8 @@ _MAX_NAME = 255
 class _Parts:
     """python-multipart callbacks writing the parts named ``files`` to staged files."""
 
-    def __init__(self, data_dir: Path, max_file_bytes: int, max_files: int):
-        self.data_dir, self.max_file_bytes, self.max_files = data_dir, max_file_bytes, max_files
+    def __init__(self, data_dir: Path, limits: UploadLimits):
+        self.data_dir, self.limits = data_dir, limits
         self.staged: list[tuple[str, Path]] = []
         self._header_field = b""
         self._header_value = b""
@@ -56,17 +57,16 @@ class _Parts:
         _, options = parse_options_header(self._headers.get(b"content-disposition", b""))
         if options.get(b"name", b"").decode("utf-8", "replace") != FILE_FIELD or b"filename" not in options:
             raise InvalidInput(f"unexpected form field: send the files as multipart field '{FILE_FIELD}'")
-        if len(self.staged) >= self.max_files:
-            raise InvalidInput(f"at most {self.max_files} files per upload")
+        if len(self.staged) >= self.limits.max_files:
+            raise InvalidInput(f"at most {self.limits.max_files} files per upload")
         self._name = _file_name(options[b"filename"])
         path, self._fd = new_staged_file(self.data_dir)
         self.staged.append((self._name, path))
 
     def _data(self, data: bytes, start: int, end: int) -> None:
         self._size += end - start
-        if self._size > self.max_file_bytes:
-            raise FileTooLarge(f"'{self._name}' is larger than the {self.max_file_bytes // (1024 * 1024)} MB "
-                               "an upload may be (parsing.max_upload_mb)")
+        if self._size > self.limits.max_file_bytes:
+            raise self.limits.streamed_too_large(self._name)
         os.write(self._fd, data[start:end])
 
     def _end(self) -> None:
@@ -87,24 +87,29 @@ def _file_name(raw: bytes) -> str:
     return name[:_MAX_NAME]
 
 
-async def stage_upload(content_type: str, body: AsyncIterator[bytes], data_dir: Path, *, max_file_bytes: int,
-                       max_files: int) -> list[tuple[str, Path]]:
-    """(name, staged path) of each file part; on any error every staged file is removed first."""
+async def stage_upload(content_type: str, body: AsyncIterator[bytes], data_dir: Path,
+                       limits: UploadLimits) -> list[tuple[str, Path]]:
+    """(name, staged path) of each file part; on any error every staged file is removed first.
+    A body that ends before its closing boundary (cut off, or never finished) is refused: its
+    last file would otherwise be indexed cut short."""
     kind, options = parse_options_header(content_type or "")
     boundary = options.get(b"boundary")
     if kind != b"multipart/form-data" or not boundary:
         raise InvalidInput(f"send the files as multipart/form-data (field '{FILE_FIELD}')")
-    parts = _Parts(data_dir, max_file_bytes, max_files)
+    parts = _Parts(data_dir, limits)
     parser = MultipartParser(boundary, parts.callbacks())
     try:
         async for chunk in body:
             parser.write(chunk)
-        parser.finalize()
+        parser.finalize()  # checks nothing (python-multipart 0.0.x): the state is checked here
+        if parser.state is not MultipartState.END:
+            raise MultipartParseError("the body ended before its closing boundary")
     except BaseException as exc:
         parts.close_current()
         remove_staged([path for _, path in parts.staged])
         if isinstance(exc, MultipartParseError):
-            raise InvalidInput("the multipart body is malformed") from None
+            raise InvalidInput("the multipart body is malformed or incomplete (it must end with its closing "
+                               "boundary)") from None
         raise
     parts.close_current()
     return parts.staged

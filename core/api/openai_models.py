@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.api.models import CitationOut, Mode
 
 MODEL = "ragdesk"
+MAX_MESSAGES = 1000  # turns of one conversation a client may send
+MAX_CONTENT_PARTS = 100  # parts of one message's content
 
 
 class ModelOut(BaseModel):
@@ -26,7 +28,7 @@ class ModelList(BaseModel):
 class ChatMessageIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: str
-    content: str | list[dict[str, Any]] | None = None
+    content: str | Annotated[list[dict[str, Any]], Field(max_length=MAX_CONTENT_PARTS)] | None = None
 
     def text(self) -> str:
         if isinstance(self.content, list):  # [{"type": "text", "text": ...}, ...]

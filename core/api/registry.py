@@ -51,6 +51,8 @@ class Operation:
     example: dict[str, Any] = field(default_factory=dict)
     streams: bool = False
     engine_operation: str = ""  # the engine operation it serves
+    pool: str = "light"  # the API's thread pool for it (core/api/pools.py)
+    max_body_kb: int = 0  # 0: the API's default cap for a JSON body (core/api/gate.py)
 
     @property
     def path_fields(self) -> tuple[str, ...]:
@@ -109,9 +111,13 @@ def _route(op: EngineOperation, http: Http) -> Operation:
     if http.streams and "on_event" not in op.signature.parameters:
         raise TypeError(f"route {name!r} streams, but {op.name}() takes no on_event")
     body = http.body or ("none" if http.method in ("GET", "DELETE") else "json")
+    pool = http.pool or ("upload" if body == "multipart" else "light")
+    if pool not in ("light", "answer", "upload"):
+        raise TypeError(f"route {name!r}: unknown pool {pool!r}")
     return Operation(name, http.method, http.path, model, http.out, _runner(op, http, TypeAdapter(http.out)),
                      http.summary, access=op.access, job=op.job, body=body, status_code=http.status_code,
-                     tag=http.tag, example=dict(http.example), streams=http.streams, engine_operation=op.name)
+                     tag=http.tag, example=dict(http.example), streams=http.streams, engine_operation=op.name,
+                     pool=pool, max_body_kb=http.max_body_kb)
 
 
 def routes_of(declared: Iterable[EngineOperation]) -> dict[str, Operation]:
@@ -143,8 +149,10 @@ def to_json(value: Any) -> Any:
 
 
 def _validation_message(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first.get("loc", ())) or "input"
+    from core.api.errors import short_loc
+
+    first = exc.errors(include_input=False, include_url=False)[0]
+    where = ".".join(str(p) for p in short_loc(first.get("loc", ()))) or "input"
     return f"{where}: {first.get('msg', 'invalid')}" + (f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else "")
 
 

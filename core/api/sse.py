@@ -3,25 +3,26 @@
 facts about the answer, then ``data: [DONE]``.
 
 When this process holds the engine, the text goes out as the model writes it (``live_stream``:
-the answer runs on a thread and its ``text`` events become content chunks). When the dashboard's
+the answer runs on a thread of the API's answer pool and its ``text`` events become content
+chunks). When the dashboard's
 process answers through the hand-off, the answer is complete before the first chunk goes out
 (``completion_stream``): the client still reads a stream, in pieces.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-import queue
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from fastapi.responses import StreamingResponse
 
 from core.api.errors import error_body, error_code
+from core.api.pools import Pool
 from core.errors import CoreError
 
 log = logging.getLogger("core.api")
@@ -62,34 +63,49 @@ def completion_chunks(completion: dict) -> Iterator[str]:
     yield from _closing(head, completion)
 
 
+async def _async(chunks: Iterator[str]) -> AsyncIterator[str]:
+    for chunk in chunks:  # all in memory already: no thread needed to step through them
+        yield chunk
+
+
 def completion_stream(completion: dict) -> StreamingResponse:
-    return StreamingResponse(completion_chunks(completion), media_type="text/event-stream",
+    return StreamingResponse(_async(completion_chunks(completion)), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache"})
 
 
-def live_stream(run: Callable[[Callable[[Any], None]], dict], model: str) -> StreamingResponse:
+async def live_stream(run: Callable[[Callable[[Any], None]], dict], model: str, pool: Pool) -> StreamingResponse:
     """``run(on_event)`` answers the completion, passing the answer's events to ``on_event``; it
-    runs on a thread of its own. A failure before the answer's first event (a wrong token, an
-    unknown model, a question over the limit) raises here, so it is an HTTP error, not a stream."""
-    items: queue.Queue = queue.Queue()
+    runs on a thread of ``pool`` (bounded, core/api/pools.py), its events handed to this request's
+    event loop. A failure before the answer's first text (a wrong token, an unknown model, a
+    question over the limit, a store that cannot be reached) raises here, so it is an HTTP error
+    with its status, not a stream."""
+    loop = asyncio.get_running_loop()
+    items: asyncio.Queue = asyncio.Queue()
 
-    def work() -> None:
+    def on_event(event: Any) -> None:  # on the answer's thread
+        loop.call_soon_threadsafe(items.put_nowait, ("event", event))
+
+    async def work() -> None:
         try:
-            items.put(("result", run(lambda event: items.put(("event", event)))))
-        except BaseException as exc:  # handed to the request's thread: raised there or sent as an event
-            items.put(("error", exc))
+            items.put_nowait(("result", await pool.run(run, on_event)))
+        except BaseException as exc:  # handed to the request: raised there or sent as an event
+            items.put_nowait(("error", exc))
+            if isinstance(exc, asyncio.CancelledError):
+                raise
 
-    threading.Thread(target=work, name="ragdesk-api-answer", daemon=True).start()
-    first = items.get()
+    task = asyncio.create_task(work())
+    first = await items.get()
+    while first[0] == "event" and not (first[1].kind == "text" and first[1].message):
+        first = await items.get()  # statuses send nothing: the reply starts with the first text
     if first[0] == "error":
         raise first[1]
     head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion.chunk", "created": int(time.time()),
             "model": model}
-    return StreamingResponse(_live_chunks(head, first, items), media_type="text/event-stream",
+    return StreamingResponse(_live_chunks(head, first, items, task), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache"})
 
 
-def _live_chunks(head: dict, item: tuple, items: queue.Queue) -> Iterator[str]:
+async def _live_chunks(head: dict, item: tuple, items: asyncio.Queue, task: asyncio.Task) -> AsyncIterator[str]:
     yield _opening(head)
     sent: list[str] = []
     while True:
@@ -98,7 +114,8 @@ def _live_chunks(head: dict, item: tuple, items: queue.Queue) -> Iterator[str]:
             sent.append(value.message)
             yield _content(head, value.message)
         elif kind == "result":
-            yield from _finish(head, "".join(sent), value)
+            for chunk in _finish(head, "".join(sent), value):
+                yield chunk
             return
         elif kind == "error":
             if isinstance(value, CoreError):
@@ -108,7 +125,7 @@ def _live_chunks(head: dict, item: tuple, items: queue.Queue) -> Iterator[str]:
                 yield _event(error_body("internal_error", "the server failed on this answer (see its log)"))
             yield "data: [DONE]\n\n"
             return
-        item = items.get()
+        item = await items.get()
 
 
 def _finish(head: dict, sent: str, completion: dict) -> Iterator[str]:

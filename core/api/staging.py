@@ -15,9 +15,9 @@ import stat
 from pathlib import Path
 
 from core.errors import InvalidInput
+from core.upload_limits import MAX_FILES_PER_UPLOAD  # noqa: F401 (where callers found it before)
 
 FOLDER = "api-uploads"
-MAX_FILES_PER_UPLOAD = 20
 
 
 def upload_folder(data_dir: Path) -> Path:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import signal
 import sys
+
+
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _loopback(host: str) -> bool:
@@ -17,21 +22,29 @@ def _loopback(host: str) -> bool:
 
 
 def cmd_api(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from core.api.app import create_app
     from core.api.backend import open_backend
+    from core.api.serve import make_server
+    from core.handoff.holder import set_role
 
+    # SIGTERM ends the process through Python (SystemExit), so the engine is closed below — its
+    # running jobs put back in the queue. uvicorn replaces this handler while it serves and raises
+    # the signal again once it has shut down; without a handler of ours, the hand-off's (which
+    # ends the process at once) would run instead, and the engine would never be closed.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    set_role("the API server", "python -m core api")  # what a CLI handing off to it is told
     backend = open_backend(args.data_dir)
     try:
         where = ("its own engine" if backend.kind == "engine"
-                 else "the running dashboard's engine (hand-off: the dashboard holds the embedded store)")
+                 else f"the engine of {backend.holder} (hand-off: it holds the embedded store)")
         print(f"ragdesk API on http://{args.host}:{args.port} (docs: /docs), using {where}", file=sys.stderr)
         if not _loopback(args.host):
             print("warning: plain HTTP beyond this machine: put a TLS proxy in front (tokens travel in headers)",
                   file=sys.stderr)
-        uvicorn.run(create_app(backend), host=args.host, port=args.port, log_level="warning" if not args.verbose else "info",
-                    server_header=False)
+        # SIGTERM: waiting uploads answer at once, requests still open after GRACE_SECONDS are
+        # cut (core/api/serve.py), then the engine's running jobs go back to the queue
+        make_server(create_app(backend), host=args.host, port=args.port,
+                    log_level="warning" if not args.verbose else "info").run()
     finally:
         backend.close()
     return 0

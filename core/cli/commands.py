@@ -26,17 +26,20 @@ def engine_for(args: argparse.Namespace, *, handed_off: bool = True, not_handed_
     from core.config import RuntimeConfig
     from core.engine import Engine
     from core.handoff.channel import RemoteEngine, find_socket
+    from core.handoff.holder import holder_of
 
     config = RuntimeConfig.from_env(args.data_dir)
     try:
         engine = Engine(config)
     except StoreBusy as exc:
         if find_socket(config.data_dir) is not None:
+            remote = RemoteEngine(config.data_dir)
+            holder = holder_of(remote)
             if not handed_off:
-                raise StoreBusy(f"the running dashboard holds the store and '{command or args.command}' is not "
+                raise StoreBusy(f"{holder} holds the store and '{command or args.command}' is not "
                                 f"handed off: {not_handed_off or _NOT_HANDED_OFF}") from None
-            print("note: the running dashboard holds the store; this command runs there (hand-off)", file=sys.stderr)
-            yield RemoteEngine(config.data_dir)
+            print(f"note: {holder} holds the store; this command runs there (hand-off)", file=sys.stderr)
+            yield remote
             return
         if args.wait <= 0:
             raise _busy(exc, not_handed_off) from None
@@ -50,7 +53,8 @@ def engine_for(args: argparse.Namespace, *, handed_off: bool = True, not_handed_
         engine.close()
 
 
-_NOT_HANDED_OFF = "use the dashboard's pages, or stop the dashboard and run it again"
+_NOT_HANDED_OFF = "use the dashboard's pages, or stop that process and run it again"
+
 
 
 def _busy(exc: StoreBusy, advice: str = "") -> StoreBusy:

@@ -106,6 +106,7 @@ def cmd_ingest_detach(args: argparse.Namespace) -> int:
     from core.ingest import paths as paths_mod
     from core.ingest.service import IngestResult
     from core.jobs.submit import enqueue_uploads
+    from core.upload_limits import UploadLimits
 
     with queue_side(args) as side:
         with side.db.read() as s:
@@ -118,7 +119,7 @@ def cmd_ingest_detach(args: argparse.Namespace) -> int:
             return [IngestResult(u.name, "queued", job_id=i) for i, u in zip(ids, uploads)]
 
         sources = [p if p.startswith(("http://", "https://")) else Path(p) for p in args.paths]
-        results = paths_mod.ingest_paths(enqueue, sources, side.settings().parsing.max_upload_mb)
+        results = paths_mod.ingest_paths(enqueue, sources, UploadLimits.of(side.settings()))
     refused = [{"name": r.name, "error": r.error} for r in results if r.status != "queued"]
     out = {"jobs": queued} | ({"refused": refused} if refused else {})
     emit(args, out, lambda o: "\n".join([f"queued  {j['id']}  {j['name']}" for j in o["jobs"]]
@@ -152,7 +153,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
         pool.start()
         while pool.alive and not stop.is_set():
             stop.wait(0.2)
-        pool.stop(wait=True)  # a job running is let finish
+        # stopped by a signal: a running job stops at its next step and goes back to the queue
+        # (another worker takes it); at the end of --until-idle nothing is running
+        pool.stop(wait=True, interrupt=stop.is_set(), grace=15.0)
     finally:
         engine.stop_sync_scheduler()
         engine.close()

@@ -13,6 +13,7 @@ knowledge base and every file already there.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -66,12 +67,20 @@ class DemoResult:
 
 def load_demo(engine, actor: Actor) -> DemoResult:
     """Create (or find) the actor's demo knowledge base and index the demo documents into it (the
-    scanned memo is OCR'd: the longest step). Admins make it public so every user can try it."""
+    scanned memo is OCR'd: the longest step). Admins make it public so every user can try it.
+    ``engine``: an Engine, or the CLI's hand-off to the process holding the store (the engine's
+    ``load_demo`` operation runs it there, on its job queue)."""
+    return engine.load_demo(actor)
+
+
+def fill_demo(db, actor: Actor, ingest: Callable[[str, list[Upload]], list[IngestResult]]) -> DemoResult:
+    """``load_demo``'s work, next to the engine: ``ingest(kb_id, uploads)`` indexes the files."""
+    from core import knowledge  # lazy: the knowledge-base module pulls in ingest and the store
+
     try:
-        kb = engine.get_kb(actor, DEMO_KB)
+        kb = knowledge.get_kb(db, actor, DEMO_KB)
         created = False
     except NotFound:
-        kb = engine.create_kb(actor, DEMO_KB, DEMO_DESCRIPTION, "public" if actor.is_admin else "private")
+        kb = knowledge.create_kb(db, actor, DEMO_KB, DEMO_DESCRIPTION, "public" if actor.is_admin else "private")
         created = True
-    results = engine.ingest(actor, kb.id, demo_uploads())
-    return DemoResult(kb.id, kb.name, created, results)
+    return DemoResult(kb.id, kb.name, created, ingest(kb.id, demo_uploads()))

@@ -21,6 +21,7 @@ from core.sources import service as sources
 from core.sources.models import SyncedSource
 from core.sources.sync import SyncReport, run_sync
 from core.types import Actor
+from core.upload_limits import UploadLimits
 
 # Virtual places above the folder tree (the browser's first level).
 MY_DRIVE, SHARED_WITH_ME, SHARED_DRIVES = "root", "shared-with-me", "shared-drives"
@@ -110,7 +111,7 @@ def sync_source(parts: EngineParts, box: SecretBox, actor: Actor, row: SyncedSou
         raise NotConnected("a Drive source syncs with its owner's connection only")
     client = client_for(parts, box, actor.user_id)
     source = DriveSource(client, list(row.config.get("selection", [])),
-                         max_bytes=parts.snapshot().settings.parsing.max_upload_mb * 1024 * 1024)
+                         limits=UploadLimits.of(parts.snapshot().settings))
     report = run_sync(parts, actor, row.id, source, trigger=trigger, progress=progress, tracker=tracker)
     if report.source_state == "reconnect":  # the user's other Drive sources stop too
         oauth.mark_reconnect(parts.db, actor.user_id, report.error)

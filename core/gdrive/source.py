@@ -21,6 +21,7 @@ from core.gdrive.errors import ChangesTokenExpired, ItemNotImportable
 from core.gdrive.export import fetch_content, importable
 from core.ingest.service import Upload
 from core.sources.base import Listing, RemoteItem
+from core.upload_limits import UploadLimits
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ def item_of(f: dict) -> RemoteItem:
 class DriveSource:
     client: DriveClient
     selection: list[str]  # file and folder ids chosen by the user
-    max_bytes: int = 0  # the upload size limit (0 = none): a larger stored file is not downloaded
+    limits: UploadLimits | None = None  # the upload limit (None: none): a larger stored file is not downloaded
     kind: str = "gdrive"
     skipped: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (name, why left out), last listing
 
@@ -62,9 +63,9 @@ class DriveSource:
 
     def fetch(self, item: RemoteItem) -> Upload:
         size = int(item.meta.get("size") or 0)
-        if self.max_bytes and size > self.max_bytes:
-            raise ItemNotImportable(f"{size / 1048576:.1f} MB is over the upload limit of "
-                                    f"{self.max_bytes // 1048576} MB (Documents Settings → parsing.max_upload_mb)")
+        refused = self.limits.too_large(item.name, size) if self.limits is not None else None
+        if refused is not None:
+            raise ItemNotImportable(refused.message)
         name, data = fetch_content(self.client, item.item_id, item.name, item.mime)
         return Upload(name, data)
 

@@ -27,7 +27,7 @@ from sqlmodel import select
 from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
 from core.db.rows import insert_rows, row_values, update_rows
 from core.error_report import shown_error
-from core.errors import Cancelled, CoreError, FileTooLarge, InvalidInput
+from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest import ready
 from core.ingest.blobs import sha256_hex
 from core.ingest.jobs import JobTracker, cancelled_many, finish_done_many_in, progress_many
@@ -53,6 +53,7 @@ from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
 from core.storage.diskspace import no_room_for_upload
 from core.types import Actor, ParsedDoc
+from core.upload_limits import UploadLimits
 
 log = logging.getLogger(__name__)
 
@@ -79,13 +80,18 @@ class _Prepared:
         if self.progress:
             self.progress(done, total, message)
 
-    def fail(self, parts: EngineParts, state: str, message: str, key: str = "", params: dict | None = None) -> None:
+    def fail(self, parts: EngineParts, state: str, message: str, key: str = "", params: dict | None = None,
+             retryable: bool = False) -> None:
+        if self.failed is not None:
+            return  # ended already (a cancel seen while its group was embedded)
         if state == "cancelled" and not key:
             key, params = "ingest.cancelled", {}
         abandon_file(parts, self.record_id, self.job.target.collection, state, message, key, params, sha=self.sha)
-        self.tracker.finish(state, error=message)
+        # a cancelled job says so, not the step it was cancelled at ("parsing note_15.md")
+        self.tracker.finish(state, error=message, said=say("ingest.cancelled") if state == "cancelled" else None)
         self.failed = IngestResult(self.upload.name, state, file_id=self.record_id, error=message,
-                                   job_id=self.tracker.job_id, error_key=key, error_params=dict(params or {}))
+                                   job_id=self.tracker.job_id, error_key=key, error_params=dict(params or {}),
+                                   retryable=retryable)
 
 
 # Small files are registered (file row and job row) a block at a time, in one commit: a knowledge
@@ -95,14 +101,31 @@ class _Prepared:
 _BLOCK_FILES = 64
 _BLOCK_BYTES = 8 * _MB
 
+OnResult = Callable[[int, IngestResult], None]  # (upload's index, its final result)
+
+
+class _Results(list):
+    """One slot per upload; ``on_result`` hears each final result as it is set, so a caller (a queue
+    worker) can close a file's job when the file ends, not when the whole batch does."""
+
+    def __init__(self, n: int, on_result: OnResult | None):
+        super().__init__([None] * n)
+        self._on_result = on_result
+
+    def __setitem__(self, i, result) -> None:
+        super().__setitem__(i, result)
+        if self._on_result is not None and result is not None:
+            self._on_result(i, result)
+
 
 def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[Upload], *, collection: str,
                 kb_id: str | None = None, chat_id: str | None = None, parsed: ParsedDoc | None = None,
                 progress: Callable[[str, int, int, str], None] | None = None,
-                job_ids: list[str] | None = None) -> list[IngestResult]:
+                job_ids: list[str] | None = None, on_result: OnResult | None = None) -> list[IngestResult]:
     """``parsed``: the text of a single upload that is already parsed (a fetched page).
-    ``job_ids``: each upload's queued job (tracked instead of a new job row)."""
-    results: list[IngestResult | None] = [None] * len(uploads)
+    ``job_ids``: each upload's queued job (tracked instead of a new job row). ``on_result``: told
+    each upload's final result as soon as it has one."""
+    results = _Results(len(uploads), on_result)
     group: list[tuple[int, _Prepared]] = []  # parsed, waiting for their embedding
     flagged: list[str] = []  # files whose points are flagged, recorded with the next group's commit
     waiting: list[tuple[int, _Prepared]] = []  # registered, waiting for their parse
@@ -180,10 +203,16 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
            flagged: list[str]) -> None:
     prepared = [p for _, p in group]
     by_job = {id(p.job): p for p in prepared}
+    index = {id(p): i for i, p in group}
     embedding = say("job.embedding")
 
     def should_cancel(jobs: list[EmbedJob]) -> set[int]:
         stopped = cancelled_many(parts.db, [by_job[id(j)].tracker for j in jobs])
+        for j in jobs:  # ended now, not once the group's embedding is done (16 files: half a minute)
+            p = by_job[id(j)]
+            if p.tracker.job_id in stopped:
+                p.fail(parts, "cancelled", "cancelled by request")
+                results[index[id(p)]] = p.failed
         return {id(j) for j in jobs if by_job[id(j)].tracker.job_id in stopped}
 
     def progress(jobs: list[EmbedJob]) -> None:
@@ -199,12 +228,14 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
                 should_cancel=should_cancel, progress=progress,
                 # a plain user sees a sentence and an error id; the provider's own words go to the log
                 describe=lambda exc: shown_error(exc, actor, "embedding"))
-    for _, p in group:
-        if p.job.state:
-            p.fail(parts, p.job.state, p.job.error)
+    for i, p in group:
+        if p.job.state and p.failed is None:
+            p.fail(parts, p.job.state, p.job.error, retryable=p.job.retryable)
+            results[i] = p.failed
     committed = _commit_group(parts, snap, [p for _, p in group if p.failed is None], flagged)
     for i, p in group:
-        results[i] = p.failed or committed[id(p)]
+        if id(p) in committed:
+            results[i] = committed[id(p)]
 
 
 def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: list[tuple[int, Upload]], *,
@@ -349,11 +380,8 @@ def _check_upload(upload: Upload, parsing) -> Upload | CoreError:
         name = clean_name(upload.name, "file", max_chars=255)
     except InvalidInput as exc:
         return exc
-    limit = parsing.max_upload_mb * _MB
-    if len(upload.data) > limit:
-        return FileTooLarge.of(say("ingest.too_large", name=name, size_mb=f"{len(upload.data) / _MB:.1f}",
-                                   limit_mb=parsing.max_upload_mb))
-    return Upload(name, upload.data, upload.url)
+    refused = UploadLimits.of(parsing).too_large(name, len(upload.data))
+    return refused if refused is not None else Upload(name, upload.data, upload.url)
 
 
 def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared],

@@ -14,10 +14,11 @@ from typing import Callable
 
 from core.ingest.service import IngestResult, Upload
 from core.names import file_display_name, printable
+from core.upload_limits import UploadLimits
 
 
 def ingest_paths(ingest: Callable[[list[Upload]], list[IngestResult]], paths: list[Path | str],
-                 limit_mb: int) -> list[IngestResult]:
+                 limits: UploadLimits) -> list[IngestResult]:
     """``ingest`` indexes one group of uploads; one result per file or URL, in that order of groups."""
     results: list[IngestResult] = []
     urls: list[Upload] = []
@@ -38,7 +39,7 @@ def ingest_paths(ingest: Callable[[list[Upload]], list[IngestResult]], paths: li
     group: list[Upload] = []
     group_bytes = 0
     for path in files:
-        refused, size = _refuse_path(path, limit_mb)
+        refused, size = _refuse_path(path, limits)
         if refused is not None:
             results.append(refused)
             continue
@@ -59,7 +60,7 @@ _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _READ_GROUP_BYTES = 64 * 1024 * 1024  # files read into memory per ingest call
 
 
-def _refuse_path(path: Path, limit_mb: int) -> tuple[IngestResult | None, int]:
+def _refuse_path(path: Path, limits: UploadLimits) -> tuple[IngestResult | None, int]:
     """(a failed result, or None, and the file's size) — decided from the name and stat alone."""
     shown = file_display_name(str(path))
     try:
@@ -70,10 +71,10 @@ def _refuse_path(path: Path, limit_mb: int) -> tuple[IngestResult | None, int]:
         size = path.stat().st_size
     except OSError as exc:
         return IngestResult(shown, "failed", error=f"cannot read file: {exc.strerror}"), 0
-    if size > limit_mb * 1024 * 1024:
-        return IngestResult(shown, "failed", error=(
-            f"'{path.name}' is {size / 1048576:.1f} MB, more than the upload limit of {limit_mb} MB "
-            "(setting parsing.max_upload_mb)")), size
+    too_large = limits.too_large(path.name, size)
+    if too_large is not None:
+        return IngestResult(shown, "failed", error=too_large.message, error_key=too_large.key,
+                            error_params=too_large.params), size
     return None, size
 
 

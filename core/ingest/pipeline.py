@@ -6,8 +6,9 @@ Pure steps with typed inputs; the service around it owns records, jobs and permi
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Callable
 
@@ -80,6 +81,7 @@ class EmbedJob:
     embedded: int = 0
     state: str = ""  # "" while going, else failed | cancelled
     error: str = ""
+    retryable: bool = False  # failed on something passing (an embedding or store server away)
 
 
 # While an embedding call runs, the cancel flags of its files are checked this often. One call
@@ -112,11 +114,27 @@ def _log_abandoned(future: Future) -> None:
                     type(future.exception()).__name__)
 
 
-def _embed_or_cancel(pool: ThreadPoolExecutor, embedder: Embedder, texts: list[str], batch_jobs: list[EmbedJob],
-                     should_cancel: ShouldCancel):
+def _in_background(fn: Callable, *args) -> Future:
+    """``fn(*args)`` on a daemon thread of its own: a call left running for cancelled files (or
+    by a worker whose process is stopping) never holds up the process's exit, as a pool's thread
+    would (the interpreter joins those at exit)."""
+    future: Future = Future()
+
+    def run() -> None:
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+    threading.Thread(target=run, name="ragdesk-embed", daemon=True).start()
+    return future
+
+
+def _embed_or_cancel(embedder: Embedder, texts: list[str], batch_jobs: list[EmbedJob], should_cancel: ShouldCancel):
     """The vectors of ``texts``, or None once every file of the batch is cancelled: the call is
     then left to finish on its own thread and its vectors are never stored."""
-    future = pool.submit(embedder.embed_documents, texts)
+    future = _in_background(embedder.embed_documents, texts)
     while True:
         try:
             return future.result(timeout=_CANCEL_POLL_SECONDS)
@@ -134,14 +152,10 @@ def embed_files(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore, *,
     in the middle of a long embedding call (``_embed_or_cancel``), and none of its points are
     stored after that; a failed batch fails every unfinished file of ``jobs`` (never raises for
     it). Callers commit or clean up."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragdesk-embed")  # one call at a time
-    try:
-        _embed_queue(pool, jobs, embedder, store, batch_size, should_cancel, progress, describe)
-    finally:
-        pool.shutdown(wait=False)  # a call left running for cancelled files ends on its own
+    _embed_queue(jobs, embedder, store, batch_size, should_cancel, progress, describe)  # one call at a time
 
 
-def _embed_queue(pool: ThreadPoolExecutor, jobs: list[EmbedJob], embedder: Embedder, store: VectorStore,
+def _embed_queue(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore,
                  batch_size: int, should_cancel: ShouldCancel, progress: OnProgress,
                  describe: Callable[[BaseException], str] | None) -> None:
     queue = [(j, c) for j in jobs for c in j.chunks]
@@ -153,7 +167,7 @@ def _embed_queue(pool: ThreadPoolExecutor, jobs: list[EmbedJob], embedder: Embed
             return
         batch_jobs = list({id(j): j for j, _ in batch}.values())
         try:
-            vectors = _embed_or_cancel(pool, embedder, [c.indexed_text for _, c in batch], batch_jobs, should_cancel)
+            vectors = _embed_or_cancel(embedder, [c.indexed_text for _, c in batch], batch_jobs, should_cancel)
             if vectors is None:
                 continue  # every file of this batch was cancelled meanwhile
             if len(vectors) != len(batch):
@@ -175,9 +189,10 @@ def _embed_queue(pool: ThreadPoolExecutor, jobs: list[EmbedJob], embedder: Embed
             else:
                 log.exception("unexpected error while embedding a batch")
                 message = f"unexpected error while embedding ({type(exc).__name__}: {exc})"
+            retryable = isinstance(exc, CoreError) and exc.retryable
             for j in jobs:
                 if not j.state:
-                    j.state, j.error = "failed", message
+                    j.state, j.error, j.retryable = "failed", message, retryable
             return
         for j, _ in batch:
             j.embedded += 1

@@ -55,6 +55,7 @@ class IngestResult:
     warnings: list[str] = field(default_factory=list)
     error_key: str = ""  # the error as a message key and its values (core/messages.py)
     error_params: dict = field(default_factory=dict)
+    retryable: bool = False  # failed on something passing (a server that cannot be reached now)
 
     @property
     def ok(self) -> bool:
@@ -126,17 +127,19 @@ def _name_first_collection(parts: EngineParts, snap: Snapshot, kb_id: str) -> Kn
 
 
 def ingest(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str, uploads: list[Upload],
-           progress: FileProgress | None = None, job_ids: list[str] | None = None) -> list[IngestResult]:
+           progress: FileProgress | None = None, job_ids: list[str] | None = None,
+           on_result: Callable[[int, IngestResult], None] | None = None) -> list[IngestResult]:
     """Index uploads into a knowledge base, one result per upload; a bad file fails alone.
     The index check and every file of the batch use the same snapshot. ``job_ids``: the queued
-    job of each upload (core/jobs/), tracked instead of a new job row per file."""
+    job of each upload (core/jobs/), tracked instead of a new job row per file; ``on_result``
+    hears each upload's result as soon as it has one."""
     from core.ingest.batch import ingest_many
 
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
     kb = ensure_kb_index(parts, snap, kb.id)
     return ingest_many(parts, snap, actor, uploads, collection=kb.collection, kb_id=kb.id, progress=progress,
-                       job_ids=job_ids)
+                       job_ids=job_ids, on_result=on_result)
 
 
 def fetch_url_doc(url: str, settings):

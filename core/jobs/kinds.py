@@ -1,8 +1,10 @@
 """The job kinds: what a worker does with a claimed job, and how its outcome reads back.
 
-Each kind has a handler ``run(engine, jobs) -> list[Outcome]`` (one outcome per job; only
-``ingest`` is claimed in groups) and ``decode(jobs) -> object``, which turns the finished rows
-back into what the engine's synchronous method returns (the ``Future`` of ``submit_*``).
+Each kind has a handler ``run(engine, jobs, on_outcome) -> list[Outcome]`` (one outcome per job;
+only ``ingest`` is claimed in groups, and it reports each job's outcome to ``on_outcome`` as soon
+as that file ends, so a cancelled or finished file's job closes before the rest of its group) and
+``decode(jobs) -> object``, which turns the finished rows back into what the engine's synchronous
+method returns (the ``Future`` of ``submit_*``).
 
 Every long operation of the engine is one of these kinds, run only by queue workers:
 - ``ingest``: uploads (their bytes in the blob store) and URL adds;
@@ -35,12 +37,16 @@ class Outcome:
     result: dict | None = None
     error: str = ""
     message: str = ""
+    retryable: bool = False  # failed on something passing (a server that cannot be reached): try again later
+
+
+OnOutcome = Callable[[str, Outcome], None]  # (job id, its final outcome)
 
 
 @dataclass(frozen=True)
 class Kind:
     name: str
-    run: Callable[["object", list[Job]], list[Outcome]]
+    run: Callable[["object", list[Job], OnOutcome | None], list[Outcome]]
     decode: Callable[[list[Job]], object]
 
 
@@ -83,7 +89,13 @@ def _clean_earlier_attempt(parts, job: Job) -> None:
         abandon_file(parts, rec.id, rec.collection, "failed", "interrupted: its worker stopped; run again")
 
 
-def run_ingest(engine, jobs: list[Job]) -> list[Outcome]:
+def _ingest_outcome(r) -> Outcome:
+    state = {"indexed": "done", "duplicate": "done"}.get(r.status, r.status)
+    return Outcome(state, result=asdict(r), error=r.error if state != "done" else "",
+                   message="already present" if r.status == "duplicate" else "", retryable=r.retryable)
+
+
+def run_ingest(engine, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
     from core.ingest import service as ingest_mod
     from core.ingest.service import Upload
 
@@ -102,16 +114,20 @@ def run_ingest(engine, jobs: list[Job]) -> list[Outcome]:
             continue
         ids.append(job.id)
     actor = actor_of(engine, jobs[0].owner_id)
+
+    def ended(i: int, r) -> None:  # one file's result, as soon as it has one
+        if on_outcome is not None:
+            on_outcome(ids[i], _ingest_outcome(r))
+
     try:
-        results = ingest_mod.ingest(parts, engine._snapshot(), actor, jobs[0].kb_id, uploads, job_ids=ids) if ids else []
+        results = ingest_mod.ingest(parts, engine._snapshot(), actor, jobs[0].kb_id, uploads, job_ids=ids,
+                                    on_result=ended) if ids else []
     except CoreError as exc:  # the whole group (a reindex needed, the knowledge base gone)
         results = None
         for job_id in ids:
-            out[job_id] = Outcome("failed", result=raised(exc), error=exc.message)
+            out[job_id] = Outcome("failed", result=raised(exc), error=exc.message, retryable=exc.retryable)
     for job_id, r in zip(ids, results or []):
-        state = {"indexed": "done", "duplicate": "done"}.get(r.status, r.status)
-        out[job_id] = Outcome(state, result=asdict(r), error=r.error if state != "done" else "",
-                              message="already present" if r.status == "duplicate" else "")
+        out[job_id] = _ingest_outcome(r)
     for job in jobs:  # an original no file keeps (refused, duplicate of another name) goes now
         if job.blob and out[job.id].state != "done":
             ingest_mod.drop_unused_original(parts, job.blob)
@@ -135,7 +151,7 @@ def decode_ingest(jobs: list[Job]) -> list:
 
 
 # ------------------------------------------------------------------ reindex
-def run_reindex(engine, jobs: list[Job]) -> list[Outcome]:
+def run_reindex(engine, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
     from core.ingest import reindex as reindex_mod
 
     [job] = jobs
@@ -158,14 +174,14 @@ def _report_outcome(report) -> Outcome:
     return Outcome(state, result=report.as_dict(), error=report.error)
 
 
-def run_sync(engine, jobs: list[Job]) -> list[Outcome]:
+def run_sync(engine, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
     [job] = jobs
     p = job.payload or {}
     report = engine.services.sources.run_sync(actor_of(engine, job.owner_id), p["source_id"], p.get("trigger", "manual"), job.id)
     return [_report_outcome(report)]
 
 
-def run_gdrive_import(engine, jobs: list[Job]) -> list[Outcome]:
+def run_gdrive_import(engine, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
     [job] = jobs
     p = job.payload or {}
     report = engine.services.drive.run_gdrive_import(actor_of(engine, job.owner_id), job.kb_id, p["ids"], p.get("watch", False), job.id)
@@ -185,7 +201,7 @@ def decode_report(jobs: list[Job]):
 
 
 # ------------------------------------------------------------------ repair
-def run_repair(engine, jobs: list[Job]) -> list[Outcome]:
+def run_repair(engine, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
     [job] = jobs
     report = engine.doctor(actor_of(engine, job.owner_id), repair=True)
     return [Outcome("done", result=asdict(report))]

@@ -13,11 +13,17 @@ A running job whose worker is gone — its lease expired, or its process on this
 exists — is queued again (``attempts`` counts the claims) up to ``jobs.max_attempts``, then
 failed with the reason. Whatever the dead attempt left half-done is its kind's to clean
 (core/jobs/kinds.py) before it runs again.
+
+A job that failed on something passing (a vector store or embedding server that cannot be
+reached: a ``retryable`` error) is queued again too, not before a pause that doubles with each
+attempt (``retry_later``): a queued job's ``lease_until``, when set, is the time before which no
+worker claims it.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -85,8 +91,9 @@ def claim(db: Database, worker_id: str, *, lease_seconds: float, batch_files: in
     """Take the oldest queued job (and, for an upload, more queued uploads of the same knowledge
     base and owner, up to ``batch_files``, embedded together); [] when nothing waits."""
     now = utcnow()
+    due = Job.lease_until.is_(None) | (Job.lease_until <= now)  # a job tried again waits out its pause
     with db.write() as s:
-        first_q = select(Job).where(Job.state == "queued").order_by(Job.created_at, Job.id).limit(1)
+        first_q = select(Job).where(Job.state == "queued", due).order_by(Job.created_at, Job.id).limit(1)
         if kinds:
             first_q = first_q.where(Job.kind.in_(kinds))
         first = s.exec(_locked(first_q, db)).first()
@@ -94,7 +101,7 @@ def claim(db: Database, worker_id: str, *, lease_seconds: float, batch_files: in
             return []
         taken = [first]
         if first.kind in BATCHED_KINDS and batch_files > 1:
-            more_q = (select(Job).where(Job.state == "queued", Job.kind == first.kind, Job.kb_id == first.kb_id,
+            more_q = (select(Job).where(Job.state == "queued", due, Job.kind == first.kind, Job.kb_id == first.kb_id,
                                         Job.owner_id == first.owner_id, Job.id != first.id)
                       .order_by(Job.created_at, Job.id).limit(batch_files - 1))
             taken += list(s.exec(_locked(more_q, db)).all())
@@ -177,6 +184,77 @@ def close(db: Database, job_id: str, worker_id: str, state: str, *, result: dict
         s.add(job)
         _LOCAL_CANCEL_EVENTS.pop(job_id, None)
         return True
+
+
+def requeue(db: Database, job_id: str, worker_id: str, why: str) -> bool:
+    """Put a job this worker holds back in the queue, as if never claimed (its process is
+    stopping: it asked the job to stop at its next step). False when another worker holds it, or
+    when someone asked to cancel it meanwhile (then it ends cancelled)."""
+    with db.write() as s:
+        job = s.get(Job, job_id)
+        if job is None or job.worker_id != worker_id or job.cancel_requested:
+            return False
+        job.state, job.worker_id, job.lease_until, job.finished_at = "queued", None, None, None
+        job.attempts = max(0, job.attempts - 1)  # a stop this process chose is not a failed attempt
+        job.result, job.error = None, ""
+        job.message, job.message_key, job.message_params = f"queued again: {why}", None, None
+        job.updated_at = utcnow()
+        s.add(job)
+    _LOCAL_CANCEL_EVENTS.pop(job_id, None)
+    return True
+
+
+RETRY_FIRST_SECONDS = 5.0
+RETRY_MAX_SECONDS = 300.0
+
+
+def retry_pause(attempts: int) -> float:
+    """Seconds before another try after ``attempts`` tries: 5, 10, 20, ... at most 5 minutes."""
+    return min(RETRY_MAX_SECONDS, RETRY_FIRST_SECONDS * 2 ** max(0, attempts - 1))
+
+
+def retry_later(db: Database, job_id: str, worker_id: str, max_attempts: int, error: str, *,
+                result: dict | None = None) -> bool:
+    """A job this worker holds that failed on something passing: queued again after a pause while
+    it has attempts left (True), else failed for good, saying how often it was tried (False)."""
+    now = utcnow()
+    with db.write() as s:
+        job = s.get(Job, job_id)
+        if job is None or job.worker_id != worker_id:
+            return False
+        if job.attempts < max_attempts and not job.cancel_requested:
+            pause = retry_pause(job.attempts)
+            job.state, job.worker_id, job.finished_at, job.result = "queued", None, None, None
+            job.lease_until = now + timedelta(seconds=pause)  # not claimed before then
+            job.error = ""
+            job.message = (f"{error.rstrip('.')}; trying again in {pause:.0f} s "
+                           f"(attempt {job.attempts} of {max_attempts})")
+            job.message_key = job.message_params = None
+            job.updated_at = now
+            s.add(job)
+            retried = True
+        else:
+            job.state, job.result, job.finished_at = "failed", result, now
+            job.error = (f"{error.rstrip('.')}; failed after {job.attempts} attempts "
+                         f"(jobs.max_attempts = {max_attempts})")
+            job.updated_at = now
+            s.add(job)
+            retried = False
+    _LOCAL_CANCEL_EVENTS.pop(job_id, None)
+    return retried
+
+
+def interrupt_local(job_ids: list[str]) -> None:
+    """Ask jobs running in this process to stop at their next step (the same signal as a cancel,
+    which their worker then turns into a re-queue)."""
+    for job_id in job_ids:
+        _LOCAL_CANCEL_EVENTS.setdefault(job_id, threading.Event()).set()
+
+
+def cancel_requested(db: Database, job_id: str) -> bool:
+    with db.read() as s:
+        job = s.get(Job, job_id)
+    return bool(job and job.cancel_requested)
 
 
 def cancel(db: Database, actor: Actor, job_id: str) -> Job:

@@ -10,7 +10,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from core.errors import FileTooLarge, NotFound, ParseError
+from core.errors import NotFound, ParseError
 from core.parsers.base import ParseContext, Parser
 from core.parsers.detect import (
     KINDS,
@@ -44,12 +44,9 @@ def get_parser(kind: str) -> Parser:
 
 
 def _check_size(size: int, source_name: str, ctx: ParseContext) -> None:
-    limit_mb = ctx.settings.max_upload_mb
-    if size > limit_mb * 1024 * 1024:
-        raise FileTooLarge(
-            f"{source_name} is {size / 1024 / 1024:.1f} MB; the upload limit is {limit_mb} MB "
-            f"(setting parsing.max_upload_mb)"
-        )
+    from core.upload_limits import UploadLimits
+
+    UploadLimits.of(ctx.settings).check(source_name, size)
 
 
 def _empty_reason(kind: str, doc: ParsedDoc, ctx: ParseContext) -> str:

@@ -13,6 +13,7 @@ from core import knowledge
 from core.accounts.access import resolve_kb
 from core.answering.types import Answer, AnswerEvent, Comparison
 from core.api.models import AnswerOut, SearchOut
+from core.errors import error_named
 from core.ingest.parts import Snapshot
 from core.limits import check_question, check_search
 from core.llm.factory import provider_for
@@ -26,7 +27,21 @@ from core.types import Actor
 
 TAG = "search and answers"
 KBS_HELP = "ids or names; omitted: every knowledge base you may read"
+MAX_KBS = 100  # knowledge bases named in one question or search
 ANSWER_FIELDS = ("question", "kbs", "mode", "web")
+
+
+def failed_answer(answer: Answer):
+    """The error a failed answer met (its kind: a store that cannot be reached, a model that is
+    down...), to raise at the HTTP API: a status and a code there, never 200 with an empty text
+    or the error passed off as the assistant's answer."""
+    return error_named(answer.error_kind or "CoreError", answer.error)
+
+
+def _answered(asked: dict, answer: Answer) -> Answer:
+    if answer.error:
+        raise failed_answer(answer)
+    return answer
 
 
 class AnswerService:
@@ -42,10 +57,10 @@ class AnswerService:
                 for kb in chosen if kb.collection]
 
     @operation(handoff=True, http=Http("POST", "/api/v1/search", params=("query", "kbs", "mode", "top_k", "min_score"),
-                                       out=SearchOut, tag=TAG, example={"query": "remote work"},
+                                       out=SearchOut, tag=TAG, example={"query": "remote work"}, pool="answer",
                                        summary="Hybrid search over the knowledge bases you may read (the retrieval test)"))
     def search(self, actor: Actor, query: Annotated[str, Field(min_length=1)],
-               kbs: Annotated[list[str] | None, Field(description=KBS_HELP)] = None, *,
+               kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None, *,
                mode: Literal["dense", "bm25", "hybrid", "hybrid+rerank"] | None = None,
                top_k: Annotated[int | None, Field(ge=1)] = None,
                min_score: Annotated[float | None, Field(ge=0, le=1)] = None,
@@ -62,15 +77,18 @@ class AnswerService:
     # web: the normal side may search the web; strict answering never does (the engine decides)
     @operation(handoff=True, http=(
         Http("POST", "/api/v1/ask", params=ANSWER_FIELDS, fixed={"temporary": True}, out=AnswerOut, tag=TAG,
+             pool="answer", reply=_answered,
              example={"question": "How many days may I work remotely?"},
              summary="Answer a question from the knowledge bases, with its citations; nothing is stored. Strict "
                      "mode holds as in the chat: with it on, only admins get a normal answer; a question without "
                      "a hit gets the fixed reply and no model is called"),
         Http("POST", "/api/v1/chats/{chat_id}/messages", name="chat_ask", params=(*ANSWER_FIELDS, "chat_id"),
-             out=AnswerOut, tag="chats", example={"question": "How many days may I work remotely?"},
+             out=AnswerOut, tag="chats", example={"question": "How many days may I work remotely?"}, pool="answer",
+             reply=_answered,
              summary="Ask in a chat: the question and its answer are stored in it (normal mode reads its history)")))
     def ask(self, actor: Actor, question: Annotated[str, Field(min_length=1)], *,
-            kbs: Annotated[list[str] | None, Field(description=KBS_HELP)] = None, chat_id: str | None = None,
+            kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None,
+            chat_id: str | None = None,
             mode: Annotated[Literal["normal", "strict"] | None, Field(
                 description="omitted: the mode in force; with strict mode on, only admins get a normal answer")] = None,
             temporary: bool = False, file_ids: tuple[str, ...] = (),

@@ -1,6 +1,7 @@
 """The HTTP API's door into an engine in another process: one operation, ``api_call``, that runs
 an API operation (core/api/registry.py) as the user of the API token it carries — the token is
-checked here, next to the engine, so the hand-off never lets the API act as anyone else."""
+checked here, next to the engine, so the hand-off never lets the API act as anyone else. And
+``holder``: which process this is, for the notes of the CLI that reaches it."""
 
 from __future__ import annotations
 
@@ -20,3 +21,10 @@ class ApiBridge:
         from core.api.registry import invoke  # lazy: the API's operations import most of the engine
 
         return invoke(self._engine, token, op, input, client=client)
+
+    @operation(access="open", why="names this process (its role and pid), nothing of anyone's data", handoff=True)
+    def holder(self) -> str:
+        """Which process this is: the CLI names it in its hand-off notes and refusals."""
+        from core.handoff.holder import describe
+
+        return describe()

@@ -73,6 +73,10 @@ class Http:
     reply: Callable[[dict, Any], Any] | None = None
     streams: bool = False  # ``stream: true`` asks for server-sent events; the method takes ``on_event``
     extra: str = "forbid"  # "ignore": unknown fields are dropped (OpenAI clients send many)
+    # the API's thread pool for it (core/api/pools.py): "light" (default), "answer"; a multipart
+    # route is an "upload"
+    pool: str = ""
+    max_body_kb: int = 0  # the largest JSON body it reads (0: the API's default, core/api/gate.py)
 
 
 @dataclass(frozen=True)

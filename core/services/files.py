@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from sqlmodel import select
 
 from core import knowledge
-from core.api.models import FileOut, IngestOut, Limits, StagedFile
-from core.api.staging import MAX_FILES_PER_UPLOAD, read_staged
+from core.api.models import FileOut, IngestOut, Limits, StagedFile, UploadOut
+from core.api.staging import read_staged
 from core.accounts.access import check_file, resolve_kb
 from core.errors import InvalidInput
 from core.db.models import FileRecord
@@ -21,10 +23,12 @@ from core.ingest import service as ingest_mod
 from core.ingest.reindex import ReindexResult
 from core.ingest.service import IngestResult, Upload
 from core.jobs.submit import enqueue_one, enqueue_uploads
+from core.jobs.uploads import upload_status
 from core.parsers.base import ParseContext
 from core.services.declare import Http, Remote, operation
 from core.services.runtime import Runtime, parse_document
 from core.types import SYSTEM_ACTOR, Actor, ParsedDoc
+from core.upload_limits import MAX_FILES_PER_UPLOAD, UploadLimits
 
 Progress = Callable[[str, int, int, str], None]
 TAG = "files"
@@ -42,7 +46,7 @@ def _ingest_paths_queued(engine, args: dict) -> list[IngestResult]:
     dashboard, nothing long on the hand-off's own thread); the CLI waits for the results."""
     engine.get_kb(SYSTEM_ACTOR, args["kb"])  # unknown: refused before any file is read
     return paths_mod.ingest_paths(lambda uploads: engine.submit_ingest(SYSTEM_ACTOR, args["kb"], uploads).result(),
-                                  args["paths"], engine.settings().parsing.max_upload_mb)
+                                  args["paths"], UploadLimits.of(engine.runtime.settings()))
 
 
 def readable_file(rt: Runtime, actor: Actor, file_id: str) -> FileRecord:
@@ -63,7 +67,7 @@ class FileService:
     def ingest_paths(self, actor: Actor, kb: str, paths: list[str], progress: Progress | None = None) -> list[IngestResult]:
         """Files, folders and URLs named on the server (the CLI): admins only — it reads the server's disk."""
         return paths_mod.ingest_paths(lambda uploads: self.ingest(actor, kb, uploads, progress), paths,
-                                      self._rt.settings().parsing.max_upload_mb)
+                                      UploadLimits.of(self._rt.settings()))
 
     @operation(job=True)
     def submit_ingest(self, actor: Actor, kb: str, uploads: list[Upload]) -> Future:
@@ -77,22 +81,36 @@ class FileService:
                                         summary="The largest upload accepted (per file) and how many files one "
                                                 "upload may carry"))
     def upload_limits(self, actor: Actor) -> dict:
-        return {"max_upload_mb": self._rt.settings().parsing.max_upload_mb, "max_files_per_upload": MAX_FILES_PER_UPLOAD}
+        return UploadLimits.of(self._rt.settings()).as_dict()
 
-    @operation(http=Http("POST", "/api/v1/kbs/{kb}/files", name="upload_files", out=list[IngestOut], tag=TAG,
-                         body="multipart",
-                         summary="Upload files (multipart/form-data, field 'files'); one result per file, each "
-                                 "indexed as a job (its progress under /api/v1/jobs while it runs)"))
-    def upload_staged(self, actor: Actor, kb: str, files: list[StagedFile]) -> list[IngestResult]:
-        """Files the HTTP API staged from a multipart upload (core/api/staging.py), ingested through
-        the job queue like every upload; the reply waits for the results, as a dashboard upload does."""
+    @operation(http=Http("POST", "/api/v1/kbs/{kb}/files", name="upload_files", out=UploadOut, tag=TAG,
+                         body="multipart", status_code=202,
+                         summary="Upload files (multipart/form-data, field 'files'): answered once they are stored "
+                                 "and queued (202, one job per file; their progress under /api/v1/uploads). "
+                                 "?wait=true waits for the results (200), at most ?timeout= seconds (default 60)"))
+    def upload_staged(self, actor: Actor, kb: str, files: list[StagedFile]) -> dict:
+        """Files the HTTP API staged from a multipart upload (core/api/staging.py), stored and queued
+        like every upload; the reply names their jobs and does not wait for them (the API waits
+        without holding a thread when the caller asks it to)."""
         knowledge.get_kb(self._rt.db, actor, kb)  # unknown or unreadable: not found, before any file is read
         if not files:
             raise InvalidInput("no files in the upload (send them as multipart/form-data field 'files')")
         if len(files) > MAX_FILES_PER_UPLOAD:
             raise InvalidInput(f"at most {MAX_FILES_PER_UPLOAD} files per upload")
         uploads = [Upload(f.name, read_staged(self._rt.config.data_dir, f.path)) for f in files]
-        return self.submit_ingest(actor, kb, uploads).result()
+        with self._rt.db.read() as s:
+            kb_id = resolve_kb(s, actor, kb, write=True).id
+        job_ids = enqueue_uploads(self._rt.db, self._rt.blobs, actor, kb_id, uploads)
+        self._rt.wake_workers()
+        return upload_status(self._rt.db, actor, job_ids)
+
+    @operation(http=Http("GET", "/api/v1/uploads", name="upload_status", out=UploadOut, tag=TAG,
+                         example={"job_ids": ["0"]},
+                         summary="Where the files of an upload stand (?job_ids=…&job_ids=…): each job's state and "
+                                 "progress, and each file's result once every one has finished (done)"))
+    def upload_status(self, actor: Actor,
+                      job_ids: Annotated[list[str], Field(min_length=1, max_length=MAX_FILES_PER_UPLOAD)]) -> dict:
+        return upload_status(self._rt.db, actor, list(job_ids))
 
     @operation(handoff=True, http=Http("GET", "/api/v1/kbs/{kb}/files", out=list[FileOut], tag=TAG,
                                        summary="The files of a knowledge base, newest first (optionally of one status)"))
@@ -139,11 +157,13 @@ class FileService:
                          summary="Delete a file and every one of its vectors (the knowledge base's owner or an admin)"))
     def delete_file(self, actor: Actor, file_id: str) -> IngestResult:
         """One file, refused as a whole: not found when the actor may not read it (ids of others'
-        files do not leak), permission denied when they may read and not change it."""
+        files do not leak), permission denied when they may read and not change it; a failure
+        to remove it is raised."""
         with self._rt.db.read() as s:
             rec = check_file(s, actor, s.get(FileRecord, file_id), file_id, write=True)
-        (result,) = ingest_mod.delete_files(self._rt.parts, actor, [rec.id])
-        return result
+        # its error raised, not reported in the result: a store that cannot be reached is a 503
+        ingest_mod.remove_file_everywhere(self._rt.parts, rec)
+        return IngestResult(rec.name, "deleted", file_id=rec.id)
 
     @operation()
     def file_original(self, actor: Actor, file_id: str) -> tuple[str, bytes]:

@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import time
+from typing import Annotated
+
+from pydantic import Field
 
 from core import knowledge
 from core.api.models import Deleted, KbDetail, KbOut, Shared
 from core.db.models import KnowledgeBase
-from core.services.declare import Http, operation
+from core.demo import DemoResult
+from core.services.declare import Http, Remote, operation
 from core.services.runtime import Runtime
-from core.types import Actor
+from core.types import SYSTEM_ACTOR, Actor
 
 
 TAG = "knowledge bases"
+MAX_SHARED_USERS = 1000  # users named in one share list
 KB = {"kb": "ref"}  # the API names a knowledge base "kb" (its id or name)
+
+
+def _load_demo_queued(engine, args: dict):
+    """The demo handed to the process holding the store: its files go through that process's job
+    queue (progress on its pages, nothing long on the hand-off's thread); the CLI waits for them."""
+    from core.demo import fill_demo
+
+    return fill_demo(engine.runtime.db, SYSTEM_ACTOR,
+                     lambda kb_id, uploads: engine.submit_ingest(SYSTEM_ACTOR, kb_id, uploads).result())
 
 
 class KnowledgeBaseService:
@@ -45,6 +59,15 @@ class KnowledgeBaseService:
         kb = knowledge.get_kb(self._rt.db, actor, ref)
         return {**kb.model_dump(), **knowledge.kb_stats(self._rt.db, self._rt.store, actor, kb.id)}
 
+    @operation(handoff=Remote(run=_load_demo_queued))
+    def load_demo(self, actor: Actor) -> DemoResult:
+        """The bundled demo knowledge base, created or found, with the demo files indexed into it."""
+        from core.demo import fill_demo
+        from core.ingest import service as ingest_mod
+
+        return fill_demo(self._rt.db, actor, lambda kb_id, uploads: ingest_mod.ingest(
+            self._rt.parts, self._rt.snapshot(), actor, kb_id, uploads))
+
     @operation(handoff=True)
     def update_kb(self, actor: Actor, ref: str, *, name: str | None = None, description: str | None = None,
                   visibility: str | None = None, full_document: bool | None = None) -> KnowledgeBase:
@@ -54,7 +77,8 @@ class KnowledgeBaseService:
     @operation(http=Http("POST", "/api/v1/kbs/{kb}/share", rename={**KB, "users": "user_names"}, out=Shared, tag=TAG,
                          reply=lambda asked, names: {"kb": asked["kb"], "shared_with": names}, example={"users": []},
                          summary="Share a knowledge base with these users (replaces the list; owner or admin)"))
-    def share_kb(self, actor: Actor, ref: str, user_names: list[str]) -> list[str]:
+    def share_kb(self, actor: Actor, ref: str,
+                 user_names: Annotated[list[str], Field(max_length=MAX_SHARED_USERS)]) -> list[str]:
         return knowledge.share_kb(self._rt.db, actor, ref, user_names)
 
     @operation()

@@ -23,8 +23,19 @@ from pydantic import Field
 
 from core import knowledge
 from core.api.models import CitationOut, Mode
-from core.api.openai_models import MODEL, AnswerFacts, AssistantMessage, ChatMessageIn, Choice, CompletionOut, ModelList, ModelOut
+from core.api.openai_models import (
+    MAX_MESSAGES,
+    MODEL,
+    AnswerFacts,
+    AssistantMessage,
+    ChatMessageIn,
+    Choice,
+    CompletionOut,
+    ModelList,
+    ModelOut,
+)
 from core.errors import InvalidInput, NotFound
+from core.services.answers import failed_answer
 from core.services.declare import Http, operation
 from core.services.runtime import Runtime
 from core.types import Actor
@@ -51,12 +62,13 @@ class OpenAICompatService:
         return ModelList(data=[ModelOut(id=n) for n in names])
 
     @operation(http=Http("POST", "/v1/chat/completions", name="openai_chat", out=CompletionOut, tag=TAG,
-                         streams=True, extra="ignore",
+                         streams=True, extra="ignore", pool="answer", max_body_kb=4096,
                          summary="Chat completion (stream or not) answered from the knowledge bases, citations "
                                  "included; earlier messages are the conversation (normal mode)",
                          example={"model": MODEL,
                                   "messages": [{"role": "user", "content": "How many days may I work remotely?"}]}))
-    def openai_chat(self, actor: Actor, messages: Annotated[list[ChatMessageIn], Field(min_length=1)],
+    def openai_chat(self, actor: Actor,
+                    messages: Annotated[list[ChatMessageIn], Field(min_length=1, max_length=MAX_MESSAGES)],
                     model: str = MODEL, stream: bool = False,
                     mode: Annotated[Mode | None, Field(description="ragdesk: normal or strict (strict mode on: "
                                                                    "strict for non-admins)")] = None,
@@ -70,9 +82,11 @@ class OpenAICompatService:
             raise InvalidInput("messages: no user message with text to answer")
         answer = self._answers.ask(actor, turns[last][1], kbs=_kbs_for(model), mode=mode, temporary=True, web=web,
                                    history=tuple(turns[:last]), on_event=on_event)
+        if answer.error:  # an HTTP error (503 for a store that cannot be reached), never the assistant's words
+            raise failed_answer(answer)
         facts = AnswerFacts(mode=answer.mode, hit=answer.hit, llm_called=answer.llm_called, from_kb=answer.from_kb,
                             notices=list(answer.notices), error=answer.error)
         return CompletionOut(id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=model,
-                             choices=[Choice(message=AssistantMessage(content=answer.text or answer.error),
+                             choices=[Choice(message=AssistantMessage(content=answer.text),
                                              finish_reason="stop")],
                              citations=[CitationOut.model_validate(c) for c in answer.citations], ragdesk=facts)

@@ -4,6 +4,7 @@ only the part it needs) and keeps its own state to itself."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections.abc import Callable
@@ -26,6 +27,8 @@ from core.settings.store import SettingsStore, encrypt_plain_rows
 from core.storage.data_folder import PrivateDataFolder, sqlite_path
 from core.types import ParsedDoc
 from core.vectorstore.factory import open_store
+
+log = logging.getLogger("core.engine")
 
 
 def parse_document(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
@@ -51,6 +54,11 @@ class Runtime:
         except BaseException:  # e.g. StoreBusy: give the database connections back before the caller retries
             self.db.dispose()
             raise
+        # the start-up check of a store server: named with its problem now, not at the first search
+        self.store_problem = getattr(self.store, "unreachable", lambda: "")()
+        if self.store_problem:
+            log.warning("%s Searches, answers and indexing wait until it answers (the HTTP API says 503 "
+                        "store_unavailable meanwhile); check QDRANT_URL and the server.", self.store_problem)
         self.blobs = BlobStore(config.blobs_dir, config.parsed_dir, self.db)
         self.parts = EngineParts(db=self.db, store=self.store, blobs=self.blobs, parse=parse_document,
                                  snapshot=self.snapshot)
@@ -84,11 +92,15 @@ class Runtime:
                 self._reranker, self._reranker_key = make_reranker(cfg), key
             return self._reranker
 
-    def queued(self, job_ids: list[str]) -> Future:
-        """A Future over jobs just queued; this process's workers are woken to run them."""
+    def wake_workers(self) -> None:
+        """Something was queued: this process's workers (started if need be) look now."""
         pool = self.start_workers()
         if pool is not None:
             pool.wake()
+
+    def queued(self, job_ids: list[str]) -> Future:
+        """A Future over jobs just queued; this process's workers are woken to run them."""
+        self.wake_workers()
         return self.watcher.watch(job_ids)
 
     def close(self) -> None:

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 
 from qdrant_client import QdrantClient, models
 
-from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError
+from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError, StoreUnavailable
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
 from core.vectorstore._common import (
     HNSW_EF,
@@ -84,6 +84,26 @@ def _channel_request(q: ChannelQuery, params: models.SearchParams | None) -> mod
                                with_payload=True)
 
 
+def _why_unreachable(exc: BaseException) -> str:
+    """The server was not reached, or answered that it cannot serve now: why, in words ("" when
+    it answered something else — a refusal of the request itself is no outage)."""
+    import httpx
+    from qdrant_client.http.exceptions import UnexpectedResponse
+
+    if isinstance(exc, UnexpectedResponse) and exc.status_code in (502, 503, 504):
+        return f"it answered HTTP {exc.status_code}"
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (ConnectionRefusedError, httpx.ConnectError)) and "refused" in str(seen).lower():
+            return "connection refused"
+        if isinstance(seen, (httpx.TimeoutException, TimeoutError)):
+            return "no answer in time"
+        if isinstance(seen, (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, ConnectionError)):
+            return f"the connection failed ({str(seen)[:120] or type(seen).__name__})"
+        seen = seen.__cause__ or seen.__context__
+    return ""
+
+
 def _scored(hits: list) -> list[ScoredPoint]:
     return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
 
@@ -100,7 +120,9 @@ class QdrantServerStore:
             self._client = QdrantClient(path=path_or_memory)
         elif url:
             self._where = f"Qdrant server {url}"  # the API key never goes into messages or logs
-            self._client = QdrantClient(url=url, api_key=api_key or None, timeout=30)
+            # no version check at construction: it printed a raw UserWarning when the server was
+            # away; ``unreachable()`` says it in words at start-up instead
+            self._client = QdrantClient(url=url, api_key=api_key or None, timeout=30, check_compatibility=False)
         else:
             raise InvalidSettings("A Qdrant server URL (QDRANT_URL) is required for the server vector store.")
         self._local = bool(path_or_memory)
@@ -113,6 +135,19 @@ class QdrantServerStore:
     def __repr__(self) -> str:
         return f"QdrantServerStore({self._where})"
 
+    def unreachable(self) -> str:
+        """Why the server cannot be reached now, in words ("" when it answers): the start-up check."""
+        if self._local:
+            return ""
+        try:
+            with self._engine("list collections", "*"):
+                self._client.get_collections()
+        except StoreUnavailable as exc:
+            return exc.message
+        except CoreError:
+            return ""  # it answered (with an error of its own): reachable
+        return ""
+
     @contextmanager
     def _engine(self, action: str, name: str) -> Iterator[None]:
         try:
@@ -120,6 +155,10 @@ class QdrantServerStore:
         except CoreError:
             raise
         except Exception as exc:  # qdrant-client raises HTTP, gRPC, connection and ValueError alike
+            why = _why_unreachable(exc)
+            if why:  # transient: a 503 with a stable code at the API, a pause and another try for a job
+                raise StoreUnavailable(f"The vector store ({self._where}) cannot be reached: {why} "
+                                       f"(while trying to {action}).", detail=str(exc)) from exc
             raise StoreError(
                 f"The vector store ({self._where}) could not {action} (collection {name}).", detail=str(exc)
             ) from exc

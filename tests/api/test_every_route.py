@@ -29,7 +29,8 @@ def alice_things(world):
 def _request(op, path_values: dict) -> dict:
     path = op.path.format(**{f: path_values[f] for f in op.path_fields})
     fields = dict(op.example)
-    fields.update({k: v for k, v in ALICE_FIELDS.items() if k in op.input.model_fields and k not in op.path_fields})
+    alices = {**ALICE_FIELDS, "job_ids": [path_values["job_id"]]}
+    fields.update({k: v for k, v in alices.items() if k in op.input.model_fields and k not in op.path_fields})
     if op.body == "none":
         return {"method": op.method, "url": path, "params": {k: v for k, v in fields.items() if k in op.query_fields}}
     if op.body == "multipart":
@@ -38,7 +39,7 @@ def _request(op, path_values: dict) -> dict:
 
 
 def _names_alice(op) -> bool:
-    return bool(op.path_fields) or any(k in op.input.model_fields for k in ALICE_FIELDS)
+    return bool(op.path_fields) or any(k in op.input.model_fields for k in (*ALICE_FIELDS, "job_ids"))
 
 
 def test_every_route_as_another_user_is_refused_or_shows_nothing_of_alices(world, api, alice_things):

@@ -52,9 +52,9 @@ def test_the_api_answers_through_the_dashboards_engine(dashboard, handoff_api):
 
 def test_an_upload_goes_through_a_staged_file_and_is_indexed_by_the_dashboard(dashboard, handoff_api, data_dir):
     with client(handoff_api, dashboard.alice_token) as http:
-        reply = http.post(f"/api/v1/kbs/{PRIVATE_KB}/files",
+        reply = http.post(f"/api/v1/kbs/{PRIVATE_KB}/files", params={"wait": "true"},  # polled through the hand-off
                           files=[("files", ("parking.md", b"# Parking\n\nVisitors park on level two.\n"))])
-        assert reply.status_code == 200 and reply.json()[0]["status"] == "indexed", reply.text
+        assert reply.status_code == 200 and reply.json()["results"][0]["status"] == "indexed", reply.text
     assert "parking.md" in {f.name for f in dashboard.engine.list_files(dashboard.alice, PRIVATE_KB)}
     assert not any((data_dir / "api-uploads").iterdir())
 

@@ -147,7 +147,7 @@ def test_exports_docs_fall_back_to_docx_and_big_exports_fail_alone(engine, drive
     assert by_name["Legacy doc"].action == "added"
     assert by_name["Huge doc"].action == "failed" and "10 MB" in by_name["Huge doc"].error
     assert by_name["notes.txt"].action == "added"
-    assert by_name["dump.txt"].action == "failed" and "over the upload limit of 1 MB" in by_name["dump.txt"].error
+    assert by_name["dump.txt"].action == "failed" and "more than the upload limit of 1 MB" in by_name["dump.txt"].error
     assert not any(p.startswith("/drive/v3/files/" + next(i for i, f in drive.files.items() if f.name == "dump.txt"))
                    and "alt=media" in p for _, p in drive.requests)  # refused before downloading
     text = kb_text(engine, alice, "kb")

@@ -104,7 +104,7 @@ def test_empty_file_and_empty_result_are_errors():
 def test_size_cap_applies_before_parsing(tmp_path):
     ctx = ParseContext(settings=ParsingSettings(max_upload_mb=1))
     big = b"a" * (1024 * 1024 + 1)
-    with pytest.raises(FileTooLarge, match="upload limit is 1 MB"):
+    with pytest.raises(FileTooLarge, match="more than the upload limit of 1 MB"):
         parse_bytes(big, "big.txt", ctx)
     path = tmp_path / "big.txt"
     path.write_bytes(big)
