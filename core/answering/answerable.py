@@ -229,7 +229,7 @@ def read_question(question: str) -> Question:
                 framing.append(token)
             elif token in _EN_FREQUENCY or base(token) in _UNIT_WORDS:
                 unit = _EN_FREQUENCY.get(token) or _UNIT_WORDS[base(token)]
-                named.append(Term(token, "unit", _UNITS.get(unit, (unit,))))
+                named.append(Term(token, "unit", (token, *_UNITS.get(unit, (unit,)))))  # annual, or year
             elif previous == "how" or (not names_something(question, token) and not _gerund_modifier(words, position)):
                 framing.append(token)  # how fast, how loud: the kind of answer; a verb or adjective
             elif attribute_kind(token) and not asks_who and not _modifies_next(words, position):

@@ -78,7 +78,7 @@ def serve_app(data: Path, extra_env: dict[str, str], port: int | None = None):
     port = port or _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL", "QDRANT_API_KEY")}
     env.update(RAGDESK_DATA_DIR=str(data), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **extra_env)
-    log = data / "streamlit.log"
+    log = data.parent / f"{data.name}-streamlit.log"  # beside the data folder: ragdesk takes only an empty one
     with log.open("w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
