@@ -44,6 +44,22 @@ _EN_FRAME = frozenset(
     "each every per single certain specific exact particular usually normally typically currently still ever "
     "already else besides more less fewer least most over under above below than exceeding beyond this these "
     "that those such any euro euros eur yuan rmb cny dollar dollars usd up down out off".split())
+# Function words lemminflect's lexicon does not hold (so they would read as names): prepositions,
+# conjunctions, pronouns, determiners.
+_EN_FUNCTION = frozenset(
+    "about across after against along among amongst around as at because before behind beside between beyond but "
+    "by despite down during except for from in inside into like near of off on onto out outside over since "
+    "through throughout till to toward towards under underneath unlike until unto upon via with within without "
+    "although though unless whereas whether while whose whom another other others either neither both "
+    "something anything nothing someone anyone everyone somebody anybody everybody themselves itself himself "
+    "herself ourselves yourself yourselves due whereby wherein thereof".split())
+# Nouns that stand for whatever the answer is ("what *group* of people", "the *name* of", "how many
+# *items*"): the kind of answer, like 什么 + noun; the passage need not use them.
+_EN_GENERIC = frozenset(
+    "thing things item items people person persons member members group groups kind kinds type types sort sorts "
+    "way ways factor factors process name names part parts aspect aspects example examples term terms "
+    "category categories form forms manner means reason reasons cause causes purpose role roles entity".split())
+_WH = frozenset(("what", "which", "whose"))
 _ZH_FRAME = frozenset(
     "每个 每位 每名 每项 每一 每次 一次 各个 各位 各项 一般 通常 目前 现在 大概 大约 左右 以上 以下 其他 之内 以内 超过 不超过 不少于 "
     "不低于 至少 最多 人民币 欧元 美元 才能 才可以 才可 的话 这份 这个 该项 此项 本 一下 是从 从 到".split())
@@ -225,8 +241,10 @@ def read_question(question: str) -> Question:
                 continue
             if token in names and token not in _EN_FRAME:
                 named.append(Term(token, "name"))
-            elif token in _EN_FRAME:
+            elif token in _EN_FRAME or token in _EN_FUNCTION or token in _EN_GENERIC:
                 framing.append(token)
+            elif previous in _WH and not _modifies_next(words, position):
+                framing.append(token)  # what decade, which direction: the kind of answer asked for
             elif token in _EN_FREQUENCY or base(token) in _UNIT_WORDS:
                 unit = _EN_FREQUENCY.get(token) or _UNIT_WORDS[base(token)]
                 named.append(Term(token, "unit", (token, *_UNITS.get(unit, (unit,)))))  # annual, or year
@@ -344,13 +362,15 @@ class PassageText:
     text: str = ""
     chinese: bool = False
     stems: set[str] = field(default_factory=set)
+    words: set[str] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
     _concepts: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         self.text = digits_for_numerals(_norm(self.raw))
         self.chinese = has_chinese(self.text)
-        self.stems = {base(_american(w)) for w in LATIN.findall(self.text)}
+        self.words = set(LATIN.findall(self.text))
+        self.stems = {base(_american(w)) for w in self.words}
         self.lines = _EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), self.text).splitlines()
 
     @property
@@ -380,17 +400,28 @@ class PassageText:
         form = base(word)
         if related_in(form, self.stems) or word in self.stems or related_in(form, self.concepts) or self._spells(word):
             return True
+        if self._misspelt(word):
+            return True
         return any(related_in(base(w), self.concepts) for w in wordnet().synonyms(form) | lexicon().synonyms(form))
 
     def _spells(self, word: str) -> bool:
-        """An acronym the passage writes out in capitalised words: EEA in "European Economic Area"."""
-        if not (3 <= len(word) <= 6 and word.isalpha()):
+        """An acronym the passage writes out in capitalised words: EEA in "European Economic Area"
+        (a two-letter one only as a run's very initials: EU, "European Union")."""
+        if not (2 <= len(word) <= 6 and word.isalpha()):
             return False
         for run in _TITLE_RUN.finditer(self.raw):
             initials = "".join(w[0] for w in run.group().split() if w[0].isupper()).lower()
-            if word in initials:
+            if word == initials or (len(word) > 2 and word in initials):
                 return True
         return False
+
+    def _misspelt(self, word: str) -> bool:
+        """A long word one letter off a word of the passage (two for the longest): a typing slip
+        ("buiding", "Carslbad"), not another word."""
+        if len(word) < 6 or not word.isalpha():
+            return False
+        limit = 1 if len(word) < 9 else 2
+        return any(abs(len(w) - len(word)) <= limit and _within_edits(word, w, limit) for w in self.words)
 
     def _has_chinese_word(self, word: str) -> bool:
         if word in self.text or in_order_within(word, self.text, 2 * len(word) + 1) or has_parts(word, self.text):
@@ -434,6 +465,21 @@ class PassageText:
 
 # Resultative complements: 送到 is 送 done, 锁住 is 锁 holding; the verb carries the meaning.
 _COMPLEMENTS = frozenset("到住给完好掉上下出进回过起开成走来去")
+
+
+def _within_edits(a: str, b: str, limit: int) -> bool:
+    """Levenshtein distance of a and b at most ``limit`` (a band of the table only)."""
+    if a == b:
+        return True
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+        if min(current) > limit:
+            return False
+        previous = current
+    return previous[-1] <= limit
 
 
 def _pieces(word: str, lex) -> list[str]:
