@@ -37,6 +37,9 @@ NOTICES: dict[str, dict[Language, str]] = {
     "strict.provider": {"en": _STRICT_ONLY["en"] + "{provider} is not used", "zh": _STRICT_ONLY["zh"] + "未使用 {provider}"},
     "strict.web": {"en": _STRICT_ONLY["en"] + "web search is off", "zh": _STRICT_ONLY["zh"] + "联网搜索已关闭"},
     # strict mode's judgement of whether the passages answer (core/answering/strict.py, answerable.py)
+    "normal.not_mentioned": {
+        "en": "the passages found do not mention {terms}: they may be about something else than what was asked",
+        "zh": "检索到的内容未提及「{terms}」：可能与所问的不是一回事"},
     "strict.unsupported": {
         "en": "strict mode: the language model's answer stated {terms}, which the passages do not; the passages are quoted instead",
         "zh": "严格模式：语言模型的回答提到了「{terms}」，检索到的内容并未提及；改为直接摘录原文"},

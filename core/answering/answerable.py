@@ -597,6 +597,11 @@ def evidence(question: Question, body: str) -> tuple[str | None, float]:
     return best, best_score
 
 
+def passage_text(source: str, heading_path: list[str], text: str) -> str:
+    """What a passage is judged on: its file name and heading path with its text."""
+    return f"{source}\n{' / '.join(heading_path)}\n{text}"
+
+
 def judge(question: Question, passages: list[str], bodies: list[str] | None = None) -> Judgement:
     """The first passage (in the order given: best first) that mentions every named thing of the
     question and states the value asked for about one of them; otherwise the nearest one and what

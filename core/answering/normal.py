@@ -8,9 +8,11 @@ providers (web search). Strict mode never runs it.
 
 from __future__ import annotations
 
+from core.answering.answerable import judge, passage_text, read_question
 from core.answering.budget import messages_tokens, trim_history
 from core.answering.confidence import match_strength, weak_notice
 from core.answering.context import AnswerContext
+from core.answering.coverage import HAN_RUN
 from core.answering.followup import SearchQuery, search_query
 from core.answering.models import chat_model
 from core.answering.generate import generate
@@ -121,6 +123,14 @@ def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, c
     if strength.weak and not pages and not docs:  # whole documents and fetched pages are no search match
         run.answer.weak_match = True
         run.notice(weak_notice(run.answer.question, strength, r.rag_min_similarity))
+    elif found.items and not pages and not docs:
+        # A passage that scores well may still be about something else (interns where the handbook
+        # speaks of employees): normal mode answers, and says what the passages do not mention.
+        judged = judge(read_question(run.answer.question),
+                       [passage_text(i.source, i.heading_path, i.text) for i in found.items], [i.text for i in found.items])
+        if not judged.answerable and judged.missing:
+            chinese = any(HAN_RUN.search(t) for t in judged.missing)
+            run.notice(notice("normal.not_mentioned", terms=("、" if chinese else ", ").join(judged.missing)))
     for provider in ctx.providers:  # extra sources (web search) join here, in normal mode only
         try:
             items += provider.items(query, ctx.settings)

@@ -16,7 +16,7 @@ passage goes first, and the offline answerer quotes the sentence or table row th
 
 from __future__ import annotations
 
-from core.answering.answerable import Judgement, best_evidence, judge, read_question
+from core.answering.answerable import Judgement, best_evidence, judge, passage_text, read_question
 from core.answering.context import KnowledgeAccess
 from core.answering.coverage import HAN_RUN
 from core.answering.generate import generate
@@ -51,7 +51,7 @@ def unchecked_lead(question: str) -> str:
 
 def judged_text(item: ContextItem) -> str:
     """What a passage is judged on: its file name and heading path with its text."""
-    return f"{item.source}\n{' / '.join(item.heading_path)}\n{item.text}"
+    return passage_text(item.source, item.heading_path, item.text)
 
 
 def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, query: str) -> None:

@@ -187,3 +187,14 @@ def test_settings_of_the_retired_key_term_check_are_dropped_from_saved_settings(
     settings = validate(upgrade_legacy(saved), stored=True)
     assert settings.strict.rag_strict_term_check
     assert not hasattr(settings.strict, "rag_strict_term_excuse_score")
+
+
+@pytest.mark.slow
+def test_normal_mode_answers_a_near_miss_and_says_what_the_passages_do_not_mention(leave_engine):
+    configure(leave_engine, strict={"rag_strict_mode": False}, llm={"provider": "extractive"})
+    answer = leave_engine.ask(ADMIN, "How many days of paid annual leave do interns receive?", kbs=["leave"],
+                              mode="normal", temporary=True)
+    assert answer.hit and any("interns" in n for n in answer.notices)
+    covered = leave_engine.ask(ADMIN, "How many days of paid annual leave does an employee receive?", kbs=["leave"],
+                               mode="normal", temporary=True)
+    assert not any("do not mention" in n for n in covered.notices)
