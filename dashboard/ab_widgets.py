@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from core.answering.questions import BatchItem, parse_batch
-from core.answering.report import ModeSummary, html_report, summarise, to_csv, to_jsonl
+from core.answering.report import ModeSummary, html_report, summarise, summarise_languages, to_csv, to_jsonl
 from dashboard.chat_widgets import keep_line_breaks, render_citations, render_meta, render_notices
 from dashboard.i18n import t
 from dashboard.page import fmt_score, fmt_where
@@ -75,6 +75,13 @@ def summary(rows: list[dict]) -> None:
     st.bar_chart(pd.DataFrame(long), x=t("ab.measure"), y=t("ab.questions"), color=t("ab.mode"), horizontal=True,
                  stack=False, height=70 + 34 * len(long), sort=False)
     st.dataframe(summary_frame(modes), hide_index=True, width="stretch")
+    pairs = summarise_languages(rows)
+    if pairs:  # same-language rows beside those asked in the other language than the document's
+        st.dataframe(pd.DataFrame([{
+            t("ab.languages"): p.languages, t("ab.questions"): p.questions,
+            t("ab.as_expected_mode", mode=t("mode.normal")): f"{p.normal_as_expected} / {p.questions}",
+            t("ab.as_expected_mode", mode=t("mode.strict")): f"{p.strict_as_expected} / {p.questions}",
+        } for p in pairs]), hide_index=True, width="stretch", key="ab_languages")
 
 
 def _side(row: dict, mode: str) -> None:
@@ -123,7 +130,8 @@ def exports(rows: list[dict]) -> None:
               "correct": t("ab.outcome.correct"), "refused": t("ab.outcome.refused"), "wrong": t("ab.outcome.wrong"),
               "hit": t("chat.hit"), "no_hit": t("chat.no_hit"), "model": t("chat.llm_called"),
               "no_model": t("chat.llm_not_called"), "weak": t("ab.weak"), "questions": t("ab.questions"),
-              "modes_differ": t("ab.differ"), "generated": t("ab.generated"), "not_covered": t("ab.not_covered")}
+              "modes_differ": t("ab.differ"), "generated": t("ab.generated"), "not_covered": t("ab.not_covered"),
+              "languages": t("ab.languages")}
     with st.container(horizontal=True):
         st.download_button(t("ab.download_html"), lambda: html_report(rows, title=t("nav.ab"), labels=labels).encode("utf-8"),
                            "ab-compare.html", "text/html", icon=":material/description:", type="primary",

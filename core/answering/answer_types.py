@@ -55,7 +55,9 @@ _ASKS: list[tuple[Wanted, re.Pattern]] = [
     ("duration", re.compile(r"\bhow (long|soon|often|quickly|fast)\b|\bwithin how\b|多久|多长|几天|几个月|几年|几周|几小时|几分钟|多少天|多少小时|多少分钟", re.I)),
     ("place", re.compile(r"\bwhere\b|哪里|哪儿|在哪|何处|什么地方|哪个地方", re.I)),
     ("quantity", re.compile(r"\bhow (many|much)\b|多少|几(?![号点月])", re.I)),
-    ("date", re.compile(r"\bwhen\b|\bwhat (date|day|time)\b|\bwhich (date|day)\b|\bby when\b|何时|什么时候|哪天|哪一天|几号|几点|几月|哪个月|哪年", re.I)),
+    # "when" as the question's own word (at its start), not "the rate *when* a colleague rides along"
+    ("date", re.compile(r"^\W*(?:and |so |then )?(?:by |until |since )?when\b|\bwhat (date|day|time)\b|\bwhich (date|day)\b"
+                        r"|何时|什么时候|哪天|哪一天|几号|几点|几月|哪个月|哪年", re.I)),
 ]
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"

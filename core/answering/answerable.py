@@ -58,7 +58,10 @@ _EN_FUNCTION = frozenset(
 _EN_GENERIC = frozenset(
     "thing things item items people person persons member members group groups kind kinds type types sort sorts "
     "way ways factor factors process name names part parts aspect aspects example examples term terms "
-    "category categories form forms manner means reason reasons cause causes purpose role roles entity".split())
+    "category categories form forms manner means reason reasons cause causes purpose role roles entity "
+    # a policy's default audience: "employees" need not be named to be meant (interns must be)
+    "employee employees staff staffer staffers worker workers personnel".split())
+_ZH_DEFAULT_AUDIENCE = frozenset("员工 职工 员工们 同事 全体员工 公司员工".split())
 _WH = frozenset(("what", "which", "whose"))
 _ZH_FRAME = frozenset(
     "每个 每位 每名 每项 每一 每次 一次 各个 各位 各项 一般 通常 目前 现在 大概 大约 左右 以上 以下 其他 之内 以内 超过 不超过 不少于 "
@@ -268,7 +271,7 @@ def read_question(question: str) -> Question:
             after_question_word = part in ("哪个", "哪些", "什么", "哪种", "哪类", "何种", "哪一个", "哪一")
             if word is None:
                 continue
-            if word in _ZH_FRAME:
+            if word in _ZH_FRAME or word in _ZH_DEFAULT_AUDIENCE:
                 framing.append(word)
             elif word[0] in "每一" and len(word) >= 2 and word[1:] in _ZH_UNITS:  # 每年, 一年: a unit
                 named.append(Term(word, "unit", _UNITS[_ZH_UNITS[word[1:]]]))
@@ -563,13 +566,22 @@ class Evidence:
 
 def best_evidence(question: Question, bodies: list[str], candidates: tuple[int, ...]) -> Evidence | None:
     """Of the answering passages (``candidates``), the sentence or table row that answers best
-    (the better passage first when two score alike)."""
+    (the better passage first when two score alike; a passage in the question's language before
+    one in the other, unless the other answers clearly better: a Chinese question over a bilingual
+    handbook is answered from its Chinese text)."""
+    asked_in_chinese = has_chinese(question.text)
     best: Evidence | None = None
     for i in candidates:
         text, score = evidence(question, bodies[i])
-        if text is not None and (best is None or score > best.score):
+        if text is None:
+            continue
+        score += _SAME_LANGUAGE if has_chinese(text) == asked_in_chinese else 0.0
+        if best is None or score > best.score:
             best = Evidence(i, text, score)
     return best
+
+
+_SAME_LANGUAGE = 0.75  # of a named thing's weight (1): less than one more thing mentioned
 
 
 def evidence(question: Question, body: str) -> tuple[str | None, float]:

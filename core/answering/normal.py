@@ -8,7 +8,7 @@ providers (web search). Strict mode never runs it.
 
 from __future__ import annotations
 
-from core.answering.answerable import judge, passage_text, read_question
+from core.answering.answerable import best_evidence, judge, passage_text, read_question
 from core.answering.budget import messages_tokens, trim_history
 from core.answering.confidence import match_strength, weak_notice
 from core.answering.context import AnswerContext
@@ -120,17 +120,21 @@ def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, c
     whole = {d.file_id for d in docs}
     items = pages + [document_item(d) for d in docs] + [i for i in found.items if i.file_id not in whole]
     strength = match_strength(found.hits, r.rag_min_similarity)
-    if strength.weak and not pages and not docs:  # whole documents and fetched pages are no search match
+    judged = judge(read_question(run.answer.question),
+                   [passage_text(i.source, i.heading_path, i.text) for i in found.items],
+                   [i.text for i in found.items]) if found.items and not pages and not docs else None
+    # One channel alone carrying the best passage is a weak match, unless a passage answers the
+    # question (a Chinese question's English answer is found by the words' translation and a
+    # weaker vector: that is no weakness of the match).
+    if strength.weak and not pages and not docs and not (judged and judged.answerable):
         run.answer.weak_match = True
         run.notice(weak_notice(run.answer.question, strength, r.rag_min_similarity))
-    elif found.items and not pages and not docs:
+    elif judged is not None and not judged.answerable and judged.missing:
         # A passage that scores well may still be about something else (interns where the handbook
         # speaks of employees): normal mode answers, and says what the passages do not mention.
-        judged = judge(read_question(run.answer.question),
-                       [passage_text(i.source, i.heading_path, i.text) for i in found.items], [i.text for i in found.items])
-        if not judged.answerable and judged.missing:
-            chinese = any(HAN_RUN.search(t) for t in judged.missing)
-            run.notice(notice("normal.not_mentioned", terms=("、" if chinese else ", ").join(judged.missing)))
+        chinese = any(HAN_RUN.search(t) for t in judged.missing)
+        run.answer.weak_match = True  # the badge does not say plainly "from the knowledge base"
+        run.notice(notice("normal.not_mentioned", terms=("、" if chinese else ", ").join(judged.missing)))
     for provider in ctx.providers:  # extra sources (web search) join here, in normal mode only
         try:
             items += provider.items(query, ctx.settings)
@@ -138,6 +142,19 @@ def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, c
             run.notice(notice("provider.unused", provider=provider.name, error=exc.message))
     report_found(run, items)
     return items
+
+
+def answering_sentence(query: str, items: list[ContextItem]) -> dict[int, str] | None:
+    """The sentence or table row of a knowledge-base passage that answers the question, when one
+    does (strict mode's judgement, ``answerable.py``): the offline answerer quotes it, across
+    languages too, instead of what shares the most words."""
+    chunks = [i for i in items if i.kind == "chunk" and i.origin == "kb"]
+    if not chunks:
+        return None
+    question = read_question(query)
+    judged = judge(question, [passage_text(i.source, i.heading_path, i.text) for i in chunks], [i.text for i in chunks])
+    found = best_evidence(question, [i.text for i in chunks], judged.answering) if judged.answerable else None
+    return {chunks[found.passage].n: found.text} if found else None
 
 
 def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, earlier: list[ChatMessage],
@@ -173,7 +190,8 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     model = model_for(settings, run, injecting=bool(items), web=web is not None and web.may_inject)
     if quotes_only(model):
         if items:
-            extractive(run, model, query, number(items), None)
+            numbered = number(items)
+            extractive(run, model, query, numbered, None, evidence=answering_sentence(query, numbered))
         else:
             run.answer.from_kb = False
             run.answer.text = _say("hello" if gated else "nothing", question)

@@ -51,7 +51,43 @@ def comparison_row(c: Comparison, expected: str | None = None) -> dict[str, Any]
             f"{mode}_verdict": verdict(a, expected),
         })
     row["modes_differ"] = row["normal_verdict"] != row["strict_verdict"]
+    row["languages"] = language_pair(c.question, expected)
     return row
+
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def language_pair(question: str, expected: str | None) -> str:
+    """"zh → en": a Chinese question whose expected answer is English (asked across languages);
+    the question's language alone when there is no expected fact (not covered, or not scored)."""
+    asked = "zh" if _CJK.search(question) else "en"
+    fact = (expected or "").split("|")[0].strip()
+    if not fact or fact == NOT_COVERED:
+        return asked
+    return f"{asked} → {'zh' if _CJK.search(fact) else 'en'}"
+
+
+@dataclass
+class PairSummary:
+    languages: str
+    questions: int
+    normal_as_expected: int
+    strict_as_expected: int
+
+
+def summarise_languages(rows: list[dict[str, Any]]) -> list[PairSummary]:
+    """As expected per language pair (scored questions only): same-language rows beside the rows
+    asked in the other language than the document's."""
+    out: dict[str, PairSummary] = {}
+    for r in rows:
+        if not r["normal_outcome"] and not r["strict_outcome"]:
+            continue
+        s = out.setdefault(r["languages"], PairSummary(r["languages"], 0, 0, 0))
+        s.questions += 1
+        s.normal_as_expected += bool(r["normal_as_expected"])
+        s.strict_as_expected += bool(r["strict_as_expected"])
+    return sorted(out.values(), key=lambda s: (len(s.languages), s.languages))
 
 
 def comparison_rows(comparisons: list[Comparison], expected: list[str | None] | None = None) -> list[dict[str, Any]]:
@@ -170,6 +206,7 @@ def html_report(rows: list[dict[str, Any]], *, title: str = "Strict A/B compare"
              "hit": "hit", "no_hit": "no hit", "model": "model called", "no_model": "model not called",
              "weak": "weak match", "questions": "Questions", "modes_differ": "Modes differ",
              "generated": "Generated", "not_covered": "not covered by the knowledge base (a refusal is right)",
+             "languages": "Question → answer language",
              } | (labels or {})
     when = (generated or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f'<!doctype html><html><head><meta charset="utf-8"><title>{_e(title)}</title><style>{_CSS}</style></head><body>',
@@ -183,6 +220,15 @@ def html_report(rows: list[dict[str, Any]], *, title: str = "Strict A/B compare"
         parts.append(f"<tr class='{s.mode}'><th>{_e(label[s.mode])}</th><td>{_bar(s.hits, s.questions)}</td>"
                      f"<td>{_bar(s.refusals, s.questions)}</td><td>{_bar(s.model_calls, s.questions)}</td>"
                      f"<td>{s.mean_ms:.0f}</td><td>{expected_cell}</td></tr>")
+    pairs = summarise_languages(rows)
+    if pairs:
+        parts.append(f"</table><h2>{_e(label['languages'])}</h2><table><tr><th>{_e(label['languages'])}</th>"
+                     f"<th>{_e(label['questions'])}</th><th>{_e(label['normal'])}: {_e(label['as_expected'])}</th>"
+                     f"<th>{_e(label['strict'])}: {_e(label['as_expected'])}</th></tr>")
+        for p in pairs:
+            parts.append(f"<tr><td>{_e(p.languages)}</td><td>{p.questions}</td>"
+                         f"<td>{_bar(p.normal_as_expected, p.questions)}</td>"
+                         f"<td class='strict'>{_bar(p.strict_as_expected, p.questions)}</td></tr>")
     parts.append(f"</table><h2>{_e(label['question'])}</h2><table><tr><th>{_e(label['question'])}</th>"
                  f"<th>{_e(label['normal'])}</th><th>{_e(label['strict'])}</th></tr>")
     for r in rows:

@@ -152,7 +152,7 @@ def search(
     n_terms = len(sparse_q.indices)
     n_words = bm25.query_word_count(query) or n_terms
     # The query's words in the other language, for passages in it (a dictionary, bilingual.py)
-    translation = translate_query(query) if mode.startswith("hybrid") or mode == "bm25" else None
+    translation = translate_query(query) if mode.startswith("hybrid") else None  # "bm25": the words as typed
     sparse_x = bm25.encode_query(translation.text) if translation and translation.text else None
     t1 = time.perf_counter()
     result.timings_ms["embed_query"] = (t1 - t0) * 1000
@@ -206,8 +206,8 @@ def search(
         d = calibrate_dense(h.dense, baseline, margin) if h.dense is not None else 0.0
         # Words do not match across languages: a passage in the other language is scored on the
         # query's words translated into its language.
-        if h.cross_language:
-            b = calibrate_bm25(h.bm25_translated or 0.0, translation.words) if translation else 0.0
+        if h.cross_language and translation:
+            b = calibrate_bm25(h.bm25_translated or 0.0, translation.words)
         else:
             b = calibrate_bm25(h.bm25 or 0.0, n_words)
         dense_w_h, bm25_w_h = dense_w, bm25_w
