@@ -63,11 +63,12 @@ _ASKS: list[tuple[Wanted, re.Pattern]] = [
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
                  r"sixty|hundred|thousand|half|twice|once|double|dozen")
 # A stated number: digits not part of a name (L7, 2.4GHz, P1 are names) and not an ordinal (第三条,
-# Article 12), Chinese numerals before a measure word or unit, English number words.
-_ZH_MEASURE = "个张次份位名条项件台把枚套家种类组批间座辆本篇页块天日年月周小时分钟秒元米克斤吨度倍成人岁等级档星号层"
+# Article 12), Chinese numerals before a measure word or unit (looked ahead, so a unit pattern after
+# the number still sees 天 in 三天), English number words.
+_ZH_MEASURE = "个张次份位名条项件台把枚套家种类组批间座辆本篇页块天日晚年月周小时分钟秒元米克斤吨度倍成人岁等级档星号层"
 _NUM = (rf"(?:(?<![A-Za-z\d.第])(?<!article )(?<!section )\d+(?:[.,]\d+)*(?![A-Za-z\d]|[.,]\d)"
         rf"|(?<![第零〇一二两三四五六七八九十百千万半])(?:[零〇一二两三四五六七八九十百千万半]{{2,}}|"
-        rf"[零〇一二两三四五六七八九十百千万半](?:[{_ZH_MEASURE}]|个月|分之|学时|课时|工作日|公里|公斤|厘米|毫米))"
+        rf"[零〇一二两三四五六七八九十百千万半](?=[{_ZH_MEASURE}]|个月|分之|学时|课时|工作日|公里|公斤|厘米|毫米))"
         rf"|\b(?:{_NUMBER_WORDS})\b)")
 _STATES: dict[str, re.Pattern] = {
     "quantity": re.compile(_NUM, re.I),

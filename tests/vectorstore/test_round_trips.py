@@ -1,5 +1,5 @@
 """What one query costs against a Qdrant server, counted at the protocol level (the fake server
-records every request): one search request per collection searched, both channels in it, no
+records every request): one search request per collection searched, every channel in it, no
 existence check, and a filter that does not grow with the number of failed files."""
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ def test_a_query_sends_one_request_per_collection_with_both_channels(served, n: 
     assert {h.kb_id for h in hits} == {engine.get_kb(A, k).id for k in kbs}  # every knowledge base answered
     assert [m for m, _ in made] == ["POST"] * n and all(p.endswith("/points/query/batch") for _, p in made), made
     bodies = [b for m, p, b in srv.bodies[-n:]]
-    assert all(len(b["searches"]) == 2 for b in bodies)  # dense and sparse in the one request
-    assert {s["using"] for b in bodies for s in b["searches"]} == {"dense", "bm25"}
+    # dense, BM25 on the words as typed and BM25 on their Chinese translation, in the one request
+    assert all([s["using"] for s in b["searches"]] == ["dense", "bm25", "bm25"] for b in bodies), bodies
+    assert all(b["searches"][1]["query"] != b["searches"][2]["query"] for b in bodies)
 
 
 def test_a_new_process_checks_each_collection_once_then_only_searches(served, data_dir) -> None:
