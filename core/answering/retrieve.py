@@ -30,7 +30,7 @@ def hit_item(h: SearchHit, origin: str = "kb") -> ContextItem:
 def scored_row(h: SearchHit, passed: bool, origin: str = "kb") -> dict:
     return {"chunk_id": h.chunk_id, "file_id": h.file_id, "kb_id": h.kb_id, "source_name": h.source_name,
             "location": h.location(), "text": h.text, "score": round(h.score, 4), "dense": h.dense, "bm25": h.bm25,
-            "fused": h.fused, "rerank": h.rerank, "passed": passed, "origin": origin}
+            "fused": h.fused, "rerank": h.rerank, "late": h.late, "passed": passed, "origin": origin}
 
 
 def retrieve(search: SearchFn, query: str, targets: list[SearchTarget], *, top_k: int, min_score: float,

@@ -25,7 +25,7 @@ from sqlmodel import select
 from core.db.models import FileRecord
 from core.embeddings.base import Embedder
 from core.errors import ReindexNeeded
-from core.retrieval import bm25
+from core.retrieval import bm25, late
 from core.retrieval.calibration import ENGLISH_ONLY, calibrate_bm25, calibrate_dense, margin_for, query_baseline
 from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.rerank import Reranker
@@ -64,6 +64,7 @@ class SearchHit:
     bm25: float | None = None  # raw engine BM25 (IDF-weighted)
     fused: float | None = None  # weighted hybrid of the calibrated channel scores, before any rerank
     rerank: float | None = None  # cross-encoder / rerank API score, in [0, 1] (rerank.py)
+    late: float | None = None  # late interaction: mean MaxSim of the query's tokens, in [-1, 1] (late.py)
     # The calibrated channel scores the hybrid score fused (None: that channel had no say), so
     # answering can tell a match both channels support from one carried by a single channel.
     dense_score: float | None = None
@@ -173,6 +174,10 @@ def search(
             h.score = h.fused = (dense_w * d + bm25_w * b) / (dense_w + bm25_w)
             h.dense_score, h.bm25_score = (d if dense_w else None), (b if bm25_w else None)
     hits.sort(key=lambda h: h.score, reverse=True)
+    if mode.startswith("hybrid"):  # the head reordered by token vectors where stored; thresholds unchanged
+        hits = late.rerank(hits, store=store, embedder=embedder, cfg=cfg, query=query, min_score=min_score,
+                           collections={t.kb_id: t.collection for t in targets if t.kb_id},
+                           notices=result.notices, timings_ms=result.timings_ms)
     if mode == "hybrid+rerank" and reranker is not None and hits:
         # Only rescored hits stay: a reranker's score and the hybrid score are different scales.
         hits = hits[: max(cfg.reranker.top_n, top_k)]
