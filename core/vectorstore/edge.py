@@ -35,13 +35,13 @@ import qdrant_edge as qe
 from core.storage.diskspace import STORE_MIN_FREE_MB, check_store_room
 from core.errors import AlreadyExists, CoreError, InvalidInput, NotFound, StoreBusy, StoreError
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
+from core.vectorstore import _common
 from core.vectorstore._common import (
     HNSW_EF,
     HNSW_EF_CONSTRUCT,
     HNSW_FULL_SCAN_KB,
     HNSW_M,
     RRF_K,
-    TOKEN_STORAGE,
     by_collection,
     check_late_query,
     check_name,
@@ -145,7 +145,7 @@ def _scored(hits: list) -> list[ScoredPoint]:
 
 def _token_params(size: int) -> qe.EdgeVectorParams:
     """The token multivector: MaxSim, no HNSW graph (m 0: it is only ever compared by id), on disk."""
-    datatype = qe.VectorStorageDatatype.Turbo8 if TOKEN_STORAGE == "turbo8" else qe.VectorStorageDatatype.Float16
+    datatype = qe.VectorStorageDatatype.Turbo8 if _common.TOKEN_STORAGE == "turbo8" else qe.VectorStorageDatatype.Float16
     return qe.EdgeVectorParams(
         size=size, distance=qe.Distance.Cosine, datatype=datatype, memory=qe.Memory.Cold,
         multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),

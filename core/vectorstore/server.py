@@ -28,12 +28,12 @@ from qdrant_client import QdrantClient, models
 
 from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
+from core.vectorstore import _common
 from core.vectorstore._common import (
     HNSW_EF,
     HNSW_EF_CONSTRUCT,
     HNSW_FULL_SCAN_KB,
     HNSW_M,
-    TOKEN_STORAGE,
     by_collection,
     check_late_query,
     check_name,
@@ -90,7 +90,7 @@ def _channel_request(q: ChannelQuery, params: models.SearchParams | None) -> mod
 
 def _token_params(size: int) -> models.VectorParams:
     """The token multivector: MaxSim, no HNSW graph (m 0: only compared by id), on disk."""
-    datatype = models.Datatype.TURBO8 if TOKEN_STORAGE == "turbo8" else models.Datatype.FLOAT16
+    datatype = models.Datatype.TURBO8 if _common.TOKEN_STORAGE == "turbo8" else models.Datatype.FLOAT16
     return models.VectorParams(size=size, distance=models.Distance.COSINE, datatype=datatype, on_disk=True,
                                multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM),
                                hnsw_config=models.HnswConfigDiff(m=0))

@@ -310,3 +310,14 @@ def test_token_states_are_a_capability_found_through_wrappers(embedder):
     assert token_encoder(HashEmbedder(64)) is None and token_encoder(CachedQueries(HashEmbedder(64))) is None
     rare, common = embedder.token_states(["Ångström the"], "query")[0].surprisal[[0, -1]]
     assert rare > common  # the rarer piece carries more surprisal (what a token budget keeps)
+
+
+def test_a_query_vector_and_its_token_states_come_from_one_pass(embedder):
+    query = "实习生有几天年假？"
+    vector = embedder.embed_query(query)
+    kept = embedder.query_tokens(query)
+    assert kept is embedder.query_tokens(query)  # kept from embed_query's pass, not computed again
+    assert kept.pieces == embedder.token_states([query], "query")[0].pieces
+    assert float(vector @ embedder.embed_documents(["实习生有几天年假？"])[0]) < 0.999  # a query, not a passage
+    fresh = embedder.query_tokens("a query never embedded before")
+    assert "".join(fresh.pieces).replace("\u2581", " ").strip() == "a query never embedded before"
