@@ -119,12 +119,14 @@ def main() -> None:
     ap.add_argument("--every-term", action="store_true",
                     help="missing verbs/adjectives/function words refuse too (rag_strict_excuse_relation_words off)")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--no-late", action="store_true", help="late-interaction ranking off (retrieval.late_interaction)")
     args = ap.parse_args()
     rows = load()
     data = args.data or Path(tempfile.mkdtemp(prefix="near-miss-"))
     data.mkdir(parents=True, exist_ok=True)
     engine = open_engine(data)
     try:
+        engine.save_settings(ADMIN, {"retrieval": {"late_interaction": not args.no_late}})
         defaults = StrictModeSettings()
         term_check = (defaults.rag_strict_term_check or args.term_check or args.every_term) and not args.no_term_check
         relation_words = not args.every_term
