@@ -30,8 +30,14 @@ corpus texts and the vector bases, i.e. what the benchmark holds beside the stor
 store's size on disk. ``--graph 32,256`` builds the collection with that HNSW m and
 ef_construct instead of the engine's defaults.
 
+``--tokens`` stores token vectors with every chunk (late interaction, core/retrieval/late.py): the
+real, pruned e5 token states of ``--token-bases`` chunk-sized corpus passages, each synthetic chunk
+one of them; hybrid is then measured with the late stage off and on ("hybrid+late": the query's
+token states come from the pass that embeds it; MaxSim over the first 20 candidates in the store),
+and the token vectors' share of the disk is printed.
+
     .venv/bin/python benchmarks/retrieval_scale.py [--sizes 10000,100000] [--embedder multilingual-e5-small]
-        [--vectors e5-replicas|clusters|uniform] [--bases 2000] [--graph 16,100]
+        [--vectors e5-replicas|clusters|uniform] [--bases 2000] [--graph 16,100] [--tokens]
     .venv/bin/python benchmarks/retrieval_scale.py --sizes 1000000 --optimize   # quiet machine, ~1 h
 """
 
@@ -58,7 +64,7 @@ from core.db.models import FileRecord  # noqa: E402
 from core.engine import Engine  # noqa: E402
 from core.ingest.pipeline import point_id  # noqa: E402
 from core.ingest.service import Upload  # noqa: E402
-from core.retrieval import bm25  # noqa: E402
+from core.retrieval import bm25, late  # noqa: E402
 from core.types import SYSTEM_ACTOR, ChannelQuery, SearchFilter, VectorPoint  # noqa: E402
 from core.vectorstore import edge as edge_store, server as server_store  # noqa: E402
 from core.vectorstore.base import READY, READY_KEY  # noqa: E402
@@ -147,7 +153,17 @@ def e5_bases(engine: Engine, embedder_name: str, texts: list[str], count: int) -
     return vectors
 
 
-def build(engine: Engine, size: int, texts: list[str], shape: VectorShape) -> tuple[float, list[str]]:
+def token_bases(engine: Engine, count: int) -> list[list[list[float]]]:
+    """The stored token vectors (pruned as ingest prunes them) of ``count`` real chunk-sized passages."""
+    passages = [json.loads(line)["text"] for name in ("xquad-en-chunks", "xquad-zh-chunks")
+                for line in (SHARED / name / "corpus.jsonl").open(encoding="utf-8")]
+    chosen = passages[:: max(1, len(passages) // count)][:count]
+    _, states = engine.embedder().embed_documents_with_tokens(chosen)
+    return [t for t in (late.passage_tokens(s) for s in states) if t]
+
+
+def build(engine: Engine, size: int, texts: list[str], shape: VectorShape,
+          tokens: list[list[list[float]]] | None = None) -> tuple[float, list[str]]:
     """Seconds spent in the store's upsert calls, and the file ids in build order."""
     kb = engine.get_kb(SYSTEM_ACTOR, "scale")
     upsert_s, file_ids = 0.0, []
@@ -163,7 +179,8 @@ def build(engine: Engine, size: int, texts: list[str], shape: VectorShape) -> tu
             text = f"{texts[(f * CHUNKS_PER_FILE + i) % len(texts)]} (v{f})"
             points.append(VectorPoint(id=point_id(rec.id, i), dense=vecs[i].tolist(), sparse=bm25.encode_document(text),
                                       payload={"file_id": rec.id, "kb_id": kb.id, "chunk_index": i, "text": text,
-                                               "heading_path": [], "source_name": rec.name, READY_KEY: READY}))
+                                               "heading_path": [], "source_name": rec.name, READY_KEY: READY},
+                                      tokens=tokens[(f * CHUNKS_PER_FILE + i) % len(tokens)] if tokens else None))
         t0 = time.perf_counter()
         for start in range(0, len(points), 500):
             engine._store.upsert(kb.collection, points[start:start + 500])
@@ -235,6 +252,8 @@ def main() -> None:
                     help="build the HNSW index (and int8 copies) after loading, as offline maintenance would")
     ap.add_argument("--graph", default=None, metavar="M,EF_CONSTRUCT",
                     help="HNSW m and ef_construct of the collection (default: the engine's)")
+    ap.add_argument("--tokens", action="store_true", help="store token vectors and measure the late-interaction stage")
+    ap.add_argument("--token-bases", type=int, default=256, help="real passages whose token vectors the chunks reuse")
     ap.add_argument("--beams", default="", metavar="EF,EF,...",
                     help="after the build, recall@10 per search beam on the tune and report halves of the queries")
     args = ap.parse_args()
@@ -249,13 +268,17 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             config = RuntimeConfig(data_dir=Path(tmp), database_url=f"sqlite:///{tmp}/b.db")
             with Engine(config) as engine:
-                engine.save_settings(SYSTEM_ACTOR, {"embedding": {"model": args.embedder}})
+                engine.save_settings(SYSTEM_ACTOR, {"embedding": {"model": args.embedder},
+                                                    "chunking": {"token_vectors": args.tokens}})
                 engine.create_kb(SYSTEM_ACTOR, "scale")
                 [seed] = engine.ingest(SYSTEM_ACTOR, "scale", [Upload("seed.md", b"# seed\n\nA seed document.")])
                 engine.delete_files(SYSTEM_ACTOR, [seed.file_id])  # it made the collection; only synthetic chunks stay
                 collection, dim = engine.get_kb(SYSTEM_ACTOR, "scale").collection, engine.embedder().dimension
                 bases = e5_bases(engine, args.embedder, texts, args.bases) if args.vectors == "e5-replicas" else None
                 shape = VectorShape(args.vectors, dim, bases)
+                tokens = token_bases(engine, args.token_bases) if args.tokens else None
+                if args.tokens and not engine._store.token_dimension(collection):
+                    raise SystemExit(f"{args.embedder} has no token vectors: --tokens needs one that has (e5)")
                 qvecs = np.asarray([engine.embedder().embed_query(q) for q in qs], dtype=np.float32)
                 qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
                 peaks = PhasePeaks()
@@ -263,7 +286,7 @@ def main() -> None:
                     pass
                 t0 = time.perf_counter()
                 with peaks.phase("build"):
-                    upsert_s, file_ids = build(engine, size, texts, shape)
+                    upsert_s, file_ids = build(engine, size, texts, shape, tokens)
                 build_s = time.perf_counter() - t0
                 optimize_s = None
                 if args.optimize and hasattr(engine._store, "optimize"):
@@ -280,18 +303,23 @@ def main() -> None:
                 rows = {}
                 searching = peaks.phase("search")
                 searching.__enter__()
-                for mode in ("dense", "bm25", "hybrid"):
+                stage = []
+                for mode in ("dense", "bm25", "hybrid") + (("hybrid+late",) if args.tokens else ()):
                     engine.runtime.query_vectors.clear()  # each mode pays its own query embedding
+                    engine.save_settings(SYSTEM_ACTOR, {"retrieval": {"late_interaction": mode == "hybrid+late"}})
                     without, total = [], []
                     for q in qs:
-                        r = engine.search(SYSTEM_ACTOR, q, ["scale"], mode=mode, min_score=0)
+                        r = engine.search(SYSTEM_ACTOR, q, ["scale"], mode=mode.removesuffix("+late"), min_score=0)
                         total.append(r.timings_ms["total"])
                         without.append(r.timings_ms["total"] - r.timings_ms["embed_query"])
+                        if mode == "hybrid+late":
+                            stage.append(r.timings_ms.get("late", 0.0))
                     rows[mode] = (statistics.median(without), pct(without, 95), statistics.median(total), pct(total, 95))
                 searching.__exit__(None, None, None)
                 at_rest = resident_mb()
                 maxrss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
                 store_disk = disk_mb(Path(tmp))
+                token_disk = sum(disk_mb(p) for p in Path(tmp).rglob("vector_storage-late") if p.is_dir())
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             n = len(file_ids) * CHUNKS_PER_FILE
             index = f"HNSW + int8 built in {optimize_s:.0f} s" if optimize_s is not None else "not optimized (scan)"
@@ -302,9 +330,13 @@ def main() -> None:
             print(f"dense recall@10 against exact search: {recall:.4f} (hnsw_ef {edge_store.HNSW_EF}, all queries)")
             for ef, tune, report in sweep:
                 print(f"  hnsw_ef {ef:>5}: recall@10 tune half {tune:.4f}, report half {report:.4f}")
-            print(f"{'mode':<8} {'p50 excl. embed':>16} {'p95 excl. embed':>16} {'p50 total':>10} {'p95 total':>10}")
+            print(f"{'mode':<11} {'p50 excl. embed':>16} {'p95 excl. embed':>16} {'p50 total':>10} {'p95 total':>10}")
             for mode, (a, b, c, d) in rows.items():
-                print(f"{mode:<8} {a:>13.1f} ms {b:>13.1f} ms {c:>7.1f} ms {d:>7.1f} ms", flush=True)
+                print(f"{mode:<11} {a:>13.1f} ms {b:>13.1f} ms {c:>7.1f} ms {d:>7.1f} ms", flush=True)
+            if stage:
+                n_tokens = sum(len(t) for t in tokens) / len(tokens)
+                print(f"late stage alone: p50 {statistics.median(stage):.1f} ms, p95 {pct(stage, 95):.1f} ms; token vectors "
+                      f"{n_tokens:.0f} a chunk on average, their storage {token_disk:.0f} MB = {token_disk * 1024 / n:.1f} KB a chunk")
             print(peaks.table())
             print(f"ru_maxrss with the engine still open {maxrss_open:.0f} MB, after closing it {rss:.0f} MB")
             print(f"after searching: RSS {at_rest['VmRSS']:.0f} MB (anon {at_rest['RssAnon']:.0f} MB, file "

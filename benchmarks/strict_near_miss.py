@@ -115,12 +115,14 @@ def main() -> None:
     ap.add_argument("--term-check", action="store_true", help="the gate with the answerability check (the default)")
     ap.add_argument("--no-term-check", action="store_true", help="the threshold alone, without the answerability check")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--no-late", action="store_true", help="late-interaction ranking off (retrieval.late_interaction)")
     args = ap.parse_args()
     rows = load()
     data = args.data or Path(tempfile.mkdtemp(prefix="near-miss-"))
     data.mkdir(parents=True, exist_ok=True)
     engine = open_engine(data)
     try:
+        engine.save_settings(ADMIN, {"retrieval": {"late_interaction": not args.no_late}})
         defaults = StrictModeSettings()
         term_check = (defaults.rag_strict_term_check or args.term_check) and not args.no_term_check
         engine.save_settings(ADMIN, {"strict": {"rag_strict_term_check": term_check,

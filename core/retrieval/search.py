@@ -29,7 +29,7 @@ from core.db.models import FileRecord
 from core.embeddings.base import Embedder
 from core.errors import ReindexNeeded
 from core.notices import language, notice_text
-from core.retrieval import bm25
+from core.retrieval import bm25, late
 from core.retrieval.bilingual import translate_query
 from core.retrieval.calibration import (
     ENGLISH_ONLY,
@@ -80,6 +80,7 @@ class SearchHit:
     bm25_translated: float | None = None  # raw BM25 of the query's words translated (bilingual.py)
     fused: float | None = None  # weighted hybrid of the calibrated channel scores, before any rerank
     rerank: float | None = None  # cross-encoder / rerank API score, in [0, 1] (rerank.py)
+    late: float | None = None  # late interaction: mean MaxSim of the query's tokens, in [-1, 1] (late.py)
     # The calibrated channel scores the hybrid score fused (None: that channel had no say), so
     # answering can tell a match both channels support from one carried by a single channel.
     dense_score: float | None = None
@@ -219,6 +220,10 @@ def search(
             h.score = h.fused = (dense_w_h * d + bm25_w_h * b) / (dense_w_h + bm25_w_h)
             h.dense_score, h.bm25_score = (d if dense_w_h else None), (b if bm25_w_h else None)
     hits.sort(key=lambda h: h.score, reverse=True)
+    if mode.startswith("hybrid"):  # the head reordered by token vectors where stored; thresholds unchanged
+        hits = late.rerank(hits, store=store, embedder=embedder, cfg=cfg, query=query, min_score=min_score,
+                           collections={t.kb_id: t.collection for t in targets if t.kb_id},
+                           notices=result.notices, timings_ms=result.timings_ms)
     if mode == "hybrid+rerank" and reranker is not None and hits:
         # Only rescored hits stay: a reranker's score and the hybrid score are different scales.
         hits = hits[: max(cfg.reranker.top_n, top_k)]

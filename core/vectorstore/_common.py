@@ -30,6 +30,11 @@ HNSW_M = 32
 HNSW_EF_CONSTRUCT = 256
 HNSW_FULL_SCAN_KB = 10_000  # Qdrant's default: below this many KB of vectors a segment is scanned
 
+# Token vectors (late interaction, core/retrieval/late.py) are stored in the engines' 8-bit
+# TurboQuant format on disk: 384 bytes a token instead of 768 in float16, the ranking unchanged
+# within noise (docs/retrieval.md, "Late interaction"). "float16" is the other choice measured.
+TOKEN_STORAGE = "turbo8"
+
 # Safe as a directory name on every filesystem and as a Qdrant collection name.
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,119}$")
 
@@ -62,6 +67,22 @@ def check_points(points: list[VectorPoint], dimension: int) -> None:
         for key in ("file_id", "kb_id"):
             if not isinstance(p.payload.get(key), str) or not p.payload[key]:
                 raise InvalidInput(f"Point {p.id}: payload needs a non-empty string {key!r}.")
+
+
+def check_tokens(points: list[VectorPoint], token_dimension: int) -> None:
+    """Token vectors only into a collection made for them, each row of its size."""
+    for p in points:
+        if not p.tokens:
+            continue
+        if not token_dimension:
+            raise InvalidInput(f"Point {p.id}: the collection has no token vectors.")
+        if any(len(row) != token_dimension for row in p.tokens):
+            raise InvalidInput(f"Point {p.id}: token vectors must have {token_dimension} dimensions.")
+
+
+def check_late_query(tokens: list[list[float]], token_dimension: int) -> None:
+    if not tokens or any(len(row) != token_dimension for row in tokens):
+        raise InvalidInput(f"Query token vectors must be one or more rows of {token_dimension} dimensions.")
 
 
 def check_query(dense: list[float] | None, dimension: int) -> None:

@@ -6,6 +6,10 @@ applied by the engine), plus a payload with at least: ``file_id``, ``kb_id``,
 ``chunk_index``, ``text``, ``heading_path``, ``source_name`` and, where known, ``page``,
 ``slide``, ``start_seconds``.
 
+A collection made with ``token_dimension`` also holds, per point, the chunk's token vectors as
+one multivector named ``late`` (``TOKENS``): compared by MaxSim, never searched through an
+index (no HNSW graph: it only rescores candidates by id, ``late_scores``), stored on disk.
+
 The payload flag ``ready`` (``READY`` = 1, else 0 or absent) says a point's file is fully
 written and marked indexed: ingest writes its points with 0 and sets 1 after the commit that
 marks the file indexed (``mark_ready``); retrieval searches with ``SearchFilter(ready_only=True)``,
@@ -30,6 +34,7 @@ from core.types import (
 
 DENSE = "dense"
 SPARSE = "bm25"
+TOKENS = "late"  # the token multivector (late interaction), in collections made with token vectors
 
 # Every collection ragdesk makes starts with this, so a shared Qdrant server's other
 # collections are never touched (the doctor only judges names with this prefix). Two
@@ -68,8 +73,9 @@ NOT_READY = 0
 class VectorStore(Protocol):
     """Implemented by ``EdgeStore`` (embedded default) and ``QdrantServerStore``."""
 
-    def create_collection(self, name: str, dimension: int) -> None:
-        """Create an empty collection (dense cosine + sparse IDF). Error if it exists."""
+    def create_collection(self, name: str, dimension: int, token_dimension: int = 0) -> None:
+        """Create an empty collection (dense cosine + sparse IDF, and with ``token_dimension`` > 0 a
+        token multivector of that size). Error if it exists."""
 
     def drop_collection(self, name: str) -> None:
         """Remove a collection and its files. No error if missing."""
@@ -79,6 +85,9 @@ class VectorStore(Protocol):
     def list_collections(self) -> list[str]: ...
 
     def dimension(self, name: str) -> int: ...
+
+    def token_dimension(self, name: str) -> int:
+        """The size of the collection's token vectors, 0 when it has none (cached, like existence)."""
 
     def upsert(self, name: str, points: list[VectorPoint]) -> None:
         """Insert or replace points; durable when this returns."""
@@ -114,6 +123,11 @@ class VectorStore(Protocol):
         collection (on a server, one request per collection, sent together). One result list per
         query, in order; a collection that does not exist answers ``[]`` (no existence call per
         query: existence is cached, and a miss is checked again)."""
+
+    def late_scores(self, name: str, ids: list[str], tokens: list[list[float]]) -> dict[str, float]:
+        """MaxSim of the query's token vectors against these points' (the sum over query tokens of
+        the best cosine with a point's token), computed in the engine; a point without token
+        vectors, or missing, is left out. A collection without token vectors answers ``{}``."""
 
     def mark_ready(self, name: str, file_ids: list[str]) -> None:
         """Set ``ready`` on every point of these files (idempotent; missing points: nothing)."""

@@ -35,6 +35,7 @@ import qdrant_edge as qe
 from core.storage.diskspace import STORE_MIN_FREE_MB, check_store_room
 from core.errors import AlreadyExists, CoreError, InvalidInput, NotFound, StoreBusy, StoreError
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
+from core.vectorstore import _common
 from core.vectorstore._common import (
     HNSW_EF,
     HNSW_EF_CONSTRUCT,
@@ -42,15 +43,17 @@ from core.vectorstore._common import (
     HNSW_M,
     RRF_K,
     by_collection,
+    check_late_query,
     check_name,
     check_points,
     check_query,
+    check_tokens,
     in_chunk_order,
     is_empty,
     point_id,
     ready_batches,
 )
-from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, READY, READY_KEY, SPARSE
+from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, READY, READY_KEY, SPARSE, TOKENS
 
 _META = "collection.json"
 _SCROLL_PAGE = 512
@@ -64,6 +67,7 @@ _FLUSH_EVERY_S = 5.0
 class _Shard:
     engine: qe.EdgeShard
     dimension: int
+    token_dimension: int = 0  # 0: no token vectors
     lock: threading.Lock = field(default_factory=threading.Lock)
     closed: bool = False
     flushed_at: float = field(default_factory=time.monotonic)
@@ -141,6 +145,15 @@ def _scored(hits: list) -> list[ScoredPoint]:
     return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
 
 
+def _token_params(size: int) -> qe.EdgeVectorParams:
+    """The token multivector: MaxSim, no HNSW graph (m 0: it is only ever compared by id), on disk."""
+    datatype = qe.VectorStorageDatatype.Turbo8 if _common.TOKEN_STORAGE == "turbo8" else qe.VectorStorageDatatype.Float16
+    return qe.EdgeVectorParams(
+        size=size, distance=qe.Distance.Cosine, datatype=datatype, memory=qe.Memory.Cold,
+        multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
+        hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=HNSW_FULL_SCAN_KB))
+
+
 class EdgeStore:
     """``VectorStore`` on qdrant-edge shards under ``root`` (see the module doc)."""
 
@@ -198,14 +211,15 @@ class EdgeStore:
         # opening touches a fresh write-ahead log segment
         check_store_room(self.root, f"open collection {name}", self._min_free_mb)
         with self._engine("open", name):
-            return _Shard(engine=qe.EdgeShard.load(str(path)), dimension=int(meta["dimension"]))
+            return _Shard(engine=qe.EdgeShard.load(str(path)), dimension=int(meta["dimension"]),
+                          token_dimension=int(meta.get("token_dimension", 0)))
 
     # ------------------------------------------------------------ collections
 
-    def create_collection(self, name: str, dimension: int) -> None:
+    def create_collection(self, name: str, dimension: int, token_dimension: int = 0) -> None:
         check_name(name)
-        if dimension < 1:
-            raise InvalidInput(f"Invalid dimension {dimension} for collection {name}.")
+        if dimension < 1 or token_dimension < 0:
+            raise InvalidInput(f"Invalid dimension {dimension} (tokens {token_dimension}) for collection {name}.")
         with self._registry:
             if self.collection_exists(name):
                 raise AlreadyExists(f"Collection {name} already exists.")
@@ -223,7 +237,7 @@ class EdgeStore:
                         quantization_config=qe.ScalarQuantizationConfig(
                             qe.ScalarType.Int8, quantile=0.99, memory=qe.Memory.Pinned),
                     )
-                },
+                } | ({TOKENS: _token_params(token_dimension)} if token_dimension else {}),
                 sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
                 hnsw_config=qe.HnswIndexConfig(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
                                                full_scan_threshold=HNSW_FULL_SCAN_KB),
@@ -235,7 +249,8 @@ class EdgeStore:
                 shard.update(qe.UpdateOperation.create_field_index(READY_KEY, qe.PayloadSchemaType.Integer))
                 shard.flush()
                 shard.close()
-            (tmp / _META).write_text(json.dumps({"dimension": dimension}), encoding="utf-8")
+            meta = {"dimension": dimension} | ({"token_dimension": token_dimension} if token_dimension else {})
+            (tmp / _META).write_text(json.dumps(meta), encoding="utf-8")
             os.rename(tmp, self._dir / name)
 
     def drop_collection(self, name: str) -> None:
@@ -264,6 +279,10 @@ class EdgeStore:
         with self._shard(name) as shard:
             return shard.dimension
 
+    def token_dimension(self, name: str) -> int:
+        with self._shard(name) as shard:
+            return shard.token_dimension
+
     # ------------------------------------------------------------ points
 
     def upsert(self, name: str, points: list[VectorPoint]) -> None:
@@ -271,11 +290,13 @@ class EdgeStore:
             return
         with self._shard(name) as shard:
             check_points(points, shard.dimension)
+            check_tokens(points, shard.token_dimension)
             check_store_room(self.root, f"store points in collection {name}", self._min_free_mb)
             batch = [
                 qe.Point(
                     point_id(p.id),
-                    {DENSE: p.dense, SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)},
+                    {DENSE: p.dense, SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)}
+                    | ({TOKENS: p.tokens} if p.tokens else {}),
                     p.payload,
                 )
                 for p in points
@@ -367,6 +388,20 @@ class EdgeStore:
             for (i, _), hits in zip(asked, found):
                 out[i] = _scored(hits)
         return out
+
+    def late_scores(self, name: str, ids: list[str], tokens: list[list[float]]) -> dict[str, float]:
+        if not ids:
+            return {}
+        wanted = {point_id(i) for i in ids}
+        with self._shard(name) as shard:
+            if not shard.token_dimension:
+                return {}
+            check_late_query(tokens, shard.token_dimension)
+            # Only the candidates are compared (a filter on their ids): no index, nothing else read.
+            request = qe.QueryRequest(limit=len(wanted), query=qe.Query.Nearest(tokens, using=TOKENS),
+                                      filter=qe.Filter(must=[qe.HasIdCondition(wanted)]), with_payload=False)
+            with self._engine("score token vectors", name):
+                return {str(h.id): float(h.score) for h in shard.engine.query(request)}
 
     def search_dense(self, name: str, vector: list[float], limit: int, flt: SearchFilter) -> list[ScoredPoint]:
         request = qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector, using=DENSE), filter=_edge_filter(flt),

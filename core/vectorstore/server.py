@@ -28,23 +28,29 @@ from qdrant_client import QdrantClient, models
 
 from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError, StoreUnavailable
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
+from core.vectorstore import _common
 from core.vectorstore._common import (
     HNSW_EF,
     HNSW_EF_CONSTRUCT,
     HNSW_FULL_SCAN_KB,
     HNSW_M,
     by_collection,
+    check_late_query,
     check_name,
     check_points,
     check_query,
+    check_tokens,
     in_chunk_order,
     is_empty,
     point_id,
     ready_batches,
 )
-from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, READY, READY_KEY, SPARSE
+from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, READY, READY_KEY, SPARSE, TOKENS
 
 _UPSERT_BATCH = 256
+# Token vectors travel as JSON numbers (~4 KB a token): a request carries at most this many token
+# rows (~8 MB), well under a server's default 32 MB request limit.
+_UPSERT_TOKEN_ROWS = 2048
 _SCROLL_PAGE = 512
 _PARALLEL_COLLECTIONS = 4  # requests of one query's collections in flight together
 # int8 copies searched, the best 2 x limit rescored with the stored vectors (exact scores back);
@@ -104,6 +110,27 @@ def _why_unreachable(exc: BaseException) -> str:
     return ""
 
 
+def _token_params(size: int) -> models.VectorParams:
+    """The token multivector: MaxSim, no HNSW graph (m 0: only compared by id), on disk."""
+    datatype = models.Datatype.TURBO8 if _common.TOKEN_STORAGE == "turbo8" else models.Datatype.FLOAT16
+    return models.VectorParams(size=size, distance=models.Distance.COSINE, datatype=datatype, on_disk=True,
+                               multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM),
+                               hnsw_config=models.HnswConfigDiff(m=0))
+
+
+def _upsert_batches(structs: list[models.PointStruct], token_rows: list[int]) -> list[list[models.PointStruct]]:
+    """Up to ``_UPSERT_BATCH`` points a request, fewer when their token vectors would make it large."""
+    batches: list[list[models.PointStruct]] = [[]]
+    rows = 0
+    for struct, n in zip(structs, token_rows):
+        if batches[-1] and (len(batches[-1]) >= _UPSERT_BATCH or rows + n > _UPSERT_TOKEN_ROWS):
+            batches.append([])
+            rows = 0
+        batches[-1].append(struct)
+        rows += n
+    return batches
+
+
 def _scored(hits: list) -> list[ScoredPoint]:
     return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
 
@@ -127,6 +154,7 @@ class QdrantServerStore:
             raise InvalidSettings("A Qdrant server URL (QDRANT_URL) is required for the server vector store.")
         self._local = bool(path_or_memory)
         self._dimensions: dict[str, int] = {}  # the existence cache: collections known to exist
+        self._token_dimensions: dict[str, int] = {}  # their token vectors' size (0: none)
         self._lock = threading.Lock()  # only guards the caches; the client is thread-safe
         self._pool: ThreadPoolExecutor | None = None  # made on the first query of several collections
         # local mode searches exactly and warns that search parameters do nothing there
@@ -166,6 +194,7 @@ class QdrantServerStore:
     def _forget(self, name: str) -> None:
         with self._lock:
             self._dimensions.pop(name, None)
+            self._token_dimensions.pop(name, None)
 
     def _dimension(self, name: str) -> int:
         """The dimension of an existing collection (NotFound otherwise); cached, so it is the
@@ -177,17 +206,19 @@ class QdrantServerStore:
         with self._engine("read the collection", name):
             if not self._client.collection_exists(name):
                 raise NotFound(f"Collection {name} does not exist.")
-            size = self._client.get_collection(name).config.params.vectors[DENSE].size
+            vectors = self._client.get_collection(name).config.params.vectors
+            size = vectors[DENSE].size
+            tokens = vectors[TOKENS].size if TOKENS in vectors else 0
         with self._lock:
-            self._dimensions[name] = int(size)
+            self._dimensions[name], self._token_dimensions[name] = int(size), int(tokens)
         return int(size)
 
     # ------------------------------------------------------------ collections
 
-    def create_collection(self, name: str, dimension: int) -> None:
+    def create_collection(self, name: str, dimension: int, token_dimension: int = 0) -> None:
         check_name(name)
-        if dimension < 1:
-            raise InvalidInput(f"Invalid dimension {dimension} for collection {name}.")
+        if dimension < 1 or token_dimension < 0:
+            raise InvalidInput(f"Invalid dimension {dimension} (tokens {token_dimension}) for collection {name}.")
         with self._engine("create", name):
             if self._client.collection_exists(name):
                 raise AlreadyExists(f"Collection {name} already exists.")
@@ -199,7 +230,7 @@ class QdrantServerStore:
                         quantization_config=models.ScalarQuantization(scalar=models.ScalarQuantizationConfig(
                             type=models.ScalarType.INT8, quantile=0.99, always_ram=True)),
                     )
-                },
+                } | ({TOKENS: _token_params(token_dimension)} if token_dimension else {}),
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                 hnsw_config=models.HnswConfigDiff(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
                                                   full_scan_threshold=HNSW_FULL_SCAN_KB),
@@ -211,7 +242,7 @@ class QdrantServerStore:
                     self._client.create_payload_index(name, key, models.PayloadSchemaType.KEYWORD, wait=True)
                 self._client.create_payload_index(name, READY_KEY, models.PayloadSchemaType.INTEGER, wait=True)
         with self._lock:
-            self._dimensions[name] = dimension
+            self._dimensions[name], self._token_dimensions[name] = dimension, token_dimension
 
     def drop_collection(self, name: str) -> None:
         check_name(name)
@@ -234,23 +265,30 @@ class QdrantServerStore:
     def dimension(self, name: str) -> int:
         return self._dimension(name)
 
+    def token_dimension(self, name: str) -> int:
+        self._dimension(name)
+        with self._lock:
+            return self._token_dimensions.get(name, 0)
+
     # ------------------------------------------------------------ points
 
     def upsert(self, name: str, points: list[VectorPoint]) -> None:
         if not points:
             return
         check_points(points, self._dimension(name))
+        check_tokens(points, self.token_dimension(name))
         structs = [
             models.PointStruct(
                 id=point_id(p.id),
-                vector={DENSE: p.dense, SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)},
+                vector={DENSE: p.dense, SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)}
+                | ({TOKENS: p.tokens} if p.tokens else {}),
                 payload=p.payload,
             )
             for p in points
         ]
         with self._engine("store points", name):
-            for start in range(0, len(structs), _UPSERT_BATCH):
-                self._client.upsert(name, structs[start : start + _UPSERT_BATCH], wait=True)
+            for batch in _upsert_batches(structs, [len(p.tokens or ()) for p in points]):
+                self._client.upsert(name, batch, wait=True)
 
     def delete_file(self, name: str, file_id: str) -> None:
         self._dimension(name)
@@ -354,6 +392,20 @@ class QdrantServerStore:
             raise StoreError(f"The vector store ({self._where}) could not search (collection {name}).",
                              detail=str(exc)) from exc
         return [_scored(r.points) for r in responses]
+
+    def late_scores(self, name: str, ids: list[str], tokens: list[list[float]]) -> dict[str, float]:
+        if not ids:
+            return {}
+        size = self.token_dimension(name)
+        if not size:
+            return {}
+        check_late_query(tokens, size)
+        wanted = sorted({point_id(i) for i in ids})
+        with self._engine("score token vectors", name):
+            response = self._client.query_points(
+                name, query=tokens, using=TOKENS, query_filter=models.Filter(must=[models.HasIdCondition(has_id=wanted)]),
+                limit=len(wanted), with_payload=False)
+        return {str(h.id): float(h.score) for h in response.points}
 
     def search_dense(self, name: str, vector: list[float], limit: int, flt: SearchFilter) -> list[ScoredPoint]:
         check_query(vector, self._dimension(name))

@@ -315,6 +315,8 @@ STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS,
     "kbs.chunk_size": "Chunk size",
     "kbs.chunk_overlap": "Overlap",
     "kbs.chunk_min": "Merge small chunks up to",
+    "kbs.token_vectors": "Store token vectors (word-by-word ranking)",
+    "kbs.token_vectors_help": "About 30 KB a chunk on disk; search then ranks the best passages word by word (multilingual-e5-small only). A reindex applies it.",
     "kbs.chunking_saved": "Saved: reindex to apply it to the files already here.",
     # a citation shown where it stands (issue 21)
     "cite.excerpt": "The passage on page {page}",

@@ -303,6 +303,8 @@ STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS,
     "kbs.chunk_size": "分块大小",
     "kbs.chunk_overlap": "重叠长度",
     "kbs.chunk_min": "小分块合并至",
+    "kbs.token_vectors": "存储词向量（逐词比对排序）",
+    "kbs.token_vectors_help": "每块约占 30 KB 磁盘；检索时对最佳段落逐词比对重排（仅 multilingual-e5-small）。重建索引后生效。",
     "kbs.chunking_saved": "已保存：重建索引后对已有文件生效。",
     # 引用定位（issue 21）
     "cite.excerpt": "第 {page} 页上的段落",

@@ -93,3 +93,33 @@ def test_the_switch_off_searches_the_message(engine):
     first = engine.ask(ADMIN, FIRST)
     follow = engine.ask(ADMIN, FOLLOW, chat_id=first.chat_id)
     assert not _search_queries(follow)
+
+
+def test_the_rule_reads_what_the_follow_up_points_at_in_the_previous_answer():
+    answer = "未配置语言模型，以下回答直接摘录自知识库原文。\n第九条 有下列情形之一的行政诉讼案件，人民检察院应当依职权进行监督：\n（一）损害国家利益的；[1]"
+    earlier = [ChatMessage("user", "哪一条规定了依职权监督的情形？"), ChatMessage("assistant", answer)]
+    # "这一条" is the article the answer quoted; "下一条" / "上一条" the one after or before it
+    assert rule_query("这一条的第二项是什么？", earlier) == "哪一条规定了依职权监督的情形？ 第九条 这一条的第二项是什么？"
+    assert rule_query("下一条规定了什么？", earlier) == "哪一条规定了依职权监督的情形？ 第十条 下一条规定了什么？"
+    assert rule_query("那上一条呢？", earlier) == "哪一条规定了依职权监督的情形？ 第八条 那上一条呢？"
+    # a follow-up naming its own article puts it in the previous question's place
+    earlier = [ChatMessage("user", "第十条规定了什么？"), ChatMessage("assistant", "第十条 …… [1]")]
+    assert rule_query("第十一条呢？", earlier) == "第十一条规定了什么？ 第十一条呢？"
+    english = [ChatMessage("user", "What does Article 8 say?"),
+               ChatMessage("assistant", "No language model is configured.\nArticle 8. Business travel is booked … [1]")]
+    assert rule_query("And the next article?", english) == "What does Article 8 say? Article 9 And the next article?"
+    assert rule_query("Does that deadline apply abroad?", english) == \
+        "What does Article 8 say? Does that deadline apply abroad?"  # the article is already named
+
+
+def test_besides_and_words_of_the_previous_answer_mark_a_follow_up():
+    earlier = [ChatMessage("user", "出差坐火车一般坐几等座？"), ChatMessage("assistant", "火车 | 二等座 | 行程超过四小时可乘一等座 [1]")]
+    assert rule_query("除了二等座，什么情况可以坐一等座？", earlier).startswith("出差坐火车一般坐几等座？ ")
+    english = [ChatMessage("user", "What is the hotel limit in a capital city?"), ChatMessage("assistant", "180 EUR [1]")]
+    assert rule_query("Besides hotels, what is the daily meal limit?", english).startswith("What is the hotel limit")
+    # three content words, one of them the answer's own: it leans on that answer
+    overtime = [ChatMessage("user", "休息日加班怎么算？"), ChatMessage("assistant", "休息日按两倍支付，也可在三个月内安排调休。[1]")]
+    assert rule_query("不要钱可以换成调休吗？", overtime) == "休息日加班怎么算？ 不要钱可以换成调休吗？"
+    # the same question after an unrelated answer stands alone
+    other = [ChatMessage("user", "出差伙食补助每天多少？"), ChatMessage("assistant", "每天一百元 [1]")]
+    assert rule_query("不要钱可以换成调休吗？", other) == "不要钱可以换成调休吗？"

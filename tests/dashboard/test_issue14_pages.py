@@ -144,8 +144,10 @@ def test_own_chunking_is_saved_from_the_page_and_the_index_tab_asks_for_a_reinde
     kb_id = at.session_state["selected_kb"]
     at.toggle(key=f"chunk_own_{kb_id}").set_value(True)
     at.number_input(key=f"cs_{kb_id}").set_value(150)
+    at.toggle(key=f"ct_{kb_id}").set_value(False)  # no token vectors for this one (late interaction)
     next(b for b in at.button if b.label == "Save" and f"chunking_{kb_id}" in str(b.id)).click()
     at.run()
     actor = engine.actor_for(at.session_state["user_id"])
-    assert engine.get_kb(actor, kb_id).chunking_override["chunk_size"] == 150
+    assert engine.get_kb(actor, kb_id).chunking_override == {"chunk_size": 150, "chunk_overlap": 50,
+                                                             "chunk_min_size_target": 0, "token_vectors": False}
     assert "Chunking settings changed since this index was built" in texts(at)

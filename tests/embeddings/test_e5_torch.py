@@ -283,3 +283,41 @@ def test_token_states_of_a_long_text_cover_every_window(embedder):
     assert states.pieces[:5] == ("\u2581al", "pha", "\u2581beta", "\u2581gamma", "\u2581delta")
     assert len(states.pieces) == len(states.vectors) == 5 * 400
     assert embedder.token_states([], "query") == []
+
+
+def test_vectors_with_tokens_come_from_one_pass_and_match_embed_documents(embedder):
+    texts = ["Probation lasts three months.", "试用期为三个月。", "", " ".join(["alpha beta gamma delta"] * 200)]
+    vectors, states = embedder.embed_documents_with_tokens(texts)
+    assert np.array_equal(vectors, embedder.embed_documents(texts))
+    bare = embedder.token_states(texts, "passage")
+    for with_prefix, alone in zip(states, bare):
+        # the same pieces (the "passage:" prefix the model saw is dropped), unit rows, and states
+        # close to those computed without the prefix in front
+        assert with_prefix.pieces == alone.pieces
+        assert np.allclose(np.linalg.norm(with_prefix.vectors, axis=1), 1.0, atol=1e-4)
+        assert float((with_prefix.vectors * alone.vectors).sum(axis=1).mean()) > 0.9
+        assert with_prefix.surprisal is not None and len(with_prefix.surprisal) == len(with_prefix.pieces)
+    assert len(states[3].pieces) == 5 * 200  # every window's tokens
+    assert embedder.embed_documents_with_tokens([])[0].shape == (0, embedder.dimension)
+
+
+def test_token_states_are_a_capability_found_through_wrappers(embedder):
+    from core.embeddings.base import token_encoder
+    from core.embeddings.fake import HashEmbedder
+    from core.retrieval.query_cache import CachedQueries
+
+    assert token_encoder(embedder) is embedder and token_encoder(CachedQueries(embedder)) is embedder
+    assert token_encoder(HashEmbedder(64)) is None and token_encoder(CachedQueries(HashEmbedder(64))) is None
+    rare, common = embedder.token_states(["Ångström the"], "query")[0].surprisal[[0, -1]]
+    assert rare > common  # the rarer piece carries more surprisal (what a token budget keeps)
+
+
+def test_a_query_vector_and_its_token_states_come_from_one_pass(embedder):
+    query = "实习生有几天年假？"
+    vector = embedder.embed_query(query)
+    kept = embedder.query_tokens(query)
+    assert kept is embedder.query_tokens(query)  # kept from embed_query's pass, not computed again
+    assert kept.pieces == embedder.token_states([query], "query")[0].pieces
+    assert float(vector @ embedder.embed_documents(["实习生有几天年假？"])[0]) < 0.999  # a query, not a passage
+    fresh = embedder.query_tokens("a query never embedded before")
+    assert "".join(fresh.pieces).replace("\u2581", " ").strip() == "a query never embedded before"
