@@ -153,3 +153,12 @@ def has_parts(word: str, text: str) -> bool:
     parts = [w for w in _jieba_tokenizer().cut_for_search(word, HMM=False) if len(w) >= 2 and w != word]
     adjectives = [p.word for p in _zh_tagger().cut(word, HMM=False) if len(p.word) == 1 and p.flag == "a"]
     return bool(parts) and all(p in text for p in parts + adjectives)
+
+
+def mentions(text: str, term: str) -> bool:
+    """Whether ``text`` contains the key term ``term``: a Chinese word as written, its characters
+    in order within a short span, or each of its parts; an English word as written."""
+    body = digits_for_numerals(_normalise(text))
+    if HAN_RUN.fullmatch(term):
+        return term in body or in_order_within(term, body, 2 * len(term) + 1) or has_parts(term, body)
+    return term in set(LATIN.findall(body))

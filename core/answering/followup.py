@@ -33,7 +33,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Callable
 
-from core.answering.coverage import coverage, key_terms
+from core.answering.coverage import key_terms, mentions
 from core.llm.base import ChatMessage
 from core.notices import Notice, notice
 
@@ -119,7 +119,7 @@ def follows_up(message: str, previous: str, answer: str) -> bool:
     if not _CJK.search(message):
         return False
     terms = key_terms(message)
-    return len(terms) <= 3 and len(coverage(message, [answer]).missing) < len(terms)
+    return len(terms) <= 3 and any(mentions(answer, t) for t in terms)
 
 
 def rule_query(message: str, earlier: list[ChatMessage]) -> str:

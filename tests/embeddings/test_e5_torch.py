@@ -304,10 +304,10 @@ def test_vectors_with_tokens_come_from_one_pass_and_match_embed_documents(embedd
 def test_token_states_are_a_capability_found_through_wrappers(embedder):
     from core.embeddings.base import token_encoder
     from core.embeddings.fake import HashEmbedder
-    from core.retrieval.query_cache import CachedQueries
+    from core.retrieval.query_cache import CachedQueries, query_vectors
 
-    assert token_encoder(embedder) is embedder and token_encoder(CachedQueries(embedder)) is embedder
-    assert token_encoder(HashEmbedder(64)) is None and token_encoder(CachedQueries(HashEmbedder(64))) is None
+    assert token_encoder(embedder) is embedder and token_encoder(CachedQueries(embedder, query_vectors())) is embedder
+    assert token_encoder(HashEmbedder(64)) is None and token_encoder(CachedQueries(HashEmbedder(64), query_vectors())) is None
     rare, common = embedder.token_states(["Ångström the"], "query")[0].surprisal[[0, -1]]
     assert rare > common  # the rarer piece carries more surprisal (what a token budget keeps)
 
