@@ -230,7 +230,7 @@ def read_question(question: str) -> Question:
     flat = _EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), digits_for_numerals(_norm(question)))
     levels = _levels(_norm(question))
     for level, words_of_level in levels:
-        named.append(Term(words_of_level, "level", (str(level),)))
+        named.append(Term(words_of_level, "level", (level,)))
     level_words = {w for _, text in levels for w in re.findall(r"[a-z]+|\d+", text)}
     for value, unit in _numbers_with_units(flat):
         if f"{value:g}" not in level_words:
@@ -322,13 +322,29 @@ _ZH_LEVEL = re.compile(r"([一二三四1-4])(?:线|等|级|档|类|流)")
 _ZH_LEVEL_VALUE = {"一": 1, "二": 2, "三": 3, "四": 4}
 
 
-def _levels(text: str) -> list[tuple[int, str]]:
-    """Ranked levels a text names: (the level, the words that name it)."""
+# What a level ranks, so that a first-tier city is not a first-class seat: tiers of places, classes
+# of service, levels of severity or priority.
+_LEVEL_FAMILY = {**dict.fromkeys(("tier", "line", "线"), "tier"),
+                 **dict.fromkeys(("class", "grade", "rate", "rank", "等", "类", "流"), "class"),
+                 **dict.fromkeys(("level", "priority", "severity", "sev", "p", "l", "级", "档"), "level")}
+
+
+def _level_family(words: str) -> str:
+    for word in re.findall(r"[a-z]+|[线等级档类流]", words):
+        if word in _LEVEL_FAMILY:
+            return _LEVEL_FAMILY[word]
+    return ""
+
+
+def _levels(text: str) -> list[tuple[str, str]]:
+    """Ranked levels a text names: (the level and what it ranks, e.g. "1 tier"; the words that name it)."""
     out = []
     for m in _EN_LEVEL.finditer(text):
-        out.append((_ORDINALS[m.group(1)] if m.group(1) else int(m.group(2)), m.group()))
+        level = _ORDINALS[m.group(1)] if m.group(1) else int(m.group(2))
+        out.append((f"{level} {_level_family(m.group())}", m.group()))
     for m in _ZH_LEVEL.finditer(text):
-        out.append((_ZH_LEVEL_VALUE.get(m.group(1)) or int(m.group(1)), m.group()))
+        level = _ZH_LEVEL_VALUE.get(m.group(1)) or int(m.group(1))
+        out.append((f"{level} {_level_family(m.group())}", m.group()))
     return out
 
 
@@ -393,7 +409,7 @@ class PassageText:
         if term.kind == "value":  # an answer's number: the passage must state this very value
             return any(float(term.text) in _numbers(line) for line in self.lines)
         if term.kind == "level":
-            return any(str(level) in term.forms for level, _ in _levels(self.text))
+            return any(level in term.forms for level, _ in _levels(self.text))
         if term.kind == "unit":
             return any(f in self.text if has_chinese(f) or not f.isalpha() else related_in(f, self.concepts)
                        for f in term.forms)
@@ -504,23 +520,35 @@ def _pieces(word: str, lex) -> list[str]:
 _SEGMENT = re.compile(r"(?<=[。！？；;!?\n])|(?<=\.)\s+")
 
 
-def _segments(body: str) -> list[str]:
-    """Sentences, and table rows each with its table's header row (the header names the columns)."""
-    out: list[str] = []
+def _segments(body: str) -> list[tuple[str, bool, str]]:
+    """Sentences, and table rows each with its table's header row (the header names the columns).
+    A question is also read with the sentence after it: in a FAQ the answer belongs to its question
+    ("一线城市住宿标准是多少？ 每晚六百元。"). Each with whether it is one such unit (a row, a question
+    and its answer), where a value is about whatever the unit names, however far apart; and the
+    question of a FAQ pair ("" for the rest)."""
+    out: list[tuple[str, bool, str]] = []
     header: str | None = None
+    asked: str | None = None  # a question waiting for its answer
     lines = body.splitlines()
     for i, line in enumerate(lines):
         if line.lstrip().startswith("|"):
+            asked = None
             if re.fullmatch(r"[\s|:-]+", line):
                 continue
             following = lines[i + 1] if i + 1 < len(lines) else ""
             if re.fullmatch(r"\s*\|[\s|:-]+", following):  # a header row: the separator follows it
                 header = line
             else:
-                out.append(f"{header}\n{line}" if header else line)
+                out.append((f"{header}\n{line}" if header else line, True, ""))
             continue
         header = None
-        out.extend(_SEGMENT.split(line))
+        for sentence in _SEGMENT.split(line):
+            if not sentence.strip():
+                continue
+            if asked is not None:
+                out.append((f"{asked} {sentence}", True, asked))
+            out.append((sentence, False, ""))
+            asked = sentence if sentence.rstrip(" *_").endswith(("?", "？")) else None  # **问：…？**
     return out
 
 
@@ -542,12 +570,12 @@ def _states_about(question: Question, body: str) -> str | None:
     """The sentence or table row of the passage's body that states a value of the kind asked for
     about a thing the question names (near it in a sentence; anywhere in a table row with its
     header); None when there is none: the number of fingerprints does not answer "how many faces"."""
-    for segment in _segments(body):
+    for segment, whole, _ in _segments(body):
         spans = value_spans(segment, question.wanted) if segment.strip() else []  # type: ignore[arg-type]
         if not spans:
             continue
         things = _things(question, has_chinese(segment))
-        if not things or (segment.lstrip().startswith("|") and any(PassageText(segment).mentions(t) for t in things)):
+        if not things or (whole and any(PassageText(segment).mentions(t) for t in things)):
             return segment
         near = _NEAR_ZH if has_chinese(segment) else _NEAR_EN
         for start, end in spans:
@@ -589,7 +617,7 @@ def evidence(question: Question, body: str) -> tuple[str | None, float]:
     mentions most of what the question names and states the value asked for near it (a table row
     is read with its header). None when no sentence mentions anything the question names."""
     best, best_score = None, 0.0
-    for segment in _segments(body):
+    for segment, whole, faq_question in _segments(body):
         if not segment.strip():
             continue
         part = PassageText(segment)
@@ -602,8 +630,16 @@ def evidence(question: Question, body: str) -> tuple[str | None, float]:
                 score += 1.0
                 things = _things(question, has_chinese(segment))
                 near = _NEAR_ZH if has_chinese(segment) else _NEAR_EN
-                if any(PassageText(segment[max(0, a - near) : b + near]).mentions(t) for a, b in spans for t in things):
+                if whole and any(part.mentions(t) for t in things) or any(
+                        PassageText(segment[max(0, a - near) : b + near]).mentions(t) for a, b in spans for t in things):
                     score += 2.0
+                # "how many family members": the number that counts them ("10 个家庭成员账号")
+                counted = [t for t in things if t.text == question.counted]
+                if counted and any(PassageText(segment[b : b + 8]).mentions(counted[0]) for _, b in spans):
+                    score += 1.5
+                # of two FAQ answers, the one to a question asking for the same kind of value
+                if faq_question and asked_for(faq_question) == question.wanted:
+                    score += 0.5
         if score > best_score:
             best, best_score = segment, score
     return best, best_score

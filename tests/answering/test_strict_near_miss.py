@@ -98,6 +98,26 @@ def test_the_value_asked_for_must_be_stated_about_what_is_asked():
     assert answers("How long does the L7 Pro battery last?", price)
 
 
+def test_a_faq_answer_belongs_to_its_question():
+    faq = "## 常见问题\n加班由谁批准？ 由组长在加班前批准。\n\n一线城市住宿标准是多少？ 每晚六百元，含早餐。"
+    assert answers("What is the hotel cap per night in first-tier cities?", faq)  # the value follows its question
+    assert answers("一线城市住宿每晚多少钱？", "问：一线城市住宿标准是多少？\n答：每晚六百元。")
+    other = "一线城市住宿标准是多少？ 请见差旅制度。\n\n加班费怎么算？ 每小时六十元。"
+    assert not answers("一线城市住宿标准是多少钱？", other)  # the amount answers another question
+
+
+def test_a_chinese_numeral_before_its_unit_states_the_value():
+    assert answers("出差乘坐飞机要提前几天申请？", "第四条 出差乘坐飞机须提前三天申请，经部门负责人批准后方可订票。")
+    assert answers("住宿最多报销几晚？", "每次出差最多报销五晚住宿。")
+
+
+def test_a_level_ranks_one_kind_of_thing():
+    table = "| Expense | Limit |\n| --- | --- |\n| Hotel, capital cities | 180 EUR per night |\n| Train | first class over 4 hours |"
+    assert not answers("What is the hotel cap per night in first-tier cities?", table)  # first class is no first tier
+    assert answers("What is the hotel cap per night in first-tier cities?", "| 项目 | 标准 |\n| --- | --- |\n| 住宿（一线城市） | 每晚六百元 |")
+    assert answers("Can I take a first-class seat on the train?", "| 火车 | 二等座 | 行程超过四小时可乘一等座 |")
+
+
 def test_a_number_of_the_question_is_found_inside_a_range_or_beyond_a_bound():
     table = "| Monthly uptime | Credit |\n| --- | --- |\n| Below 99.0% but at least 95.0% | 25% |"
     assert answers("What credit do we get if uptime drops to 97%?", table)
