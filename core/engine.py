@@ -28,7 +28,7 @@ from core.ingest import ready as ready_mod
 from core.ingest import service as ingest_mod
 from core.jobs import queue as job_queue
 from core.jobs.worker import WorkerPool
-from core.operations import OPERATIONS, SERVICES  # noqa: F401 (SERVICES: read from here too)
+from core.operations import OPERATIONS
 from core.services.accounts import AccountService
 from core.services.answers import AnswerService
 from core.services.api_bridge import ApiBridge

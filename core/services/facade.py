@@ -1,8 +1,8 @@
 """The Engine's public methods, derived from the services' declared operations.
 
-``install(Engine, SERVICES)`` gives ``Engine`` one method per declared operation: it applies the
-operation's access rule (an admin operation refuses a plain actor here, before the service runs)
-and calls the owning service. The method keeps the service method's name, signature and
+``install_operations(Engine, OPERATIONS)`` (the table ``collect`` makes in core/operations.py) gives
+``Engine`` one method per declared operation: it applies the operation's access rule (an admin
+operation refuses a plain actor here, before the service runs) and calls the owning service. The method keeps the service method's name, signature and
 docstring, so ``inspect`` and ``help()`` show the real interface."""
 
 from __future__ import annotations
