@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ocr_speed import DOCS, PAGES_PDF, edit_distance, squash  # noqa: E402
 
 from core.parsers.base import ParseContext  # noqa: E402
-from core.parsers.pdf import render_for_ocr  # noqa: E402
+from core.parsers.pdf_ocr import render_for_ocr  # noqa: E402
 from core.parsers.registry import parse_bytes  # noqa: E402
 from core.settings.model import ParsingSettings  # noqa: E402
 

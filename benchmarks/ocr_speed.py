@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.parsers import ocr  # noqa: E402
 from core.parsers.base import ParseContext  # noqa: E402
-from core.parsers.pdf import render_for_ocr  # noqa: E402
+from core.parsers.pdf_ocr import render_for_ocr  # noqa: E402
 from core.parsers.registry import parse_bytes  # noqa: E402
 from core.settings.model import ParsingSettings  # noqa: E402
 

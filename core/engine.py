@@ -21,19 +21,21 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
+from core.api.registry import invoke as invoke_api
 from core.config import RuntimeConfig
 from core.errors import StoreError, StoreUnavailable
 from core.ingest import ready as ready_mod
 from core.ingest import service as ingest_mod
 from core.jobs import queue as job_queue
 from core.jobs.worker import WorkerPool
+from core.operations import OPERATIONS
 from core.services.accounts import AccountService
 from core.services.answers import AnswerService
 from core.services.api_bridge import ApiBridge
 from core.services.chats import ChatService
 from core.services.curated import CuratedService
 from core.services.drive import DriveService
-from core.services.facade import install
+from core.services.facade import install_operations
 from core.services.files import FileService
 from core.services.jobs import JobService
 from core.services.knowledge_bases import KnowledgeBaseService
@@ -43,12 +45,6 @@ from core.services.settings import SettingsService
 from core.services.sources import SourceService
 
 log = logging.getLogger(__name__)
-
-SERVICES = {"settings": SettingsService, "accounts": AccountService, "kbs": KnowledgeBaseService,
-            "files": FileService, "jobs": JobService, "answers": AnswerService, "chats": ChatService,
-            "sources": SourceService, "drive": DriveService, "curated": CuratedService, "openai": OpenAICompatService,
-            "api": ApiBridge}
-
 
 class Engine:
     def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0, serve_handoff: bool = False):
@@ -62,7 +58,7 @@ class Engine:
             settings=SettingsService(rt), accounts=accounts, kbs=kbs, files=FileService(rt), jobs=JobService(rt),
             answers=answers, chats=chats, sources=sources,
             drive=DriveService(rt, accounts, kbs, chats, sources), curated=CuratedService(rt),
-            openai=OpenAICompatService(rt, answers), api=ApiBridge(self))
+            openai=OpenAICompatService(rt, answers), api=ApiBridge(self, invoke_api))
         self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
         self._workers_lock = threading.Lock()
         try:
@@ -173,4 +169,4 @@ class Engine:
         return self.runtime.searcher(snap)
 
 
-OPERATIONS = install(Engine, SERVICES)
+install_operations(Engine, OPERATIONS)

@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
 from core.errors import InvalidInput, PermissionDenied
+from core.operations import OPERATIONS
 from core.services.declare import Http
 from core.services.declare import Operation as EngineOperation
 from core.types import Actor
@@ -135,8 +136,6 @@ def routes_of(declared: Iterable[EngineOperation]) -> dict[str, Operation]:
 @cache
 def operations() -> dict[str, Operation]:
     """Every HTTP route, by name, from the engine's declared operations."""
-    from core.engine import OPERATIONS  # lazy: the engine imports the services that declare the routes
-
     return routes_of(OPERATIONS.values())
 
 

@@ -6,63 +6,29 @@ standard input, never from the command line (it is visible to every local user i
 from __future__ import annotations
 
 import argparse
-import getpass
-import sys
-from contextlib import contextmanager
-from typing import Iterator
 
-from core.cli.main import emit
+from core.cli.context import accounts_engine, emit, local_engine, read_password, user_row
 from core.errors import InvalidInput
 from core.types import SYSTEM_ACTOR
 from core.accounts.users import user_name_key
 
 
-@contextmanager
-def local_engine(args: argparse.Namespace, advice: str = "", command: str = "") -> Iterator["Engine"]:  # noqa: F821
-    """The engine in this process. These commands are not part of the dashboard hand-off, so
-    while the dashboard holds the store they stop at once with a clear message (plus ``advice``,
-    a command's own reason and remedy)."""
-    from core.cli.commands import engine_for
-
-    with engine_for(args, handed_off=False, not_handed_off=advice, command=command) as engine:
-        yield engine
-
-
-def _user_row(u) -> dict:
-    return {"id": u.id, "name": u.name, "role": u.role, "disabled": u.disabled, "email": u.email,
-            "language": u.language, "created_at": u.created_at}
-
-
-def _read_password() -> str:
-    if sys.stdin.isatty():
-        first = getpass.getpass("new password: ")
-        if getpass.getpass("again: ") != first:
-            raise InvalidInput("the two passwords differ")
-        return first
-    line = sys.stdin.readline()
-    if not line:
-        raise InvalidInput("give the new password on standard input")
-    return line.rstrip("\r\n")
-
-
 def cmd_users(args: argparse.Namespace) -> int:
-    from core.cli.token_commands import accounts_engine  # the database alone: runs beside the dashboard
-
-    with accounts_engine(args) as engine:
+    with accounts_engine(args) as engine:  # the database alone: runs beside the dashboard
         if args.users_command == "list":
-            rows = [_user_row(u) for u in engine.list_users(SYSTEM_ACTOR)]
+            rows = [user_row(u) for u in engine.list_users(SYSTEM_ACTOR)]
             emit(args, rows, lambda rs: "\n".join(
                 f"{r['name']:<24} {r['role']:<6} {'disabled' if r['disabled'] else 'active':<9} {r['email']}".rstrip()
                 for r in rs) or "no users")
         elif args.users_command == "set-role":
             user = engine.set_role(SYSTEM_ACTOR, args.name, args.role)
-            emit(args, _user_row(user), lambda r: f"{r['name']} is now {r['role']}")
+            emit(args, user_row(user), lambda r: f"{r['name']} is now {r['role']}")
         elif args.users_command in ("disable", "enable"):
             user = engine.set_user_disabled(SYSTEM_ACTOR, args.name, args.users_command == "disable")
-            emit(args, _user_row(user), lambda r: f"{r['name']} is {'disabled and signed out everywhere' if r['disabled'] else 'enabled'}")
+            emit(args, user_row(user), lambda r: f"{r['name']} is {'disabled and signed out everywhere' if r['disabled'] else 'enabled'}")
         elif args.users_command == "reset-password":
-            user = engine.reset_password(SYSTEM_ACTOR, args.name, _read_password())
-            emit(args, _user_row(user), lambda r: f"password of {r['name']} reset; their sessions ended")
+            user = engine.reset_password(SYSTEM_ACTOR, args.name, read_password())
+            emit(args, user_row(user), lambda r: f"password of {r['name']} reset; their sessions ended")
         elif args.users_command == "sign-out":
             ended = engine.close_user_sessions(SYSTEM_ACTOR, args.name)
             emit(args, {"name": args.name, "sessions_ended": ended}, lambda r: f"{r['sessions_ended']} session(s) of {r['name']} ended")

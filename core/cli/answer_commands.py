@@ -14,7 +14,7 @@ from pathlib import Path
 
 from core.answering.questions import BatchItem, parse_batch
 from core.answering.report import ModeSummary, comparison_rows, html_report, summarise
-from core.cli.main import emit
+from core.cli.context import emit, engine_for
 from core.errors import InvalidInput
 from core.names import printable
 from core.types import SYSTEM_ACTOR
@@ -38,8 +38,6 @@ def _human_answer(p: dict) -> str:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from core.cli.commands import engine_for
-
     with engine_for(args) as engine:
         answer = engine.ask(SYSTEM_ACTOR, args.question, kbs=args.kb or None, mode=args.mode,
                             chat_id=args.chat, temporary=args.chat is None, web=args.web)
@@ -76,8 +74,6 @@ def _scores(row: dict) -> dict:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from core.cli.commands import engine_for
-
     if bool(args.batch) == bool(args.question):
         raise InvalidInput("give either a QUESTION or --batch FILE")
     items = read_items(Path(args.batch)) if args.batch else [BatchItem(args.question)]

@@ -10,8 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.cli.account_commands import local_engine
-from core.cli.main import emit
+from core.cli.context import emit, local_engine
 from core.errors import InvalidInput, NotFound
 from core.types import SYSTEM_ACTOR
 from core.accounts.users import user_name_key

@@ -5,64 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from core.cli import account_commands, chat_commands
-from core.cli.main import emit
-from core.errors import InvalidInput, StoreBusy
+from core.cli.context import emit, engine_for, local_engine
+from core.errors import InvalidInput
 from core.settings.store import mask_secret_fields
 from core.types import SYSTEM_ACTOR
-
-
-@contextmanager
-def engine_for(args: argparse.Namespace, *, handed_off: bool = True, not_handed_off: str = "",
-               command: str = "") -> Iterator["Engine"]:  # noqa: F821
-    """The engine for this data folder — or, when the dashboard holds the embedded store, a
-    hand-off that runs the command inside the dashboard's process. A command that is not handed
-    off (``handed_off=False``) is refused there instead; ``not_handed_off`` is that command's own
-    advice, added to either refusal."""
-    from core.config import RuntimeConfig
-    from core.engine import Engine
-    from core.handoff.channel import RemoteEngine, find_socket
-    from core.handoff.holder import holder_of
-
-    config = RuntimeConfig.from_env(args.data_dir)
-    try:
-        engine = Engine(config)
-    except StoreBusy as exc:
-        if find_socket(config.data_dir) is not None:
-            remote = RemoteEngine(config.data_dir)
-            holder = holder_of(remote)
-            if not handed_off:
-                raise StoreBusy(f"{holder} holds the store and '{command or args.command}' is not "
-                                f"handed off: {not_handed_off or _NOT_HANDED_OFF}") from None
-            print(f"note: {holder} holds the store; this command runs there (hand-off)", file=sys.stderr)
-            yield remote
-            return
-        if args.wait <= 0:
-            raise _busy(exc, not_handed_off) from None
-        try:
-            engine = Engine(config, store_wait_seconds=args.wait)
-        except StoreBusy as again:
-            raise _busy(again, not_handed_off) from None
-    try:
-        yield engine
-    finally:
-        engine.close()
-
-
-_NOT_HANDED_OFF = "use the dashboard's pages, or stop that process and run it again"
-
-
-
-def _busy(exc: StoreBusy, advice: str = "") -> StoreBusy:
-    return StoreBusy(
-        f"{exc.message.rstrip('.')}. The embedded vector store admits one process at a time and that process does "
-        "not accept hand-offs: wait for it to finish (--wait SECONDS), or point both at a Qdrant server "
-        "with QDRANT_URL." + (f" Note: {advice}." if advice else "")
-    )
 
 
 def _progress_printer(args: argparse.Namespace):
@@ -89,7 +38,7 @@ def _index_kb(args: argparse.Namespace) -> int:
     """Never handed off: the build would freeze the dashboard's process for its whole length."""
     advice = ("building the index holds the embedded store for minutes (about 8 for a million chunks on two "
               "cores): stop the dashboard, run this, start it again")
-    with account_commands.local_engine(args, advice, command="kb index") as engine:
+    with local_engine(args, advice, command="kb index") as engine:
         if not args.json:
             kb = engine.get_kb(SYSTEM_ACTOR, args.name)  # an unknown name fails before the message
             print(f"indexing '{kb.name}' where it needs it (the store stays busy until this ends)", file=sys.stderr)

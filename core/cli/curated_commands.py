@@ -9,7 +9,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from core.cli.main import emit
+from core.cli.context import emit, engine_for
 from core.errors import InvalidInput
 from core.types import SYSTEM_ACTOR
 
@@ -19,8 +19,6 @@ def _line(r: dict) -> str:
 
 
 def cmd_curated(args: argparse.Namespace) -> int:
-    from core.cli.commands import engine_for
-
     with engine_for(args) as engine:
         if args.curated_command == "list":
             rows = [asdict(e) for e in engine.curated_answers(SYSTEM_ACTOR, args.kb)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.main import emit
+from core.cli.context import emit
 
 
 def _engine(args: argparse.Namespace):

@@ -6,11 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.main import emit
+from core.cli.context import emit, engine_for
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from core.cli.commands import engine_for
     from core.demo import demo_questions_bytes, load_demo
     from core.types import SYSTEM_ACTOR
 

@@ -7,7 +7,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from core.cli.main import emit
+from core.cli.context import emit
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

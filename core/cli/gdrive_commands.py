@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.main import emit
+from core.cli.context import emit, engine_for
 from core.types import SYSTEM_ACTOR
 
 A = SYSTEM_ACTOR
@@ -66,8 +66,6 @@ def read_refresh_token(args: argparse.Namespace) -> str:
 
 
 def cmd_gdrive(args: argparse.Namespace) -> int:
-    from core.cli.commands import engine_for
-
     token = read_refresh_token(args) if args.gdrive_command == "connect" else ""
     with engine_for(args) as engine:
         action = args.gdrive_command
@@ -97,8 +95,6 @@ def cmd_gdrive(args: argparse.Namespace) -> int:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
-    from core.cli.commands import engine_for
-
     with engine_for(args) as engine:
         if args.sources_command == "list":
             emit(args, [_source_row(r) for r in engine.sources(A)], lambda rs: "\n".join(

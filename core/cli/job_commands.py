@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from core.cli.main import emit
+from core.cli.context import emit
 from core.errors import StoreBusy
 from core.types import SYSTEM_ACTOR
 

@@ -11,20 +11,19 @@ import json
 import logging
 import os
 import sys
-from typing import Any, Callable
 
+from core.cli.context import Handler, emit  # noqa: F401 (read from here too)
 from core.errors import CoreError
 from core.names import printable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-Handler = Callable[[argparse.Namespace], Any]
 COMMANDS: dict[str, Handler] = {}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from core.cli import commands
+    from core.cli import commands  # after the offline defaults above are set
 
     p = argparse.ArgumentParser(prog="python -m core", description="ragdesk engine command line")
     p.add_argument("--data-dir", help="data folder (default: $RAGDESK_DATA_DIR or ./data)")
@@ -48,15 +47,6 @@ def _accept_json_everywhere(parser: argparse.ArgumentParser) -> None:
                     child.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                                        help="print machine-readable JSON")
                 _accept_json_everywhere(child)
-
-
-def emit(args: argparse.Namespace, value: Any, human: Callable[[Any], str] | None = None) -> None:
-    # printable(): names and texts come from users and documents; a terminal must never receive
-    # their escape sequences or bidi controls raw (JSON stays valid: \uXXXX is JSON's own escape)
-    if args.json or human is None:
-        print(printable(json.dumps(value, ensure_ascii=False, indent=2, default=str)))
-    else:
-        print(printable(human(value)))
 
 
 def main(argv: list[str] | None = None) -> int:

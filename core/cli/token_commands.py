@@ -8,19 +8,9 @@ nothing here can show it again. Passwords come from the terminal (no echo) or st
 from __future__ import annotations
 
 import argparse
-from contextlib import contextmanager
-from typing import Iterator
 
-from core.cli.main import emit
+from core.cli.context import accounts_engine, emit, read_password, user_row
 from core.types import SYSTEM_ACTOR
-
-
-@contextmanager
-def accounts_engine(args: argparse.Namespace) -> Iterator["AccountsEngine"]:  # noqa: F821
-    from core.engine_accounts import AccountsEngine
-
-    with AccountsEngine.open(args.data_dir) as engine:
-        yield engine
 
 
 def _token_row(t) -> dict:
@@ -55,11 +45,9 @@ def cmd_tokens(args: argparse.Namespace) -> int:
 
 
 def cmd_users_create(args: argparse.Namespace) -> int:
-    from core.cli.account_commands import _read_password, _user_row
-
     with accounts_engine(args) as engine:
-        user = engine.create_user(SYSTEM_ACTOR, args.name, _read_password(), args.role)
-    emit(args, _user_row(user), lambda r: f"created {r['role']} account '{r['name']}'")
+        user = engine.create_user(SYSTEM_ACTOR, args.name, read_password(), args.role)
+    emit(args, user_row(user), lambda r: f"created {r['role']} account '{r['name']}'")
     return 0
 
 

@@ -26,6 +26,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine import Engine as SAEngine
 
+from core.db.connect import WRITE_OPTION, create_db_engine, sqlite_url
 from core.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,6 @@ log = logging.getLogger(__name__)
 SCRIPTS = Path(__file__).resolve().parent / "migrations"
 BASELINE = "0001_baseline"
 _PG_MIGRATION_LOCK = 0x5241_474D  # "RAGM"
-_SQLITE_WRITE_OPTION = "ragdesk_write"  # core.db.database's BEGIN IMMEDIATE switch
 
 
 def target_metadata():
@@ -73,7 +73,7 @@ def current(engine: SAEngine) -> str | None:
 def _locked(engine: SAEngine) -> Iterator[Connection]:
     """One connection in one transaction, holding the database's write lock until it commits."""
     if engine.dialect.name == "sqlite":
-        with engine.execution_options(**{_SQLITE_WRITE_OPTION: True}).begin() as conn:
+        with engine.execution_options(**{WRITE_OPTION: True}).begin() as conn:
             yield conn
         return
     with engine.begin() as conn:
@@ -129,15 +129,14 @@ def write_revision(message: str) -> str:
     (compared on a scratch SQLite database); the file's path, or "" when nothing changed."""
     import tempfile
 
-    from core.db.database import Database, sqlite_url
-
     with tempfile.TemporaryDirectory() as scratch:
-        db = Database(sqlite_url(Path(scratch) / "head.db"))
+        engine = create_db_engine(sqlite_url(Path(scratch) / "head.db"))
         try:
-            with db.engine.begin() as conn:
+            upgrade(engine)
+            with engine.begin() as conn:
                 script = command.revision(_config(conn), message=message, autogenerate=True,
                                           process_revision_directives=_skip_if_empty)
         finally:
-            db.dispose()
+            engine.dispose()
     scripts = script if isinstance(script, list) else [script] if script is not None else []
     return str(scripts[0].path) if scripts else ""

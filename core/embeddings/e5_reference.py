@@ -23,6 +23,13 @@ from core.embeddings.errors import EmbeddingModelUnavailable
 
 REFERENCE_FILE = Path(__file__).with_name("e5_reference.json")
 QUERY_PREFIX = "query: "
+PASSAGE_PREFIX = "passage: "
+# The texts whose vectors are recorded here; the torch runtime checks itself against them.
+SELF_CHECK_TEXTS = (
+    (PASSAGE_PREFIX, "The Panthers defense gave up just 308 points, ranking sixth in the league."),
+    (PASSAGE_PREFIX, "黑豹队的防守只丢了308分，在联赛中排名第六，同时也以24次拦截领先国家橄榄球联盟。"),
+    (QUERY_PREFIX, "谁在第50届超级碗中获胜？"),
+)
 
 
 class ReferenceUnavailable(EmbeddingModelUnavailable):
@@ -87,7 +94,5 @@ def write(texts: tuple[tuple[str, str], ...], path: Path = REFERENCE_FILE) -> No
 
 
 if __name__ == "__main__":
-    from core.embeddings.e5_torch import SELF_CHECK_TEXTS
-
     write(SELF_CHECK_TEXTS)
     print(f"wrote {REFERENCE_FILE} for {fingerprint()}")

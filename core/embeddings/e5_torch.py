@@ -31,6 +31,7 @@ import torch
 import torch.nn.functional as F
 
 from core.embeddings import e5_reference
+from core.embeddings.e5_reference import PASSAGE_PREFIX, QUERY_PREFIX, SELF_CHECK_TEXTS
 from core.embeddings._torch_threads import configure_torch_threads, on_torch_thread
 from core.embeddings.base import TokenStates
 from core.embeddings.e5_tokenizer import E5Tokenizer
@@ -39,15 +40,8 @@ from core.embeddings.errors import EmbeddingModelUnavailable
 from core.errors import InvalidInput, InvalidSettings
 
 EMBEDDER_ID = "local/multilingual-e5-small"
-QUERY_PREFIX = "query: "
-PASSAGE_PREFIX = "passage: "
 SELF_CHECK_MIN_COSINE = 0.999
 _QUERY_TOKENS_KEPT = 64  # recent queries whose token states embed_query keeps (query_tokens)
-SELF_CHECK_TEXTS = (
-    (PASSAGE_PREFIX, "The Panthers defense gave up just 308 points, ranking sixth in the league."),
-    (PASSAGE_PREFIX, "黑豹队的防守只丢了308分，在联赛中排名第六，同时也以24次拦截领先国家橄榄球联盟。"),
-    (QUERY_PREFIX, "谁在第50届超级碗中获胜？"),
-)
 
 
 class E5SelfCheckFailed(EmbeddingModelUnavailable):

@@ -8,6 +8,7 @@ from sqlalchemy import Column, Text
 from sqlmodel import Field, SQLModel
 
 from core.db.models import utcnow
+from core.secrets.columns import register_encrypted_column
 
 
 class DriveConnection(SQLModel, table=True):
@@ -32,13 +33,7 @@ class DriveAuthRequest(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
-def _register_for_rotation() -> None:
-    """``python -m core secrets rotate`` re-encrypts these columns with the new key."""
-    from core.secrets.rotation import register_encrypted_column
-
-    for column in ("refresh_token", "access_token"):
-        register_encrypted_column(DriveConnection, column)
-    register_encrypted_column(DriveAuthRequest, "code_verifier")
-
-
-_register_for_rotation()
+# ``python -m core secrets rotate`` re-encrypts these columns with the new key.
+for _column in ("refresh_token", "access_token"):
+    register_encrypted_column(DriveConnection, _column)
+register_encrypted_column(DriveAuthRequest, "code_verifier")

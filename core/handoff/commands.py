@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from core import errors as errors_mod
 from core.errors import CoreError, InvalidInput
+from core.operations import OPERATIONS
 from core.services.declare import Operation
 from core.types import SYSTEM_ACTOR
 
@@ -28,15 +29,11 @@ IGNORED_FIELDS = frozenset({"actor"})
 
 def commands() -> dict[str, Operation]:
     """The operations the CLI may hand off, by name."""
-    from core.engine import OPERATIONS  # lazy: the engine imports this module's server side
-
     return {name: op for name, op in OPERATIONS.items() if op.remote is not None}
 
 
 def _target(op: Operation) -> Operation:
     """The operation whose arguments the command takes: its queued twin's, when it runs through one."""
-    from core.engine import OPERATIONS
-
     return OPERATIONS[op.remote.via] if op.remote.via else op
 
 

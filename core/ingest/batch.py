@@ -30,6 +30,7 @@ from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest import ready
 from core.ingest.blobs import sha256_hex
+from core.ingest.failed_files import abandon_file, failed_before_start
 from core.ingest.jobs import JobTracker, cancelled_many, finish_done_many_in, progress_many
 from core.ingest.kb_chunking import settings_for_kb_id
 from core.chunking.pipeline import TooManyChunks
@@ -41,13 +42,7 @@ from core.ingest.pipeline import (
     full_group,
     make_chunks,
 )
-from core.ingest.service import (
-    IngestResult,
-    Upload,
-    abandon_file,
-    failed_before_start,
-    fetch_url_doc,
-)
+from core.ingest.uploads import IngestResult, Upload, fetch_url_doc
 from core.messages import Said, say
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext

@@ -6,7 +6,7 @@ from core.accounts.access import check_file
 from core.db.models import FileRecord
 from core.errors import InvalidInput, NotFound
 from core.ingest.parts import EngineParts
-from core.ingest.service import Upload
+from core.ingest.uploads import Upload
 from core.types import Actor
 
 

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from core.ingest.service import IngestResult, Upload
+from core.ingest.uploads import IngestResult, Upload
 from core.names import file_display_name, printable
 from core.upload_limits import UploadLimits
 

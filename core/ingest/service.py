@@ -12,7 +12,6 @@ A failure or cancel deletes the file's points before marking it; a killed proces
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from typing import Callable
 
 from sqlmodel import select
@@ -20,50 +19,23 @@ from sqlmodel import select
 from core.accounts.access import check_file, resolve_kb
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import AlreadyExists, CoreError, ReindexNeeded, StoreError
+from core.ingest.batch import ingest_many
+from core.ingest.failed_files import (  # noqa: F401 (also read from here: failed_before_start, RETRY_STATES)
+    RETRY_STATES,
+    abandon_file,
+    drop_unused_original,
+    failed_before_start,
+)
 from core.ingest.jobs import JobTracker, abandoned, cancel_file_jobs, mark_abandoned
 from core.ingest.kb_chunking import effective_chunking
 from core.ingest.parts import EngineParts, Snapshot
-from core.parsers.base import ParseContext
+from core.ingest.uploads import FileProgress, IngestResult, Upload, fetch_url_doc  # noqa: F401 (read from here too)
 from core.retrieval import bm25
 from core.retrieval.late import index_token_dimension
 from core.types import Actor
 from core.vectorstore.base import VectorStore, kb_collection, kb_collection_prefix
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Upload:
-    """A file's bytes, or (with ``url``) a web page / PDF URL / YouTube video to fetch."""
-
-    name: str
-    data: bytes = b""
-    url: str | None = None
-
-    @classmethod
-    def from_url(cls, url: str) -> "Upload":
-        return cls(name=url, url=url)
-
-
-@dataclass
-class IngestResult:
-    name: str
-    status: str  # indexed | duplicate | failed | cancelled
-    file_id: str | None = None
-    chunks: int = 0
-    error: str = ""
-    job_id: str | None = None
-    warnings: list[str] = field(default_factory=list)
-    error_key: str = ""  # the error as a message key and its values (core/messages.py)
-    error_params: dict = field(default_factory=dict)
-    retryable: bool = False  # failed on something passing (a server that cannot be reached now)
-
-    @property
-    def ok(self) -> bool:
-        return self.status in ("indexed", "duplicate")
-
-
-FileProgress = Callable[[str, int, int, str], None]  # (file name, done, total, message)
 
 
 def kb_collection_name(kb_id: str, version: int) -> str:
@@ -137,74 +109,11 @@ def ingest(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str, upload
     The index check and every file of the batch use the same snapshot. ``job_ids``: the queued
     job of each upload (core/jobs/), tracked instead of a new job row per file; ``on_result``
     hears each upload's result as soon as it has one."""
-    from core.ingest.batch import ingest_many
-
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)
     kb = ensure_kb_index(parts, snap, kb.id)
     return ingest_many(parts, snap, actor, uploads, collection=kb.collection, kb_id=kb.id, progress=progress,
                        job_ids=job_ids, on_result=on_result)
-
-
-def fetch_url_doc(url: str, settings):
-    from core.parsers.url import fetch_url  # lazy: pulls the HTTP and HTML stacks
-
-    return fetch_url(url, ParseContext(settings=settings.parsing))
-
-
-def failed_before_start(parts: EngineParts, actor: Actor, upload: Upload, error: str, *,
-                         kb_id: str | None, chat_id: str | None, key: str = "", params: dict | None = None,
-                         size: int = 0) -> IngestResult:
-    """A URL that could not be fetched, a file refused before it was read: listed as failed with
-    its reason (and the size it came with), nothing stored."""
-    with parts.db.write() as s:
-        record = FileRecord(sha256="", name=upload.name, owner_id=actor.user_id, kb_id=kb_id, chat_id=chat_id,
-                            size=size, status="failed", error=error, error_key=key or None,
-                            error_params=params or None, meta={"url": upload.url or ""})
-        s.add(record)
-    return IngestResult(upload.name, "failed", file_id=record.id, error=error, error_key=key, error_params=dict(params or {}))
-
-
-# A failed or cancelled knowledge-base file keeps its original, so Retry can send it again; the
-# doctor lists these (healthy), and deleting the failed file removes the original.
-RETRY_STATES = ("failed", "cancelled")
-
-
-def abandon_file(parts: EngineParts, file_id: str, collection: str, state: str, error: str,
-                 key: str = "", params: dict | None = None, sha: str = "") -> None:
-    """Mark a file failed or cancelled: its points and parsed text go; a knowledge-base file's
-    original stays for Retry (a chat attachment's goes: the chat attaches it again). A file
-    deleted while it was processing has no row left: what its ingest wrote goes all the same
-    (``sha``: the original that ingest stored)."""
-    if parts.store.collection_exists(collection):
-        parts.store.delete_file(collection, file_id)
-    parts.blobs.delete_parsed(file_id)
-    with parts.db.write() as s:
-        rec = s.get(FileRecord, file_id)
-        if rec is not None:
-            rec.status, rec.error, rec.chunk_count, rec.updated_at = state, error, 0, utcnow()
-            rec.error_key, rec.error_params = key or None, params or None
-            sha = rec.sha256
-            s.add(rec)
-    drop_unused_original(parts, sha)
-
-
-def drop_unused_original(parts: EngineParts, sha: str) -> None:
-    """Delete an uploaded original that no file uses any more: none indexed or in progress, and
-    no failed or cancelled knowledge-base file that Retry may send again."""
-    if not sha:
-        return
-    from core.db.models import Job
-
-    with parts.db.read() as s:
-        used = s.exec(select(FileRecord.id).where(
-            FileRecord.sha256 == sha,
-            FileRecord.status.in_(["indexed", "processing", "pending"])
-            | (FileRecord.status.in_(list(RETRY_STATES)) & FileRecord.kb_id.is_not(None)))).first()
-        # an upload waiting in the queue (or being worked on) names its original too
-        waiting = s.exec(select(Job.id).where(Job.blob == sha, Job.state.in_(["staged", "queued", "running"]))).first()
-    if used is None and waiting is None:
-        parts.blobs.delete_blob(sha)
 
 
 def delete_files(parts: EngineParts, actor: Actor, file_ids: list[str]) -> list[IngestResult]:

@@ -14,38 +14,14 @@ from pathlib import PurePosixPath
 
 from core.errors import ParseError, UnsupportedFormat
 from core.messages import say
-
-KINDS = ("pdf", "docx", "pptx", "xlsx", "csv", "image", "html", "markdown", "text")
-
-# Extensions offered by upload widgets, grouped by the kind they usually hold.
-EXTENSIONS_BY_KIND: dict[str, tuple[str, ...]] = {
-    "pdf": ("pdf",),
-    "docx": ("docx",),
-    "pptx": ("pptx",),
-    "xlsx": ("xlsx", "xlsm"),
-    "csv": ("csv", "tsv"),
-    "image": ("png", "jpg", "jpeg", "webp", "bmp", "tif", "tiff", "gif"),
-    "html": ("html", "htm", "xhtml"),
-    "markdown": ("md", "markdown", "mdx"),
-    "text": ("txt", "text", "log", "rst", "json", "xml", "yaml", "yml"),
-}
-SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(e for exts in EXTENSIONS_BY_KIND.values() for e in exts)
-_KIND_OF_EXTENSION = {e: k for k, exts in EXTENSIONS_BY_KIND.items() for e in exts}
-
-KIND_LABELS = {
-    "pdf": "PDF",
-    "docx": "Word (.docx)",
-    "pptx": "PowerPoint (.pptx)",
-    "xlsx": "Excel (.xlsx)",
-    "csv": "CSV",
-    "image": "image",
-    "html": "HTML",
-    "markdown": "Markdown",
-    "text": "plain text",
-}
-SUPPORTED_DESCRIPTION = (
-    "PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), CSV, images (PNG, JPEG, WebP, BMP, TIFF, GIF), "
-    "HTML, Markdown and plain text"
+from core.parsers.formats import plugin_format_for
+from core.parsers.kinds import (  # noqa: F401 (KINDS, SUPPORTED_EXTENSIONS: read from here too)
+    EXTENSIONS_BY_KIND,
+    KIND_LABELS,
+    KINDS,
+    SUPPORTED_DESCRIPTION,
+    SUPPORTED_EXTENSIONS,
+    KIND_OF_EXTENSION,
 )
 
 
@@ -155,7 +131,7 @@ def _markdown_hint(data: bytes) -> bool:
 
 
 def _mismatch(ext: str, kind: str) -> str | None:
-    expected = _KIND_OF_EXTENSION.get(ext)
+    expected = KIND_OF_EXTENSION.get(ext)
     if not ext or expected is None or expected == kind:
         return None
     if {expected, kind} <= {"markdown", "text"}:
@@ -169,8 +145,6 @@ def sniff(data: bytes, source_name: str) -> Detection:
     head = data[:4096]
     if not data:
         raise ParseError.of(say("parse.empty_file", name=source_name))
-    from core.parsers.formats import plugin_format_for  # formats.py imports this module
-
     plugin = plugin_format_for(ext, data)
     if plugin is not None:
         return Detection(kind=plugin.kind)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.parsers.base import Parser
-from core.parsers.detect import EXTENSIONS_BY_KIND, KIND_LABELS
+from core.parsers.kinds import EXTENSIONS_BY_KIND, KIND_LABELS
 from core.plugins import FORMATS
 
 

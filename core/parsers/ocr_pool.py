@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from core.errors import ParseError
 from core.parsers.layout import Box
+from core.parsers.pdf_ocr import ocr_page
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +77,6 @@ def _start_worker(pdf_path: str, onnx_threads: int) -> None:
 
 
 def _read_page(index: int, number: int, dpi: int, timeout_seconds: float) -> PageRead:
-    from core.parsers.pdf import ocr_page
-
     notes: list[str] = []
     page = _document[index]
     try:

@@ -21,6 +21,7 @@ from core.messages import say
 from core.parsers.base import ParseContext
 from core.parsers.layout import Box, reading_text
 from core.parsers.ocr_pool import PagesRead, pool_size, read_pages
+from core.parsers.pdf_ocr import ocr_page
 from core.parsers.pdf_bounds import check_streams
 from core.parsers.pdf_images import ocr_pictures, picture_regions
 from core.parsers.pdf_tables import find_tables
@@ -33,7 +34,6 @@ SCAN_IMAGE_SHARE = 0.25  # an image covering this much of the page can hold the 
 SHORT_TEXT_CHARS = 200  # below this, a page-size image may hold more text than the text layer
 STAMPED_SCAN_IMAGE_SHARE = 0.6  # a scan with a typed stamp or header added on top
 OUTLINED_TEXT_PATHS = 200  # this many vector paths and no text: text drawn as outlines
-OCR_MAX_SIDE_PX = 3500  # renders larger than this (posters, A0 drawings) are scaled down
 
 
 def _open(data: bytes, source_name: str) -> pdfium.PdfDocument:
@@ -88,34 +88,6 @@ def _text_layer(page: pdfium.PdfPage, text: PageText, picture_lines: list[Box] =
     if text.rotated_text:
         body = f"{body}\n\n{text.rotated_text}" if body else text.rotated_text
     return body, len(tables)
-
-
-def ocr_scale(page: pdfium.PdfPage, dpi: int) -> float:
-    """Pixels per point of the page's OCR rendering (capped so the longer side stays bounded)."""
-    width, height = page.get_size()
-    return min(dpi / 72.0, OCR_MAX_SIDE_PX / max(width, height, 1.0))
-
-
-def render_for_ocr(page: pdfium.PdfPage, dpi: int):
-    """The page as a BGR numpy array at `dpi` (capped so the longer side stays bounded)."""
-    bitmap = page.render(scale=ocr_scale(page, dpi), may_draw_forms=True)
-    try:
-        return bitmap.to_numpy().copy()
-    finally:
-        bitmap.close()
-
-
-def ocr_page(page: pdfium.PdfPage, number: int, *, dpi: int, timeout_seconds: float,
-             notes: list[str]) -> tuple[str, list[Box]]:
-    """The page's OCR text and its lines, placed in page points (y from the top of the page as
-    shown). Runs in this process or in an OCR worker (ocr_pool.py)."""
-    from core.parsers.ocr import ocr_boxes, ocr_reading_text  # loads OCR only when a page needs it
-
-    scale = ocr_scale(page, dpi)
-    image = render_for_ocr(page, dpi)
-    boxes = ocr_boxes(image, timeout_seconds=timeout_seconds, what=f"page {number}", notes=notes)
-    lines = [Box(b.x0 / scale, b.top / scale, b.x1 / scale, b.bottom / scale, b.text) for b in boxes]
-    return ocr_reading_text(boxes), lines
 
 
 def stored_lines(lines: list[Box]) -> list[list]:

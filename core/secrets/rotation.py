@@ -31,18 +31,10 @@ from core.secrets.box import (
     read_key_file,
     write_key_file,
 )
+from core.secrets.columns import ENCRYPTED_COLUMNS, register_encrypted_column  # noqa: F401 (read from here too)
 from core.settings.store import reencrypt_rows
 
 NEW_ENV_KEY = "RAGDESK_NEW_SECRET_KEY"
-
-# Other tables holding values encrypted with the engine's box (e.g. Google Drive tokens) register
-# here: (SQLModel table class, column name).
-ENCRYPTED_COLUMNS: list[tuple[type, str]] = []
-
-
-def register_encrypted_column(model: type, column: str) -> None:
-    if (model, column) not in ENCRYPTED_COLUMNS:
-        ENCRYPTED_COLUMNS.append((model, column))
 
 
 @dataclass

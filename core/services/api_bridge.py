@@ -5,22 +5,24 @@ checked here, next to the engine, so the hand-off never lets the API act as anyo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from core.services.declare import operation
 
 
 class ApiBridge:
-    def __init__(self, engine: Any):
+    def __init__(self, engine: Any, invoke: Callable[..., Any]):
+        """``invoke``: core/api/registry.py's door, handed in by the engine (the API's routes are
+        built from the operations this bridge is one of, so the bridge does not import them)."""
         self._engine = engine
+        self._invoke = invoke
 
     # uploads come as files the API staged (core/api/staging.py)
     @operation(access="open", why="the API token is the credential, checked by the engine for every call",
                handoff=True)
     def api_call(self, op: str, input: dict, token: str, client: str = "") -> Any:
-        from core.api.registry import invoke  # lazy: the API's operations import most of the engine
-
-        return invoke(self._engine, token, op, input, client=client)
+        return self._invoke(self._engine, token, op, input, client=client)
 
     @operation(access="open", why="names this process (its role and pid), nothing of anyone's data", handoff=True)
     def holder(self) -> str:

@@ -1,8 +1,8 @@
 """The Engine's public methods, derived from the services' declared operations.
 
-``install(Engine, SERVICES)`` gives ``Engine`` one method per declared operation: it applies the
-operation's access rule (an admin operation refuses a plain actor here, before the service runs)
-and calls the owning service. The method keeps the service method's name, signature and
+``install_operations(Engine, OPERATIONS)`` (the table ``collect`` makes in core/operations.py) gives
+``Engine`` one method per declared operation: it applies the operation's access rule (an admin
+operation refuses a plain actor here, before the service runs) and calls the owning service. The method keeps the service method's name, signature and
 docstring, so ``inspect`` and ``help()`` show the real interface."""
 
 from __future__ import annotations
@@ -28,13 +28,26 @@ def _delegate(op: Operation) -> Callable:
     return method
 
 
-def install(cls: type, services: dict[str, type]) -> dict[str, Operation]:
-    """Put every operation of ``services`` (attribute name -> service class) on ``cls``."""
+def collect(services: dict[str, type]) -> dict[str, Operation]:
+    """Every operation ``services`` (attribute name -> service class) declare, by name."""
     found: dict[str, Operation] = {}
     for attr, service_cls in services.items():
         for op in operations_of(attr, service_cls):
-            if op.name in found or op.name in vars(cls):
+            if op.name in found:
                 raise TypeError(f"operation {op.name!r} is declared twice")
             found[op.name] = op
-            setattr(cls, op.name, _delegate(op))
     return found
+
+
+def install_operations(cls: type, operations: dict[str, Operation]) -> dict[str, Operation]:
+    """Put these operations (from ``collect``) on ``cls``."""
+    for op in operations.values():
+        if op.name in vars(cls):
+            raise TypeError(f"operation {op.name!r} is declared twice")
+        setattr(cls, op.name, _delegate(op))
+    return operations
+
+
+def install(cls: type, services: dict[str, type]) -> dict[str, Operation]:
+    """Put every operation of ``services`` (attribute name -> service class) on ``cls``."""
+    return install_operations(cls, collect(services))

@@ -1,0 +1,111 @@
+"""What every CLI command module shares: printing a result, opening the engine (or its hand-off),
+the engine without the hand-off, the accounts-only engine, and account rows and passwords.
+
+A leaf of ``core/cli``: the command modules import it, never ``main`` or each other for these, and
+``main`` imports the command modules (through ``commands.register``), never the reverse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from core.errors import InvalidInput, StoreBusy
+from core.names import printable
+
+Handler = Callable[[argparse.Namespace], Any]
+
+
+def emit(args: argparse.Namespace, value: Any, human: Callable[[Any], str] | None = None) -> None:
+    # printable(): names and texts come from users and documents; a terminal must never receive
+    # their escape sequences or bidi controls raw (JSON stays valid: \uXXXX is JSON's own escape)
+    if args.json or human is None:
+        print(printable(json.dumps(value, ensure_ascii=False, indent=2, default=str)))
+    else:
+        print(printable(human(value)))
+
+
+@contextmanager
+def engine_for(args: argparse.Namespace, *, handed_off: bool = True, not_handed_off: str = "",
+               command: str = "") -> Iterator["Engine"]:  # noqa: F821
+    """The engine for this data folder — or, when the dashboard holds the embedded store, a
+    hand-off that runs the command inside the dashboard's process. A command that is not handed
+    off (``handed_off=False``) is refused there instead; ``not_handed_off`` is that command's own
+    advice, added to either refusal."""
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+    from core.handoff.channel import RemoteEngine, find_socket
+    from core.handoff.holder import holder_of
+
+    config = RuntimeConfig.from_env(args.data_dir)
+    try:
+        engine = Engine(config)
+    except StoreBusy as exc:
+        if find_socket(config.data_dir) is not None:
+            remote = RemoteEngine(config.data_dir)
+            holder = holder_of(remote)
+            if not handed_off:
+                raise StoreBusy(f"{holder} holds the store and '{command or args.command}' is not "
+                                f"handed off: {not_handed_off or NOT_HANDED_OFF}") from None
+            print(f"note: {holder} holds the store; this command runs there (hand-off)", file=sys.stderr)
+            yield remote
+            return
+        if args.wait <= 0:
+            raise store_busy(exc, not_handed_off) from None
+        try:
+            engine = Engine(config, store_wait_seconds=args.wait)
+        except StoreBusy as again:
+            raise store_busy(again, not_handed_off) from None
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+NOT_HANDED_OFF = "use the dashboard's pages, or stop that process and run it again"
+
+
+def store_busy(exc: StoreBusy, advice: str = "") -> StoreBusy:
+    return StoreBusy(
+        f"{exc.message.rstrip('.')}. The embedded vector store admits one process at a time and that process does "
+        "not accept hand-offs: wait for it to finish (--wait SECONDS), or point both at a Qdrant server "
+        "with QDRANT_URL." + (f" Note: {advice}." if advice else "")
+    )
+
+
+@contextmanager
+def local_engine(args: argparse.Namespace, advice: str = "", command: str = "") -> Iterator["Engine"]:  # noqa: F821
+    """The engine in this process. These commands are not part of the dashboard hand-off, so
+    while the dashboard holds the store they stop at once with a clear message (plus ``advice``,
+    a command's own reason and remedy)."""
+    with engine_for(args, handed_off=False, not_handed_off=advice, command=command) as engine:
+        yield engine
+
+
+def user_row(u) -> dict:
+    return {"id": u.id, "name": u.name, "role": u.role, "disabled": u.disabled, "email": u.email,
+            "language": u.language, "created_at": u.created_at}
+
+
+def read_password() -> str:
+    if sys.stdin.isatty():
+        first = getpass.getpass("new password: ")
+        if getpass.getpass("again: ") != first:
+            raise InvalidInput("the two passwords differ")
+        return first
+    line = sys.stdin.readline()
+    if not line:
+        raise InvalidInput("give the new password on standard input")
+    return line.rstrip("\r\n")
+
+
+@contextmanager
+def accounts_engine(args: argparse.Namespace) -> Iterator["AccountsEngine"]:  # noqa: F821
+    from core.engine_accounts import AccountsEngine
+
+    with AccountsEngine.open(args.data_dir) as engine:
+        yield engine

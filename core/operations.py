@@ -1,0 +1,32 @@
+"""The engine's operations table: every operation the services declare, by name.
+
+A leaf below the engine: the engine puts these operations on ``Engine`` (core/services/facade.py),
+and the CLI hand-off (core/handoff/commands.py) and the HTTP API (core/api/registry.py) read the
+same table here, so neither needs to import the engine that serves them.
+"""
+
+from __future__ import annotations
+
+from core.services.accounts import AccountService
+from core.services.answers import AnswerService
+from core.services.api_bridge import ApiBridge
+from core.services.chats import ChatService
+from core.services.curated import CuratedService
+from core.services.declare import Operation
+from core.services.drive import DriveService
+from core.services.facade import collect
+from core.services.files import FileService
+from core.services.jobs import JobService
+from core.services.knowledge_bases import KnowledgeBaseService
+from core.services.openai_compat import OpenAICompatService
+from core.services.settings import SettingsService
+from core.services.sources import SourceService
+
+# The engine's attribute for each service (``engine.services.<name>``) -> its class.
+SERVICES: dict[str, type] = {
+    "settings": SettingsService, "accounts": AccountService, "kbs": KnowledgeBaseService,
+    "files": FileService, "jobs": JobService, "answers": AnswerService, "chats": ChatService,
+    "sources": SourceService, "drive": DriveService, "curated": CuratedService, "openai": OpenAICompatService,
+    "api": ApiBridge}
+
+OPERATIONS: dict[str, Operation] = collect(SERVICES)
