@@ -39,8 +39,7 @@ class Tool:
 
 def _output_schema(out: Any) -> tuple[dict[str, Any], bool]:
     schema = TypeAdapter(out).json_schema(mode="serialization")
-    if schema.get("type") == "object" or "$ref" in schema and schema["$ref"].startswith("#/$defs/") \
-            and schema.get("$defs", {}).get(schema["$ref"].rsplit("/", 1)[1], {}).get("type") == "object":
+    if schema.get("type") == "object":  # a model: its own schema (MCP wants an object at the root)
         return schema, False
     defs = schema.pop("$defs", None)
     wrapped: dict[str, Any] = {"type": "object", "properties": {RESULT: schema}, "required": [RESULT]}

@@ -142,3 +142,21 @@ def test_strict_mode_holds_through_mcp(world, api):
         assert llm.chat_count == 0
         normal = anyio.run(session, world.admin_token, "How many days per week may employees work remotely?")
         assert normal["mode"] == "normal" and normal["llm_called"] is True and llm.chat_count >= 1
+
+
+def test_a_search_hit_says_where_it_is_in_the_file(world, api):
+    """A passage running from page 1 onto page 2 of a PDF is located "pp. 1–2", as a citation is."""
+    from core.ingest.service import Upload
+    from tests.parsers.pdf_maker import Page, make_pdf
+
+    pdf = make_pdf([Page().text(72, 80, "Visitor badges policy: every visitor badge is collected at reception and"),
+                    Page().text(72, 80, "returned to the security desk before the visitor leaves the building.")])
+    world.engine.create_kb(world.alice, "visitors")
+    assert world.engine.ingest(world.alice, "visitors", [Upload("visitors.pdf", pdf)])[0].status == "indexed"
+
+    async def session():
+        async with http_client(api.url, world.alice_token) as mcp:
+            return await mcp.call_tool("search", {"query": "Where are visitor badges returned?", "kbs": ["visitors"]})
+
+    hit = anyio.run(session).structured_content["hits"][0]
+    assert hit["source_name"] == "visitors.pdf" and hit["location"] == "pp. 1–2", hit
