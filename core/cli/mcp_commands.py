@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
@@ -14,9 +15,10 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from core.api.backend import open_backend
     from core.handoff.holder import set_role
-    from core.mcp.stdio import check_token, read_token, serve_stdio
+    from core.mcp.stdio import TOKEN_ENV, check_token, read_token, serve_stdio
 
     token = read_token(args.token_file)  # refused before the engine is opened
+    os.environ.pop(TOKEN_ENV, None)  # not inherited by the processes the engine starts (OCR, parsers)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     set_role("an MCP server", "python -m core mcp")  # what a CLI handing off to it is told
     backend = open_backend(args.data_dir)  # as `python -m core api`: own engine, or the dashboard's (hand-off)

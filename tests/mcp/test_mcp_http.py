@@ -13,6 +13,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from core.api.registry import operations
 from tests.fakes.llm_server import fake_llm_server, text
@@ -47,9 +48,10 @@ def test_alice_lists_searches_and_asks_with_citations(world, api, mode):
             zh = await mcp.call_tool("search", {"query": "一线城市住宿费每晚标准", "top_k": 3})
             answer = await mcp.call_tool("ask", {"question": "How many days per week may employees work remotely?",
                                                  "kbs": [PRIVATE_KB]})
-            return kbs, en, zh, answer
+            return mcp.protocol_version, kbs, en, zh, answer
 
-    kbs, en, zh, answer = anyio.run(session)
+    version, kbs, en, zh, answer = anyio.run(session)
+    assert version in (MODERN_PROTOCOL_VERSIONS if mode == "auto" else HANDSHAKE_PROTOCOL_VERSIONS), version
     assert not kbs.is_error and [kb["name"] for kb in kbs.structured_content["result"]] == [PRIVATE_KB]
     assert json.loads(kbs.content[0].text) == kbs.structured_content  # the same JSON as text
     top = en.structured_content["hits"][0]
