@@ -13,6 +13,7 @@ access and token checks are exactly the engine's.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from core.api.errors import error_code
+from core.api.registry import Operation as Route
 from core.api.registry import operations
 from core.errors import CoreError
 
@@ -48,21 +50,28 @@ def _output_schema(out: Any) -> tuple[dict[str, Any], bool]:
     return wrapped, True
 
 
-@cache
-def tools() -> dict[str, Tool]:
-    """Every MCP tool, by name."""
+def tools_of(routes: Iterable[Route]) -> dict[str, Tool]:
+    """The MCP tools of these HTTP routes (those declared with ``mcp=``), by name."""
     found: dict[str, Tool] = {}
-    for route in operations().values():
+    for route in routes:
         if not route.mcp:
             continue
         if route.mcp in found:
             raise TypeError(f"MCP tool {route.mcp!r} is declared on two routes")
-        if route.body != "json" and route.body != "none":
+        if route.body not in ("json", "none"):  # an upload's files are no JSON arguments
             raise TypeError(f"MCP tool {route.mcp!r}: a {route.body} route cannot be a tool")
+        if route.streams:  # its events would need MCP progress notifications: not built yet
+            raise TypeError(f"MCP tool {route.mcp!r}: a streaming route cannot be a tool yet")
         output, wrapped = _output_schema(route.output)
         found[route.mcp] = Tool(route.mcp, route.name, route.summary, route.input.model_json_schema(), output,
                                 wrapped, route.pool)
     return found
+
+
+@cache
+def tools() -> dict[str, Tool]:
+    """Every MCP tool, by name."""
+    return tools_of(operations().values())
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -21,7 +20,7 @@ from core.mcp.stdio import TOKEN_ENV
 from tests.api.conftest import build_world
 from tests.conftest import REPO_ROOT
 from tests.fakes.llm_server import fake_llm_server, text
-from tests.mcp.conftest import FACT_EN, FACT_ZH, FIXED_REPLY, OFF_TOPIC, PRIVATE_KB
+from tests.mcp.conftest import FACT_EN, FACT_ZH, FIXED_REPLY, OFF_TOPIC, PRIVATE_KB, clean_environ
 
 REMOTE = "How many days per week may employees work remotely?"
 
@@ -31,27 +30,12 @@ def _env(data_dir: Path, **extra: str) -> dict[str, str]:
             "RAGDESK_EMBEDDING__MODEL": "hash-64", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **extra}
 
 
-def _clean_environ(monkeypatch) -> None:
-    for name in ("DATABASE_URL", "QDRANT_URL", TOKEN_ENV):
-        monkeypatch.delenv(name, raising=False)
-
-
 async def _session(env: dict, errlog, *calls: tuple[str, dict], args: tuple[str, ...] = ()):
     params = StdioServerParameters(command=sys.executable, args=["-m", "core", "mcp", *args], env=env, cwd=REPO_ROOT)
     with anyio.fail_after(120):
         async with Client(stdio_client(params, errlog=errlog)) as mcp:
             tools = [t.name for t in (await mcp.list_tools()).tools]
             return tools, [await mcp.call_tool(name, arguments) for name, arguments in calls]
-
-
-@pytest.fixture
-def dashboard(data_dir, monkeypatch):
-    """The dashboard's engine: it holds the embedded store and serves the hand-off."""
-    _clean_environ(monkeypatch)
-    monkeypatch.setenv("RAGDESK_EMBEDDING__MODEL", "hash-64")
-    engine = Engine(RuntimeConfig.from_env(data_dir), serve_handoff=True)
-    yield build_world(engine)
-    engine.close()
 
 
 def test_through_the_hand_off_alice_lists_searches_and_asks_and_strict_mode_holds(dashboard, data_dir, tmp_path):
@@ -82,7 +66,7 @@ def test_through_the_hand_off_alice_lists_searches_and_asks_and_strict_mode_hold
 
 
 def test_alone_it_opens_its_own_engine_and_reads_the_token_from_a_file(data_dir, monkeypatch, tmp_path):
-    _clean_environ(monkeypatch)
+    clean_environ(monkeypatch)
     engine = Engine(RuntimeConfig.from_env(data_dir))
     world = build_world(engine)
     engine.save_settings(world.admin, {"embedding": {"provider": "local", "model": "hash-64"}})
