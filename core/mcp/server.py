@@ -17,6 +17,7 @@ from anyio import to_thread
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
+from core.errors import CoreError
 from core.mcp import tools as tool_defs
 
 NAME = "ragdesk"
@@ -54,8 +55,11 @@ def build_server(backend: Any, caller: Caller, run: Runner = run_on_thread) -> S
         if tool is None:
             return types.CallToolResult(content=[types.TextContent(text=f"unknown tool {params.name!r}")],
                                         is_error=True)
-        token, client = caller(ctx)
-        reply = await run(tool.pool, tool_defs.call, (backend, tool, params.arguments, token, client))
+        try:
+            token, client = caller(ctx)
+            reply = await run(tool.pool, tool_defs.call, (backend, tool, params.arguments, token, client))
+        except CoreError as exc:  # before the call: its pool's waiting line is full (server_busy)
+            reply = tool_defs.refusal(exc)
         return types.CallToolResult(content=[types.TextContent(text=reply.text)],
                                     structured_content=reply.structured, is_error=reply.is_error)
 

@@ -81,6 +81,11 @@ class ToolReply:
     is_error: bool = False
 
 
+def refusal(exc: CoreError) -> ToolReply:
+    """A tool's error result: the REST API's code for the error and the engine's message."""
+    return ToolReply(None, f"{error_code(exc)}: {exc.message}", is_error=True)
+
+
 def call(backend: Any, tool: Tool, arguments: dict[str, Any] | None, token: str, client: str) -> ToolReply:
     """Run ``tool`` as the token's user (blocking: call it on a thread). A CoreError — a wrong token,
     a knowledge base the user may not read, bad arguments — is the tool's error result with the
@@ -88,7 +93,7 @@ def call(backend: Any, tool: Tool, arguments: dict[str, Any] | None, token: str,
     try:
         result = backend.call(tool.route, dict(arguments or {}), token, client)
     except CoreError as exc:
-        return ToolReply(None, f"{error_code(exc)}: {exc.message}", is_error=True)
+        return refusal(exc)
     structured = {RESULT: result} if tool.wrapped else result
     # the same JSON as text too: clients that read no structured content still get all of it
     return ToolReply(structured, json.dumps(structured, ensure_ascii=False))

@@ -72,9 +72,11 @@ def test_bob_cannot_read_alices_private_knowledge_base(world, api):
                     await mcp.call_tool("search", {"query": "remote work days", "kbs": [PRIVATE_KB]}),
                     await mcp.call_tool("search", {"query": "remote work days", "kbs": [world.kb_id]}),
                     await mcp.call_tool("ask", {"question": "How many days may I work remotely?", "kbs": [PRIVATE_KB]}),
-                    await mcp.call_tool("search", {"query": "three days per week remote"}))
+                    await mcp.call_tool("search", {"query": "three days per week remote"}),
+                    await mcp.call_tool("search", {"query": "remote", "top_k": 0, "colour": "red"}))
 
-    kbs, by_name, by_id, asked, everywhere = anyio.run(session)
+    kbs, by_name, by_id, asked, everywhere, invalid = anyio.run(session)
+    assert invalid.is_error and invalid.content[0].text.startswith("invalid_input: top_k:"), invalid  # as REST's 422
     assert kbs.structured_content == {"result": []}
     for refused in (by_name, by_id, asked):
         assert refused.is_error and refused.content[0].text.startswith("not_found:"), refused

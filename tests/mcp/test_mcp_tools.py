@@ -68,3 +68,23 @@ def test_what_cannot_be_a_tool_is_refused():
 def test_ragdesk_declares_three_tools():
     assert {name: t.route for name, t in tools().items()} == {
         "list_knowledge_bases": "list_kbs", "search": "search", "ask": "ask"}
+
+
+def test_a_full_pool_is_the_tools_error_not_a_protocol_failure():
+    """The HTTP API's pools refuse a call when their waiting line is full: the caller gets the tool's
+    error result with the API's code (server_busy), as REST gets a 503."""
+    import anyio
+    from mcp import Client
+
+    from core.api.pools import ServerBusy
+    from core.mcp.server import build_server
+
+    async def busy(pool: str, fn, args: tuple):
+        raise ServerBusy(f"too many {pool} requests at once; try again in a moment")
+
+    async def session():
+        async with Client(build_server(None, lambda ctx: ("rd_token", ""), busy)) as mcp:
+            return await mcp.call_tool("search", {"query": "remote work"})
+
+    reply = anyio.run(session)
+    assert reply.is_error and reply.content[0].text == "server_busy: too many answer requests at once; try again in a moment"
