@@ -1,5 +1,5 @@
-"""The HTTP API (FastAPI): REST under /api/v1/ and the OpenAI-compatible /v1/, every route derived
-from the operation registry, every one behind a Bearer API token.
+"""The HTTP API (FastAPI): REST under /api/v1/, the OpenAI-compatible /v1/ and MCP at /mcp, every
+route derived from the operation registry, every one behind a Bearer API token.
 
 Errors are JSON ``{"error": {"code", "message"}}`` with a stable code (``errors.py``). Before a
 route reads its body, the token is checked and the body capped (``gate.py``); each kind of
@@ -34,6 +34,8 @@ from core.api.registry import Operation, operations
 from core.api.sse import STREAMED, live_stream
 from core.api.uploads import DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, upload
 from core.errors import CoreError, NotAuthenticated
+from core.mcp.http import PATH as MCP_PATH
+from core.mcp.http import mcp_route
 
 log = logging.getLogger("core.api")
 
@@ -198,6 +200,7 @@ def create_app(backend: Backend, pools: Pools | None = None) -> FastAPI:
     _add_error_handlers(app)
     _add_routes(app, backend, pools, stopping)
     _add_docs(app)
+    app.router.routes.append(mcp_route(backend, pools))  # MCP over streamable HTTP (core/mcp/http.py)
     # the token and the body's size are judged before any route reads the body (core/api/gate.py)
-    app.add_middleware(RequestGate, api=app, backend=backend, pools=pools, ops=operations())
+    app.add_middleware(RequestGate, api=app, backend=backend, pools=pools, ops=operations(), json_paths=(MCP_PATH,))
     return app

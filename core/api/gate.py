@@ -80,8 +80,10 @@ def body_cap(op: Any, limits: UploadLimits) -> int:
 class RequestGate:
     """``api``: the FastAPI app (its routes name the operations); ``backend`` checks the token."""
 
-    def __init__(self, app: ASGIApp, *, api: Any, backend: Any, pools: Pools, ops: dict):
+    def __init__(self, app: ASGIApp, *, api: Any, backend: Any, pools: Pools, ops: dict,
+                 json_paths: tuple[str, ...] = ()):
         self.app, self.api, self.backend, self.pools, self.ops = app, api, backend, pools, ops
+        self.json_paths = json_paths  # served beside the routes, checking their own tokens (MCP): a JSON cap
 
     def _operation(self, scope: Scope) -> Any:
         for route in self.api.router.routes:
@@ -98,7 +100,7 @@ class RequestGate:
         body = _BodyWatch(receive, send, empty=not declared and not _chunked(scope))
         op = self._operation(scope)
         if op is None:
-            body.cap = OTHER_BODY_KB * KB
+            body.cap = (DEFAULT_JSON_KB if scope.get("path") in self.json_paths else OTHER_BODY_KB) * KB
         else:
             try:
                 limits = await self._authenticate(scope)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Mode = Literal["normal", "strict"]
 
@@ -181,7 +181,13 @@ class HitOut(Out):
     page: int | None = None
     slide: int | None = None
     start_seconds: float | None = None
+    location: str = ""  # where in the file, in words ("p. 3", "pp. 3–4", "slide 2", "1:05")
     score: float
+
+    @field_validator("location", mode="before")
+    @classmethod
+    def _located(cls, value):  # read from a SearchHit, ``location`` is its method
+        return value() if callable(value) else value
 
 
 class SearchOut(Out):

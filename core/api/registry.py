@@ -54,6 +54,7 @@ class Operation:
     engine_operation: str = ""  # the engine operation it serves
     pool: str = "light"  # the API's thread pool for it (core/api/pools.py)
     max_body_kb: int = 0  # 0: the API's default cap for a JSON body (core/api/gate.py)
+    mcp: str = ""  # the MCP tool this route also is (core/mcp/tools.py)
 
     @property
     def path_fields(self) -> tuple[str, ...]:
@@ -118,7 +119,7 @@ def _route(op: EngineOperation, http: Http) -> Operation:
     return Operation(name, http.method, http.path, model, http.out, _runner(op, http, TypeAdapter(http.out)),
                      http.summary, access=op.access, job=op.job, body=body, status_code=http.status_code,
                      tag=http.tag, example=dict(http.example), streams=http.streams, engine_operation=op.name,
-                     pool=pool, max_body_kb=http.max_body_kb)
+                     pool=pool, max_body_kb=http.max_body_kb, mcp=http.mcp)
 
 
 def routes_of(declared: Iterable[EngineOperation]) -> dict[str, Operation]:

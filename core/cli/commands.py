@@ -281,3 +281,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import api_commands  # issue 19: the HTTP API
 
     api_commands.register(sub)
+    from core.cli import mcp_commands  # issue 35: the MCP server (stdio; HTTP is beside the API)
+
+    mcp_commands.register(sub)

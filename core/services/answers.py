@@ -58,6 +58,7 @@ class AnswerService:
 
     @operation(handoff=True, http=Http("POST", "/api/v1/search", params=("query", "kbs", "mode", "top_k", "min_score"),
                                        out=SearchOut, tag=TAG, example={"query": "remote work"}, pool="answer",
+                                       mcp="search",
                                        summary="Hybrid search over the knowledge bases you may read (the retrieval test)"))
     def search(self, actor: Actor, query: Annotated[str, Field(min_length=1)],
                kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None, *,
@@ -77,7 +78,7 @@ class AnswerService:
     # web: the normal side may search the web; strict answering never does (the engine decides)
     @operation(handoff=True, http=(
         Http("POST", "/api/v1/ask", params=ANSWER_FIELDS, fixed={"temporary": True}, out=AnswerOut, tag=TAG,
-             pool="answer", reply=_answered,
+             pool="answer", reply=_answered, mcp="ask",
              example={"question": "How many days may I work remotely?"},
              summary="Answer a question from the knowledge bases, with its citations; nothing is stored. Strict "
                      "mode holds as in the chat: with it on, only admins get a normal answer; a question without "

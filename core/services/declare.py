@@ -10,7 +10,8 @@
 - ``handoff``: the CLI may send it to the process holding the embedded store
   (``True``, or a ``Remote`` saying how);
 - ``http``: the HTTP API's route(s) over it (``Http``: method and path, which parameters the
-  route takes and under what names, values it fixes, the output model a caller sees).
+  route takes and under what names, values it fixes, the output model a caller sees; ``mcp``
+  names the MCP tool the route also is).
 
 From these declarations come the Engine's facade (``core/engine.py``: ``engine.<name>`` runs the
 owning service's method after the access rule), the CLI hand-off's schema, server and client
@@ -77,6 +78,8 @@ class Http:
     # route is an "upload"
     pool: str = ""
     max_body_kb: int = 0  # the largest JSON body it reads (0: the API's default, core/api/gate.py)
+    # the route is also this MCP tool (core/mcp/): same input, output and access rule ("": no tool)
+    mcp: str = ""
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ class KnowledgeBaseService:
     def create_kb(self, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
         return knowledge.create_kb(self._rt.db, actor, name, description, visibility)
 
-    @operation(handoff=True, http=Http("GET", "/api/v1/kbs", out=list[KbOut], tag=TAG,
+    @operation(handoff=True, http=Http("GET", "/api/v1/kbs", out=list[KbOut], tag=TAG, mcp="list_knowledge_bases",
                                        summary="The knowledge bases you may read"))
     def list_kbs(self, actor: Actor) -> list[KnowledgeBase]:
         return knowledge.list_kbs(self._rt.db, actor)
