@@ -27,7 +27,7 @@ def _waiting_for_the_database_in(thread: threading.Thread, function: str) -> boo
     while frame is not None:
         names.append((frame.f_code.co_name, frame.f_code.co_filename))
         frame = frame.f_back
-    in_write = any(n == "_on_begin" and f.endswith("core/db/database.py") for n, f in names)
+    in_write = any(n == "_on_begin" and f.endswith("core/db/connect.py") for n, f in names)
     return in_write and any(n == function for n, _ in names)
 
 
