@@ -10,7 +10,9 @@ indexed), one indexed condition however many files failed, so an unfinished file
 a candidate's place. The candidates are the union of both lists; each is scored by
 ``(w_d * dense + w_b * bm25) / (w_d + w_b)`` on calibrated channel scores (calibration.py); a
 passage in the other language than the query's is scored on the translated words' BM25 and
-against the off-topic baseline of its own language.
+against the off-topic baseline of its own language. In the hybrid modes the head of the ranking
+is then reordered by late interaction (MaxSim over stored token vectors, ``late.py``) without
+changing which hits pass the threshold.
 The engine's RRF fusion is not used: over the same two lists it adds no candidate, and a
 rank-only score cannot carry the threshold. With a reranker, its head is rescored and only
 the rescored head is kept, so the threshold compares scores of one scale. Nothing is rebuilt
