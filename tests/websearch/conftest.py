@@ -45,7 +45,8 @@ def engine(data_dir, monkeypatch):
 
 # ---------------------------------------------------------------- nothing leaves the machine
 # Every socket connect and name lookup made during a web search test is recorded (an audit hook:
-# process-wide and permanent, it records only while a test runs) and checked afterwards: only
+# process-wide and permanent, it records only while a test runs; a connect beyond loopback is also
+# stopped before the system call) and checked afterwards: only
 # 127.0.0.1 / ::1 may be dialled, and no name but localhost may be looked up (an IP literal needs
 # no DNS packet). A test can read what was dialled through the ``network_log`` fixture.
 _LOG: list[tuple[str, object]] = []
@@ -58,6 +59,8 @@ def _audit(event: str, args: tuple) -> None:
         return
     if event == "socket.connect":
         _LOG.append(("connect", args[1]))
+        if not _is_local("connect", args[1]):  # stopped before the system call: a failing guard sends no packet
+            raise ConnectionRefusedError(f"test safety: no connection beyond loopback ({args[1][0]})")
     elif event == "socket.getaddrinfo":
         _LOG.append(("lookup", args[0]))
 
