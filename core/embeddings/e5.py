@@ -51,20 +51,18 @@ class E5Embedder:
         return "E5Embedder()"
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
-        for start in range(0, len(texts), _BATCH):
-            batch = list(texts[start : start + _BATCH])
-            with self._lock:
-                out[start : start + len(batch)] = self._model.passage(batch)
-        return _renormalise(out)
+        return self._in_batches(self._model.passage, texts)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Many queries in batches (curated questions imported at once)."""
+        return self._in_batches(self._model.query, texts)
+
+    def _in_batches(self, encode, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         for start in range(0, len(texts), _BATCH):
             batch = list(texts[start : start + _BATCH])
             with self._lock:
-                out[start : start + len(batch)] = self._model.query(batch)
+                out[start : start + len(batch)] = encode(batch)
         return _renormalise(out)
 
     def embed_query(self, text: str) -> np.ndarray:
