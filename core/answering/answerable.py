@@ -43,7 +43,7 @@ from core.retrieval.bm25 import _jieba_tokenizer
 _EN_FRAME = frozenset(
     "each every per single certain specific exact particular usually normally typically currently still ever "
     "already else besides more less fewer least most over under above below than exceeding beyond this these "
-    "that those such any euro euros eur yuan rmb cny dollar dollars usd up down out off".split())
+    "that those such any euro euros eur yuan rmb cny dollar dollars usd up down out off back away".split())
 # Function words lemminflect's lexicon does not hold (so they would read as names): prepositions,
 # conjunctions, pronouns, determiners.
 _EN_FUNCTION = frozenset(
@@ -117,6 +117,10 @@ class Question:
     wanted: Wanted | None  # the kind of value asked for
     framing: tuple[str, ...] = ()  # words read as framing (excused), for the record
     counted: str | None = None  # the thing a "how many" question counts (how many *prosecutors*, 多少张*人脸*)
+    extreme: str | None = None  # "max" / "min": the question asks for a limit ("the most", 至少)
+    # the kind of thing a name is (the Enterprise *cluster*, Starter *套餐*): the name says which
+    # one, so a passage need not use this word (a plan in the SLA), but a value may be about it
+    kinds: tuple[Term, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,17 +225,21 @@ def _noun(word: str) -> bool:
 def read_question(question: str) -> Question:
     """The question's named things, what it asks for and its framing words."""
     named: list[Term] = []
+    kinds: list[Term] = []
     framing: list[str] = []
     wanted = asked_for(question)
     # "who approves an extension of the review *period*": the period is what is talked about, a
     # person is asked for
     asks_who = _ASKS_WHO.search(question) is not None
     names = {m.group(1).lower() for m in _CAPITALISED.finditer(question)}
+    if has_chinese(question):  # Latin written capitalised inside Chinese names something: Enterprise 套餐, L7
+        names |= {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", question) if not w.islower()}
     flat = _EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), digits_for_numerals(_norm(question)))
     levels = _levels(_norm(question))
     for level, words_of_level in levels:
         named.append(Term(words_of_level, "level", (level,)))
     level_words = {w for _, text in levels for w in re.findall(r"[a-z]+|\d+", text)}
+    level_texts = {text for _, text in levels}
     for value, unit in _numbers_with_units(flat):
         if f"{value:g}" not in level_words:
             named.append(Term(f"{value:g}", "number", (unit,) if unit else ()))
@@ -244,6 +252,8 @@ def read_question(question: str) -> Question:
                 continue
             if token in names and token not in _EN_FRAME:
                 named.append(Term(token, "name"))
+            elif previous in names and previous not in _EN_FRAME and names_something(question, token):
+                kinds.append(Term(_american(token), "word"))
             elif token in _EN_FRAME or token in _EN_FUNCTION or token in _EN_GENERIC:
                 framing.append(token)
             elif previous in _WH and not _modifies_next(words, position):
@@ -261,8 +271,14 @@ def read_question(question: str) -> Question:
             continue
         for part in HAN_RUN.findall(token):
             word = zh_term(part) if len(part) > 1 else None
+            # Starter 套餐, 一级故障: a word right after a name or a level is the kind of thing named
+            of_instance = (previous in names or previous in level_texts or bool(LATIN.fullmatch(previous))
+                           or (word is not None and any(word.startswith(t) and len(word) > len(t) for t in level_texts)))
             if word and any(word.startswith(text) for _, text in levels):
                 word = word[2:] if len(word) > 2 else None  # 一线城市: the level, then 城市
+            if word and of_instance and word not in _ZH_FRAME and not _zh_verb(question, word):
+                kinds.append(Term(word, "word"))
+                continue
             if after_question_word:  # the word after 哪个 / 什么 names the kind of answer asked for
                 after_question_word = False
                 if word:
@@ -284,7 +300,8 @@ def read_question(question: str) -> Question:
                 named.append(Term(word, "word", verb=_zh_verb(question, word)))
     unique = list({(t.text, t.kind): t for t in named}.values())
     counted = _counted(words, [t.text for t in unique if t.kind in ("word", "name") and not t.verb])
-    return Question(question, tuple(unique), wanted, tuple(dict.fromkeys(framing)), counted)
+    return Question(question, tuple(unique), wanted, tuple(dict.fromkeys(framing)), counted, asks_extreme(question),
+                    tuple(kinds))
 
 
 _ZH_MEASURE = frozenset("个 张 次 份 位 名 条 项 件 台 把 枚 套 家 种 类 组 批 间 座 辆 本 篇 页 块".split())
@@ -417,6 +434,9 @@ class PassageText:
         if HAN_RUN.fullmatch(word):
             return self._has_chinese_word(word)
         form = base(word)
+        if term.kind == "name" and not self.chinese:
+            # a name is itself, not its dictionary synonyms: the Enterprise plan is not the Business one
+            return word in self.words or form in self.stems or self._spells(word) or self._misspelt(word)
         if related_in(form, self.stems) or word in self.stems or related_in(form, self.concepts) or self._spells(word):
             return True
         if self._misspelt(word):
@@ -466,7 +486,8 @@ class PassageText:
         one line in the same unit ("uptime of 97%" in "95.0% to 99.0%", "3,000 euros" under
         "above 2,500 EUR"; 5 days is not "within 24 hours")."""
         month = _MONTHS[int(value) - 1] if _canonical_unit(unit or "") == "month" and value in range(1, 13) else None
-        for line in self.lines:
+        # a table row's cells are separate statements: 99.0% in one cell and 10% in the next are no range
+        for line in (cell for row in self.lines for cell in row.split("|")):
             numbers = _numbers_with_units(line)
             if any(v == value for v, _ in numbers) or (month and re.search(rf"\b{month}", line)):
                 return True  # 十二月 is December
@@ -520,6 +541,25 @@ def _pieces(word: str, lex) -> list[str]:
 _SEGMENT = re.compile(r"(?<=[。！？；;!?\n])|(?<=\.)\s+")
 
 
+_BLOCK_START = re.compile(r"\s*(?:[-*+>#|•·]|\d+[.)、]|[（(]?[一二三四五六七八九十\d]+[）)、]|第[一二三四五六七八九十百\d]+[条章节款])")
+
+
+def _paragraph_lines(body: str) -> list[str]:
+    """The body's lines with a paragraph's wrapped lines joined: a sentence broken at the end of a
+    line ("may not exceed" / "50% of the monthly fee") is one sentence. A list item, heading, table
+    row or numbered article starts a line of its own."""
+    out: list[str] = []
+    for line in body.splitlines():
+        joins = (out and out[-1].strip() and line.strip() and not _BLOCK_START.match(line)
+                 and not out[-1].lstrip().startswith(("|", "#")))
+        if joins:
+            glue = "" if has_chinese(out[-1][-1:]) and has_chinese(line.lstrip()[:1]) else " "
+            out[-1] = out[-1].rstrip() + glue + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
 def _segments(body: str) -> list[tuple[str, bool, str]]:
     """Sentences, and table rows each with its table's header row (the header names the columns).
     A question is also read with the sentence after it: in a FAQ the answer belongs to its question
@@ -529,7 +569,7 @@ def _segments(body: str) -> list[tuple[str, bool, str]]:
     out: list[tuple[str, bool, str]] = []
     header: str | None = None
     asked: str | None = None  # a question waiting for its answer
-    lines = body.splitlines()
+    lines = _paragraph_lines(body)
     for i, line in enumerate(lines):
         if line.lstrip().startswith("|"):
             asked = None
@@ -556,14 +596,62 @@ def _segments(body: str) -> list[tuple[str, bool, str]]:
 # 居家办公两天" gives the days of working from home, not the length of probation.
 _NEAR_ZH, _NEAR_EN = 12, 60
 
+# A question after a limit ("the most", 最多, "minimum") and the wording that states one of that side.
+_ASKS_EXTREME = {
+    "max": re.compile(r"\b(?:most|maximum|max|highest|longest|largest|at most|up to|cap|ceiling)\b|最多|最高|最长|最大|上限|"
+                      r"封顶|不超过|至多", re.I),
+    "min": re.compile(r"\b(?:least|minimum|min|lowest|shortest|smallest|at least)\b|最少|最低|最短|最小|下限|至少|不少于",
+                      re.I),
+}
+_STATES_EXTREME = {
+    "max": re.compile(r"\b(?:not (?:to )?exceed|no more than|not more than|at most|up to|maximum|max\.?|cap(?:ped)?|"
+                      r"limit(?:ed)? to|ceiling)\b|不(?:得|能|可|应)?超过|最多|最高|上限|封顶|至多|以内|为限", re.I),
+    "min": re.compile(r"\b(?:at least|no less than|not less than|minimum|min\.?|no fewer than)\b|不(?:得|能|应)?(?:少于|低于|小于)|"
+                      r"至少|最少|最低|下限|以上", re.I),
+}
+
+
+_NEGATION = re.compile(r"\b(?:no|not|never|cannot|prohibited|forbidden|banned|disallowed)\b|n't\b|不得|不能|不可|不允许|不准|"
+                       r"不许|禁止|严禁|不予|不应", re.I)
+
+
+def asks_extreme(question: str) -> str | None:
+    """"max" / "min" when the question asks for a limit, else None."""
+    for side, pattern in _ASKS_EXTREME.items():
+        if pattern.search(question):
+            return side
+    return None
+
 
 def _things(question: Question, chinese_text: bool) -> list[Term]:
     """What a value must be about: the thing counted ("how many *faces*"), else every named word
     — the verbs too when the text is Chinese (the deadline to 提出), not across languages."""
-    things = [t for t in question.named if t.kind in ("word", "name") and (chinese_text or not t.verb)]
+    things = [t for t in question.named + question.kinds if t.kind in ("word", "name") and (chinese_text or not t.verb)]
     if question.counted:
         things = [t for t in things if t.text == question.counted]
     return things
+
+
+# A lone numeral before a unit or measure word (五晚, 两天, 三次): a count the question gives.
+_ZH_ONE_NUMERAL = {c: i for i, c in enumerate("零一二三四五六七八九十", start=0)} | {"两": 2}
+_ZH_COUNT = re.compile(r"([一二三四五六七八九十两])(?=[晚夜天日月年周次个份张名人台件小分])")
+
+
+def _answer_spans(segment: str, question: Question) -> list[tuple[int, int]]:
+    """Where ``segment`` states a value of the kind asked for, other than a number the question
+    itself gives ("more than five nights" is the question's condition, not its answer)."""
+    spans = value_spans(segment, question.wanted) if segment.strip() and question.wanted else []
+    asked = _ZH_COUNT.sub(lambda m: str(_ZH_ONE_NUMERAL[m.group(1)]), digits_for_numerals(_norm(question.text)))
+    given = set(_numbers(_EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), asked)))
+    if not given:
+        return spans
+    kept = []
+    for start, end in spans:
+        said = digits_for_numerals(_norm(segment[start:end]))
+        values = set(_numbers(_EN_NUMBER_WORD.sub(lambda m: str(_EN_NUMBER_WORDS[m.group()]), said)))
+        if not values or not values <= given:
+            kept.append((start, end))
+    return kept
 
 
 def _states_about(question: Question, body: str) -> str | None:
@@ -571,7 +659,7 @@ def _states_about(question: Question, body: str) -> str | None:
     about a thing the question names (near it in a sentence; anywhere in a table row with its
     header); None when there is none: the number of fingerprints does not answer "how many faces"."""
     for segment, whole, _ in _segments(body):
-        spans = value_spans(segment, question.wanted) if segment.strip() else []  # type: ignore[arg-type]
+        spans = _answer_spans(segment, question)
         if not spans:
             continue
         things = _things(question, has_chinese(segment))
@@ -617,15 +705,19 @@ def evidence(question: Question, body: str) -> tuple[str | None, float]:
     mentions most of what the question names and states the value asked for near it (a table row
     is read with its header). None when no sentence mentions anything the question names."""
     best, best_score = None, 0.0
+    negated = _NEGATION.search(question.text) is not None
     for segment, whole, faq_question in _segments(body):
         if not segment.strip():
             continue
         part = PassageText(segment)
-        score = float(sum(part.mentions(t) for t in question.named))
+        score = float(sum(part.mentions(t) for t in question.named + question.kinds))
         # the framing words (acknowledge, 延长) tell two sentences about one thing apart
         score += 0.5 * sum(part.mentions(Term(w, "word")) for w in question.framing if attribute_kind(w) is None)
+        # "when are we *not* allowed to deploy": the sentence that forbids ("No deploys on Fridays")
+        if score and negated and _NEGATION.search(segment):
+            score += 1.0
         if score and question.wanted is not None:
-            spans = value_spans(segment, question.wanted)
+            spans = _answer_spans(segment, question)
             if spans:
                 score += 1.0
                 things = _things(question, has_chinese(segment))
@@ -637,6 +729,9 @@ def evidence(question: Question, body: str) -> tuple[str | None, float]:
                 counted = [t for t in things if t.text == question.counted]
                 if counted and any(PassageText(segment[b : b + 8]).mentions(counted[0]) for _, b in spans):
                     score += 1.5
+                # "the most we can get back": the sentence that states a limit of that side
+                if question.extreme and _STATES_EXTREME[question.extreme].search(segment):
+                    score += 1.0
                 # of two FAQ answers, the one to a question asking for the same kind of value
                 if faq_question and asked_for(faq_question) == question.wanted:
                     score += 0.5

@@ -142,6 +142,59 @@ def test_the_answering_sentence_or_row_is_the_evidence():
     assert found is not None and "检察长" in found.text
 
 
+def quoted(question: str, passage: str) -> str:
+    found = best_evidence(read_question(question), [passage], (0,))
+    return found.text if found else ""
+
+
+PLANS = """Recovery targets by plan:
+
+| Plan | Backup retention | Recovery time objective |
+| --- | --- | --- |
+| Basic | 5 days | 8 hours |
+| Business | 20 days | 2 hours |
+| Enterprise | 40 days | 45 minutes |
+"""
+
+
+def test_a_table_rows_cells_are_separate_statements():
+    table = "| Monthly uptime | Credit |\n| --- | --- |\n| Below the target but at least 99.0% | 10% |\n| Below 99.0% but at least 95.0% | 25% |"
+    # 99.0% and 10% of the first row are two cells, not a range holding 97%
+    assert "25%" in quoted("What credit do we get if uptime drops to 97%?", table)
+
+
+def test_a_sentence_wrapped_over_two_lines_is_one_sentence():
+    refunds = ("## Refunds\n\nRefunds are paid to the original card. The total refund for one order may not\n"
+               "exceed 40% of its price once it has shipped.\n\nClaims must be made within 30 days of delivery.")
+    assert "40%" in quoted("What's the most we can get back for one shipped order?", refunds)
+
+
+def test_a_question_after_a_limit_or_a_prohibition_quotes_the_sentence_that_states_it():
+    rules = "## Shipping\n\n- Orders are shipped Monday to Thursday\n- No orders are shipped on Sundays or bank holidays"
+    assert "Sundays" in quoted("On which days are orders not shipped?", rules)
+    budget = "每位员工每年可报销培训费用，单次不超过两千元。\n\n培训费用须在培训结束后三十天内报销。"
+    assert "两千元" in quoted("培训费用单次最多能报销多少？", budget)
+
+
+def test_a_number_the_question_gives_is_not_its_answer():
+    laundry = "Personal costs (minibar, laundry on trips shorter than five nights) are never reimbursed."
+    assert not answers("出差超过五晚时，洗衣费每晚最多能报销多少？", laundry)
+    assert not answers("How much laundry is reimbursed per night on trips longer than five nights?", laundry)
+
+
+def test_a_name_is_itself_not_its_dictionary_synonym():
+    # WordNet has enterprise = business; the Enterprise plan is not the Business plan
+    assert "40 days" in quoted("How long are backups kept on the Enterprise plan?", PLANS)
+    assert "45 minutes" in quoted("Enterprise 套餐的恢复时间目标是多久？", PLANS)
+
+
+def test_the_kind_of_thing_a_name_is_need_not_be_said_but_the_name_must():
+    assert answers("How long are backups kept for an Enterprise cluster?", PLANS)  # the SLA says plan, not cluster
+    assert answers("Business 套餐的备份保留多少天？", PLANS)
+    assert not answers("How long are backups kept for a Developer cluster?", PLANS)
+    assert not answers("Developer 套餐的备份保留多少天？", PLANS)
+
+
 @pytest.fixture
 def leave_engine(data_dir, monkeypatch):
     monkeypatch.delenv("DATABASE_URL", raising=False)
