@@ -128,3 +128,24 @@ def test_a_client_gone_mid_answer_leaves_the_dashboard_serving(dashboard, data_d
             time.sleep(0.02)
         assert llm.replies_finished == 2
         assert not [r for r in caplog.records if "failed" in r.getMessage()]
+
+
+def test_an_http_client_gone_mid_stream_leaves_the_api_and_the_dashboard_serving(dashboard, handoff_api, caplog):
+    writing = threading.Event()
+    with fake_llm_server([text(WORDS, hold=writing), text(WORDS)]) as llm:
+        dashboard.engine.save_settings(dashboard.admin, {"llm": {**FAKE_LLM, "base_url": llm.openai_url}})
+        body = {"model": "ragdesk", "stream": True, "messages": [{"role": "user", "content": REMOTE}]}
+        with caplog.at_level(logging.WARNING, logger="core"), client(handoff_api, dashboard.alice_token) as http:
+            with http.stream("POST", "/v1/chat/completions", json=body) as reply:
+                assert reply.status_code == 200
+                for line in reply.iter_lines():
+                    if '"content": "' in line and '"content": ""' not in line:
+                        break  # the first words: the client leaves while the model is still writing
+            writing.set()
+            again = http.post("/v1/chat/completions", json={**body, "stream": False})
+            assert again.status_code == 200 and again.json()["choices"][0]["message"]["content"] == WORDS
+            deadline = time.monotonic() + 30  # the abandoned answer runs on to its end, in the dashboard
+            while llm.replies_finished < 2 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert llm.replies_finished == 2 and llm.chat_count == 2
+        assert not [r for r in caplog.records if "failed" in r.getMessage()]
