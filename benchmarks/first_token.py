@@ -86,13 +86,15 @@ def main() -> None:
         os.environ.pop(name, None)
     os.environ["RAGDESK_EMBEDDING__MODEL"] = "hash-64"
     words = ("Employees get twenty-five days of annual leave [1]. " * 8)[: args.pieces * 4]
-    with tempfile.TemporaryDirectory() as tmp, fake_llm_server([text(words, pace=args.pace)] * (2 * args.runs + 2)) as llm:
+    script = [text(words, pace=args.pace)] * (2 * args.runs + 2)
+    with tempfile.TemporaryDirectory() as tmp, fake_llm_server(script) as llm:
         data_dir = Path(tmp) / "data"
         engine = Engine(RuntimeConfig.from_env(data_dir), serve_handoff=True)
         try:
             admin = engine.actor_for(engine.sign_up("root", "correct horse battery").id)
             engine.create_kb(admin, "handbook", "the demo handbook")
-            engine.ingest(admin, "handbook", [Upload("handbook_en.md", (REPO / "core/demo/handbook_en.md").read_bytes())])
+            handbook = (REPO / "core" / "demo" / "handbook_en.md").read_bytes()
+            engine.ingest(admin, "handbook", [Upload("handbook_en.md", handbook)])
             engine.save_settings(admin, {"llm": {"provider": "openai", "base_url": llm.openai_url,
                                                  "api_key": "sk-bench", "model": "fake-model"}})
             token = engine.create_api_token(admin, "bench").token

@@ -358,7 +358,8 @@ class RemoteEngine:
             except OSError as exc:
                 raise StoreError(f"cannot reach the process holding the store ({exc.strerror})") from None
             try:
-                request = encode({"command": command, "args": args, **({"events": True} if on_event else {})})
+                asked = {"command": command, "args": args, **({"events": True} if on_event is not None else {})}
+                request = encode(asked)
             except (TypeError, ValueError) as exc:  # NaN, infinity, an object: not in the schema
                 raise InvalidInput(f"'{command}' cannot be handed off with these arguments ({exc})") from None
             sock.sendall(request)
