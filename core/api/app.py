@@ -31,7 +31,7 @@ from core.api.errors import error_body, error_response, validation_reply
 from core.api.gate import RequestGate
 from core.api.pools import Pools
 from core.api.registry import Operation, operations
-from core.api.sse import STREAMED, live_stream
+from core.api.sse import live_stream
 from core.api.uploads import DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, upload
 from core.errors import CoreError, NotAuthenticated
 from core.mcp.http import PATH as MCP_PATH
@@ -88,14 +88,11 @@ def _json_endpoint(backend: Backend, op: Operation, pools: Pools):
     async def endpoint(**kw: Any):
         request, token, body = kw.pop("request"), kw.pop("token"), kw.pop("body", None)
         payload = {**(body.model_dump(exclude_unset=True) if body is not None else {}), **kw}
-        streamed = op.name in STREAMED and payload.get("stream")
-        if streamed and op.streams and backend.live_events:  # the text as the model writes it
+        if op.streams and payload.get("stream"):  # the text as the model writes it, on every backend
             return await live_stream(lambda on_event: backend.call(op.name, payload, token, _client(request),
                                                                    on_event=on_event),
                                      str(payload.get("model") or "ragdesk"), pool)
         result = await pool.run(backend.call, op.name, payload, token, _client(request))
-        if streamed:
-            return STREAMED[op.name](result)
         return JSONResponse(result, status_code=op.status_code)
 
     endpoint.__signature__ = _signature(op)

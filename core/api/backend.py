@@ -2,16 +2,20 @@
 the embedded store — in the dashboard's process through the hand-off's one ``api_call`` command.
 
 Either way the same ``registry.invoke`` runs next to the engine and checks the caller's token
-there; the API process passes the token on and never decides who is asking.
+there; the API process passes the token on and never decides who is asking. Either way a
+streaming route's events reach this process as they happen (through the hand-off each is written
+on the socket the moment the answer makes it), so a streamed answer is sent as the model writes.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Protocol
 
+from core.answering.types import AnswerEvent
 from core.errors import StoreBusy
 
 log = logging.getLogger("core.api")
@@ -21,10 +25,9 @@ class Backend(Protocol):
     data_dir: Path
     kind: str  # "engine" | "handoff"
 
-    def call(self, op: str, payload: dict, token: str, client: str) -> Any: ...
-
-    # whether a streaming operation's events reach this process as they happen (sse.live_stream)
-    live_events: bool
+    def call(self, op: str, payload: dict, token: str, client: str,
+             on_event: Callable[[Any], None] | None = None) -> Any:
+        """``on_event``: a streaming route's events, as they happen (sse.live_stream)."""
 
     def jobs_future(self, job_ids: list[str]) -> Future | None:
         """A Future done once these jobs have finished, when this process watches the queue
@@ -35,7 +38,6 @@ class Backend(Protocol):
 
 class EngineBackend:
     kind = "engine"
-    live_events = True
 
     def __init__(self, engine: Any, *, owned: bool = False):
         self.engine, self._owned = engine, owned
@@ -57,7 +59,6 @@ class EngineBackend:
 
 class HandoffBackend:
     kind = "handoff"
-    live_events = False  # the hand-off answers once, when the call is done: a stream is sent in pieces after it
 
     def __init__(self, data_dir: Path):
         from core.handoff.channel import RemoteEngine
@@ -66,17 +67,29 @@ class HandoffBackend:
         self.data_dir = Path(data_dir)
         self.holder = holder_of(RemoteEngine(self.data_dir))  # which process serves the calls, in words
 
-    def call(self, op: str, payload: dict, token: str, client: str) -> Any:
+    def call(self, op: str, payload: dict, token: str, client: str,
+             on_event: Callable[[Any], None] | None = None) -> Any:
         from core.handoff.channel import RemoteEngine
 
         # found anew each call: a restarted dashboard listens on a fresh socket
-        return RemoteEngine(self.data_dir).call("api_call", op=op, input=payload, token=token, client=client)
+        remote = RemoteEngine(self.data_dir)
+        if on_event is None:
+            return remote.call("api_call", op=op, input=payload, token=token, client=client)
+        return remote.call("api_call", op=op, input=payload, token=token, client=client,
+                           on_event=lambda event: on_event(answer_event(event)))
 
     def jobs_future(self, job_ids: list[str]) -> Future | None:
         return None  # the dashboard's process runs the queue: the API polls /api/v1/uploads
 
     def close(self) -> None:
         pass
+
+
+def answer_event(event: dict) -> AnswerEvent:
+    """An answer's event as the hand-off carries it (JSON), as the engine's own process has it."""
+    data = event.get("data")
+    return AnswerEvent(str(event.get("kind", "")), str(event.get("message", "")),
+                       data if isinstance(data, dict) else {})
 
 
 def open_backend(data_dir: str | Path | None = None) -> Backend:

@@ -2,11 +2,12 @@
 ``chat.completion.chunk``, the last one carrying ``finish_reason``, the ``citations`` and ragdesk's
 facts about the answer, then ``data: [DONE]``.
 
-When this process holds the engine, the text goes out as the model writes it (``live_stream``:
-the answer runs on a thread of the API's answer pool and its ``text`` events become content
-chunks). When the dashboard's
-process answers through the hand-off, the answer is complete before the first chunk goes out
-(``completion_stream``): the client still reads a stream, in pieces.
+The text goes out as the model writes it (``live_stream``: the answer runs on a thread of the
+API's answer pool and its ``text`` events become content chunks), on every deployment shape: when
+this process holds the engine the events come from it; when the dashboard's process answers
+through the hand-off, each event crosses the socket the moment the answer makes it
+(core/handoff/channel.py). A client that goes away mid-answer stops getting chunks; the answer
+runs on to its end where the engine is (nothing of a completion is stored).
 """
 
 from __future__ import annotations
@@ -53,24 +54,6 @@ def _closing(head: dict, completion: dict, facts: dict | None = None) -> Iterato
     yield _event({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
                   "citations": completion.get("citations", []), "ragdesk": facts or completion.get("ragdesk", {})})
     yield "data: [DONE]\n\n"
-
-
-def completion_chunks(completion: dict) -> Iterator[str]:
-    head = {"id": completion["id"], "object": "chat.completion.chunk", "created": completion["created"],
-            "model": completion["model"]}
-    yield _opening(head)
-    yield from _pieces(head, completion["choices"][0]["message"]["content"])
-    yield from _closing(head, completion)
-
-
-async def _async(chunks: Iterator[str]) -> AsyncIterator[str]:
-    for chunk in chunks:  # all in memory already: no thread needed to step through them
-        yield chunk
-
-
-def completion_stream(completion: dict) -> StreamingResponse:
-    return StreamingResponse(_async(completion_chunks(completion)), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache"})
 
 
 async def live_stream(run: Callable[[Callable[[Any], None]], dict], model: str, pool: Pool) -> StreamingResponse:
@@ -141,6 +124,3 @@ def _finish(head: dict, sent: str, completion: dict) -> Iterator[str]:
         facts["content"] = full
     yield from _closing(head, completion, facts)
 
-
-# Operations whose input field ``stream: true`` asks for their output as events.
-STREAMED = {"openai_chat": completion_stream}

@@ -17,8 +17,12 @@ It is an interface, not a pipe for objects:
   owner and mode are verified; a folder or socket owned by someone else is never used
   (``core.handoff.paths``);
 - the client checks the socket's owner (lstat) before it connects;
+- a command that sends events (``api_call`` asked with ``"events": true``: an answer streamed to
+  the API's client) writes each as ``{"event": {...}}`` the moment it happens, then the reply; a
+  reader gone mid-answer (closed, or not reading within the deadline) is left: the command runs
+  on to its end unheard, as it would in the API's own process, and nothing is logged as failed;
 - a connection has ``IDLE_TIMEOUT_SECONDS`` to send its whole request and to read the whole
-  reply (a deadline per message, not per read), at most ``MAX_CONNECTIONS``
+  reply, and each event (a deadline per message, not per read), at most ``MAX_CONNECTIONS``
   are served at once (more get a "too many" reply), JSON nested past the parser's depth is
   refused with a reply, and the socket file goes when the process ends (exit or SIGTERM).
 """
@@ -26,6 +30,7 @@ It is an interface, not a pipe for objects:
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import json
 import logging
 import os
@@ -37,6 +42,7 @@ import struct
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +55,7 @@ from core.handoff.commands import (
     request_args,
     run_command,
     validate_request,
+    wants_events,
 )
 from core.handoff.paths import (  # noqa: F401 (re-exported: the CLI and tests import them from here)
     SOCKET_NAME,
@@ -141,11 +148,12 @@ def check_peer(peer: int, own: int) -> None:
         raise PermissionDenied(f"hand-off refused: the caller runs as uid {peer}, this process as uid {own}")
 
 
-def handle_request(engine: Any, message: Any) -> dict:
-    """One validated command run as the local admin; the reply as a JSON-ready dict."""
+def handle_request(engine: Any, message: Any, on_event: Callable[[Any], None] | None = None) -> dict:
+    """One validated command run as the local admin; the reply as a JSON-ready dict.
+    ``on_event``: the command's events, when the request asked for them."""
     try:
         name, args = validate_request(message)
-        return {"ok": True, "result": run_command(engine, name, args)}
+        return {"ok": True, "result": run_command(engine, name, args, on_event)}
     except CoreError as exc:
         return {"ok": False, "error": error_payload(exc)}
     except Exception:  # report, never kill the dashboard for a CLI call
@@ -153,6 +161,39 @@ def handle_request(engine: Any, message: Any) -> dict:
         log.exception("hand-off command failed (error id %s)", error_id)
         return {"ok": False, "error": {"kind": "StoreError",
                                        "message": f"the dashboard process failed on this command (error id {error_id}; see its log)"}}
+
+
+def event_json(event: Any) -> dict:
+    """An event as it crosses the socket: a dataclass's fields (an AnswerEvent's kind, message, data)."""
+    if dataclasses.is_dataclass(event) and not isinstance(event, type):
+        return dataclasses.asdict(event)
+    return event if isinstance(event, dict) else {"kind": str(event)}
+
+
+class EventWriter:
+    """Writes a command's events on its connection as they happen, each within ``timeout``. A
+    reader gone (closed, or not reading in time) is not the command's failure: the writer falls
+    silent and the command runs on to its end, as it would with no one listening."""
+
+    def __init__(self, sock: socket.socket, timeout: float):
+        self._sock, self._timeout = sock, timeout
+        self._lock = threading.Lock()  # one message at a time, should an event come from another thread
+        self.gone = False
+
+    def __call__(self, event: Any) -> None:
+        try:
+            data = encode({"event": event_json(event)})
+        except ValueError:  # e.g. a NaN in its data: the event is left out, the answer goes on
+            log.warning("a hand-off event could not be written as JSON: left out")
+            return
+        with self._lock:
+            if self.gone:
+                return
+            try:
+                send_all(self._sock, data, time.monotonic() + self._timeout)
+            except OSError:
+                self.gone = True
+                log.info("the hand-off client stopped reading events: the command runs on unheard")
 
 
 IDLE_TIMEOUT_SECONDS = 10.0  # a client sends its request, and reads its reply, within this
@@ -211,15 +252,19 @@ class HandoffServer:
         class Handler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
                 # the whole request within idle_timeout, and the whole reply: a deadline per message
+                events = None
                 try:
                     check_peer(peer_uid(self.request), uid)
                     message = receive(self.request, _MAX_REQUEST, time.monotonic() + idle_timeout)
-                    reply = handle_request(engine_ref, message)
+                    events = EventWriter(self.request, idle_timeout) if wants_events(message) else None
+                    reply = handle_request(engine_ref, message, events)
                 except CoreError as exc:
                     log.warning("hand-off request refused: %s", exc.message)
                     reply = {"ok": False, "error": error_payload(exc)}
                 except OSError:
                     return
+                if events is not None and events.gone:
+                    return  # the client left mid-answer: nobody to send the reply to
                 try:
                     data = encode(reply)
                 except ValueError:  # e.g. a NaN score: JSON has no such number
@@ -301,8 +346,10 @@ class RemoteEngine:
             raise StoreError("no running ragdesk process of yours accepts commands for this data folder")
         self.path = path
 
-    def call(self, command: str, **args: Any) -> Any:
-        """Send one command with JSON-ready arguments; its JSON result (or the typed error)."""
+    def call(self, command: str, *, on_event: Callable[[dict], None] | None = None, **args: Any) -> Any:
+        """Send one command with JSON-ready arguments; its JSON result (or the typed error).
+        ``on_event``: the command's events (JSON objects) as they happen in the serving process; an
+        exception it raises ends the call and closes the connection (the command runs on there)."""
         if not owned_socket(self.path, os.getuid()):  # checked again right before connecting
             raise StoreError(f"{self.path} is not a socket owned by you: refusing to connect")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -311,11 +358,17 @@ class RemoteEngine:
             except OSError as exc:
                 raise StoreError(f"cannot reach the process holding the store ({exc.strerror})") from None
             try:
-                request = encode({"command": command, "args": args})
+                asked = {"command": command, "args": args, **({"events": True} if on_event is not None else {})}
+                request = encode(asked)
             except (TypeError, ValueError) as exc:  # NaN, infinity, an object: not in the schema
                 raise InvalidInput(f"'{command}' cannot be handed off with these arguments ({exc})") from None
             sock.sendall(request)
             reply = receive(sock, _MAX_REPLY)
+            while on_event is not None and isinstance(reply, dict) and "event" in reply:
+                if not isinstance(reply["event"], dict):
+                    raise StoreError("the dashboard process sent a malformed event")
+                on_event(reply["event"])
+                reply = receive(sock, _MAX_REPLY)
         if not isinstance(reply, dict) or "ok" not in reply:
             raise StoreError("the dashboard process sent a malformed reply")
         if not reply["ok"]:

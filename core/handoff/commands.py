@@ -3,7 +3,10 @@
 The commands are the operations declared with ``handoff`` (core/services/): a request is
 ``{"command": name, "args": {...}}`` and its arguments are checked against a model made from the
 operation's signature (strict types, no field it does not name); the result is written as JSON
-and read back into the operation's return type, both from its return annotation. Nothing else
+and read back into the operation's return type, both from its return annotation.
+``"events": true`` asks a command whose operation takes ``on_event`` (``api_call``) for its
+events as they happen: each is written as ``{"event": {...}}`` before the reply
+(``core.handoff.channel``). Nothing else
 crosses the socket: no objects, no Actor (the server runs every command as the local admin —
 except ``api_call``, which runs as the user of the API token it carries, checked by the engine;
 see ``core/api/registry.py``), no callables.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -49,17 +53,32 @@ def _refusal(name: str, exc: ValidationError) -> InvalidInput:
     return InvalidInput(f"'{name}': argument {where} has the wrong type ({errors[0]['msg']})")
 
 
+def takes_events(op: Operation) -> bool:
+    """Whether a command can send its events as they happen (``"events": true``): it runs the
+    operation itself (no queued twin, no custom runner) and the operation takes ``on_event``."""
+    return op.remote.run is None and not op.remote.via and "on_event" in op.signature.parameters
+
+
+def wants_events(message: Any) -> bool:
+    """The request asks for the command's events as they happen (checked by ``validate_request``)."""
+    return isinstance(message, dict) and message.get("events") is True
+
+
 def validate_request(message: Any) -> tuple[str, dict]:
     """(command, args) from a decoded request; raises InvalidInput for anything off-schema."""
     if not isinstance(message, dict):
         raise InvalidInput("a hand-off request must be a JSON object")
-    extra = set(message) - {"command", "args"} - IGNORED_FIELDS
+    extra = set(message) - {"command", "args", "events"} - IGNORED_FIELDS
     if extra:
         raise InvalidInput(f"unknown request field(s): {', '.join(sorted(extra))}")
     name, args = message.get("command"), message.get("args", {})
     known = commands()
     if not isinstance(name, str) or name not in known:
         raise InvalidInput(f"unknown hand-off command {name!r}" if isinstance(name, str) else "no hand-off command")
+    if not isinstance(message.get("events", False), bool):
+        raise InvalidInput("a hand-off request's 'events' must be true or false")
+    if wants_events(message) and not takes_events(known[name]):
+        raise InvalidInput(f"'{name}' sends no events: ask for its result only")
     if not isinstance(args, dict):
         raise InvalidInput("hand-off arguments must be a JSON object")
     args = {k: v for k, v in args.items() if k not in IGNORED_FIELDS}
@@ -71,14 +90,17 @@ def validate_request(message: Any) -> tuple[str, dict]:
     return name, {field: getattr(data, field) for field in type(data).model_fields}
 
 
-def run_command(engine: Any, name: str, args: dict) -> Any:
-    """Run a validated command in this process, as the local admin; its JSON-ready result."""
+def run_command(engine: Any, name: str, args: dict, on_event: Callable[[Any], None] | None = None) -> Any:
+    """Run a validated command in this process, as the local admin; its JSON-ready result.
+    ``on_event``: its events as they happen (a command that ``takes_events`` only)."""
     op = commands()[name]
     if op.remote.run is not None:
         result = op.remote.run(engine, args)
     else:
         target = _target(op)
         call = getattr(engine, target.name)
+        if on_event is not None:
+            args = {**args, "on_event": on_event}
         result = call(SYSTEM_ACTOR, **args) if target.takes_actor else call(**args)
         if op.remote.via:
             result = result.result()  # the queued twin's Future: wait for the job, as the CLI does

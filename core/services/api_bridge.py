@@ -21,8 +21,11 @@ class ApiBridge:
     # uploads come as files the API staged (core/api/staging.py)
     @operation(access="open", why="the API token is the credential, checked by the engine for every call",
                handoff=True)
-    def api_call(self, op: str, input: dict, token: str, client: str = "") -> Any:
-        return self._invoke(self._engine, token, op, input, client=client)
+    def api_call(self, op: str, input: dict, token: str, client: str = "",
+                 on_event: Callable[[Any], None] | None = None) -> Any:
+        """``on_event``: a streaming route's events as they happen (the hand-off writes each on the
+        connection at once, so a streamed answer's first words reach the API's client early)."""
+        return self._invoke(self._engine, token, op, input, client=client, on_event=on_event)
 
     @operation(access="open", why="names this process (its role and pid), nothing of anyone's data", handoff=True)
     def holder(self) -> str:

@@ -43,6 +43,7 @@ class Reply:
     # text piece) the reply waits until the test sets ``hold`` (at most a minute).
     hold: threading.Event | None = None
     hold_after: int = 2
+    pace: float = 0.0  # seconds between streamed pieces: a model writing at its pace (latency benchmarks)
 
 
 def text(content: str, **kw: Any) -> Reply:
@@ -216,7 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
         wire = openai_wire if openai_api else ollama_wire
         if stream:
             self._send(200, wire.STREAM_TYPE, wire.stream_chunks(reply, body), stall=reply.stall, cut_after=reply.cut_after,
-                       hold=reply.hold, hold_after=reply.hold_after)
+                       hold=reply.hold, hold_after=reply.hold_after, pace=reply.pace)
         else:
             self._json(200, wire.whole_response(reply, body))
         with self.fake._lock:
@@ -240,7 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _send(self, status: int, content_type: str, pieces: Any, stall: float = 0.0, cut_after: int | None = None,
-              hold: threading.Event | None = None, hold_after: int = 0) -> None:
+              hold: threading.Event | None = None, hold_after: int = 0, pace: float = 0.0) -> None:
         """Chunked transfer, flushed piece by piece, as a real streaming server does."""
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -251,6 +252,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                 self.wfile.flush()
                 if i == 0 and stall and self.fake._stopping.wait(stall):
+                    return
+                if pace and i and self.fake._stopping.wait(pace):  # i: the role chunk goes out at once
                     return
                 if hold is not None and i + 1 == hold_after:
                     hold.wait(60)
