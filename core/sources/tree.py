@@ -66,6 +66,7 @@ def tree_listing(files: list[TreeFile], held: dict[str, SourceItemRecord], curso
 
     ``digest(file)`` is the content hash (raises CoreError for that file alone). ``errors`` are
     paths that could not be read: their held items are left as they are."""
+    files = sorted(files, key=lambda f: f.path)  # a stable order: what a cancelled sync reached is predictable
     stamps = _read_cursor(cursor)
     errors = dict(errors or {})
     hashes: dict[str, str] = {}

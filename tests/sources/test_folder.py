@@ -9,6 +9,7 @@ import os
 import shutil
 
 import pytest
+from sqlmodel import select
 
 from core.errors import PermissionDenied
 from core.types import SYSTEM_ACTOR
@@ -151,3 +152,44 @@ def test_a_failing_file_is_retried_and_a_missing_folder_removes_nothing(engine, 
     assert "wallaby" in kb_text(engine, A, "kb") and "laptops" in kb_text(engine, A, "kb")
     [row] = engine.sources(A, kind="folder")
     assert row.state == "error" and "not there" in row.last_error
+
+
+def test_cancelling_an_import_stops_before_the_next_files_and_a_sync_finishes_it(engine, roots):
+    from core.sources.sync import FETCH_GROUP
+
+    team, _ = roots
+    for i in range(FETCH_GROUP + 2):
+        _write(team / f"{i:02d}.txt", f"file number {i} of the heron archive")
+
+    def cancel_once(name, done, total, message):
+        for job in engine.jobs(A, active_only=True):
+            if job.kind == "sync" and not job.cancel_requested:
+                engine.cancel_job(A, job.id)
+
+    report = engine.add_folder_source(A, "kb", str(team), progress=cancel_once)
+    assert report.status == "cancelled"
+    assert [r.action for r in report.results].count("added") == FETCH_GROUP
+    assert [r.action for r in report.results].count("cancelled") == 2
+    assert [j.state for j in engine.jobs(A) if j.kind == "sync"] == ["cancelled"]
+    [row] = engine.sources(A, kind="folder")
+    rest = engine.sync_source(A, row.id)  # retried: the files not reached are added, the others kept
+    assert sorted(r.name for r in rest.results) == [f"{FETCH_GROUP:02d}.txt", f"{FETCH_GROUP + 1:02d}.txt"]
+    assert len([f for f in engine.list_files(A, "kb") if f.status == "indexed"]) == FETCH_GROUP + 2
+
+
+def test_a_watched_folder_syncs_on_the_schedule(engine, roots):
+    team, _ = roots
+    _write(team / "a.md", "The library lends laptops.")
+    engine.add_folder_source(A, "kb", str(team))
+    assert engine.run_scheduled_syncs() == []  # the schedule is off by default
+    engine.save_settings(A, {"gdrive": {"sync_interval_minutes": 1}})
+    _write(team / "b.md", "The library lends tripods too.")
+    with engine._db.write() as s:  # the last sync was long ago
+        from core.sources.models import SyncedSource
+
+        row = s.exec(select(SyncedSource)).one()
+        row.last_sync_at = row.last_sync_at.replace(year=2000)
+        s.add(row)
+    [report] = engine.run_scheduled_syncs()
+    assert _actions(report) == {"b.md": "added"}
+    assert engine.sync_logs(A)[0].trigger == "schedule"
