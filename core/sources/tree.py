@@ -23,7 +23,7 @@ from sqlmodel import select
 from core.errors import CoreError
 from core.parsers.detect import extension_of
 from core.parsers.kinds import SUPPORTED_DESCRIPTION, SUPPORTED_EXTENSIONS
-from core.sources.base import Listing, RemoteItem
+from core.sources.base import Listing, RemoteItem, SourceUnavailable
 from core.sources.models import SourceItemRecord
 
 
@@ -87,6 +87,19 @@ def tree_listing(files: list[TreeFile], held: dict[str, SourceItemRecord], curso
             vanished.setdefault(rec.version, []).append(rec)
     items: list[RemoteItem] = []
     failed: dict[str, str] = {}
+    for bad, message in errors.items():
+        if bad in present:
+            continue
+        if bad in ("", "."):  # the root itself could not be read: listing nothing would remove everything
+            raise SourceUnavailable(f"the source's folder cannot be read: {message}; nothing was removed")
+        # a folder (or a file) that could not be read: what is held under it stays as it is
+        under = [rec for path, rec in held.items() if path == bad or path.startswith(bad.rstrip("/") + "/")]
+        for rec in under:
+            failed[rec.item_id] = message
+            if rec in vanished.get(rec.version, []):
+                vanished[rec.version].remove(rec)
+        if not under:
+            failed[f"path:{bad}"] = message
     for f in files:
         if f.path not in hashes:
             rec = held.get(f.path)
