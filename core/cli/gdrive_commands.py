@@ -136,6 +136,12 @@ def cmd_sources(args: argparse.Namespace) -> int:
             if args.sources_command == "add-folder":
                 report = engine.add_folder_source(A, args.kb, os.path.abspath(args.path), watch=not args.no_watch)
             else:
+                if not hasattr(engine, "add_webdav_source"):  # handed off: a SecretStr would cross masked
+                    from core.errors import StoreError
+
+                    raise StoreError("sources add-webdav is not handed off to the process holding the store (the "
+                                     "password stays in this process): use that dashboard's Synced sources panel, or run it "
+                                     "while no process holds the store")
                 report = engine.add_webdav_source(A, args.kb, args.url, args.username, read_password(args),
                                                   watch=not args.no_watch)
             report = report.as_dict()
