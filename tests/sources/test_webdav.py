@@ -157,3 +157,21 @@ def test_under_the_nettrap_a_metadata_webdav_url_sends_nothing(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert not log.exists() or log.read_text() == ""
     assert done.stdout.count("refused:") == 2 and done.stdout.count("never fetched") == 2, done.stdout
+
+
+def test_a_key_rotation_re_encrypts_the_password_and_the_source_still_syncs(opened, dav, data_dir):
+    from core.secrets.box import SecretBox, SecretError, read_key_file
+    from tests.cli.test_cli import run_cli
+
+    engine = opened
+    _write(dav.root / "a.md", "The library lends laptops.")
+    engine.add_webdav_source(A, "kb", dav.folder, USER, SecretStr(PASSWORD))
+    old_key = read_key_file(data_dir / "secret.key")[0]
+    run_cli(data_dir, "secrets", "rotate")  # its own process: nothing of the sources imported before it runs
+    with engine._db.read() as s:
+        [stored] = s.exec(select(SourceSecret)).all()
+    with pytest.raises(SecretError):
+        SecretBox(old_key).decrypt(stored.value)
+    _write(dav.root / "b.md", "The library lends tripods too.")
+    [row] = engine.sources(A, kind="webdav")
+    assert _actions(engine.sync_source(A, row.id)) == {"b.md": "added"}  # the running engine reads the new key
