@@ -1,4 +1,4 @@
-"""The Google Drive page's synced sources (Drive selections and web pages) and their sync log.
+"""The Google Drive page's synced sources (Drive selections, web pages, server folders, WebDAV) and their sync log.
 
 Shown whether or not the Drive connection is up: after a disconnect (or when Google refuses the
 tokens) the watched sources stay listed, saying they need a reconnect, with their log."""

@@ -13,7 +13,7 @@ from core.secrets.columns import register_encrypted_column
 
 class SyncedSource(SQLModel, table=True):
     id: str = Field(default_factory=new_id, primary_key=True)
-    kind: str = Field(index=True)  # gdrive | web
+    kind: str = Field(index=True)  # gdrive | web | folder | webdav | a plugin's
     kb_id: str = Field(index=True)
     owner_id: str = Field(index=True)  # the sync runs as this user, with this user's connection
     title: str = ""
