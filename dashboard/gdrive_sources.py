@@ -1,4 +1,4 @@
-"""The Google Drive page's synced sources (Drive selections and web pages) and their sync log.
+"""The Google Drive page's synced sources (Drive selections, web pages, server folders, WebDAV) and their sync log.
 
 Shown whether or not the Drive connection is up: after a disconnect (or when Google refuses the
 tokens) the watched sources stay listed, saying they need a reconnect, with their log."""
@@ -11,6 +11,7 @@ from core import Engine
 from core.types import Actor
 from dashboard.gdrive_widgets import SYNC_KEY, show_report, words, work_panel
 from dashboard.i18n import t
+from dashboard.source_forms import folder_form, webdav_form
 
 
 def failing_items(engine: Engine, actor: Actor, source_id: str) -> list[dict]:
@@ -55,6 +56,8 @@ def sources_panel(engine: Engine, actor: Actor, status: dict, connected: bool = 
                 st.rerun()
     if connected:
         web_pages_form(engine, actor)
+    folder_form(engine, actor)
+    webdav_form(engine, actor)
     sync_log(engine, actor, {s.id: s.title for s in mine})
 
 

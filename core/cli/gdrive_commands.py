@@ -10,6 +10,7 @@ prints a token.
 from __future__ import annotations
 
 import argparse
+import os
 
 from core.cli.context import emit, engine_for
 from core.types import SYSTEM_ACTOR
@@ -65,6 +66,33 @@ def read_refresh_token(args: argparse.Namespace) -> str:
     return token
 
 
+def read_password(args: argparse.Namespace):
+    """A WebDAV password from ``--password-file`` (or - for standard input), else standard input
+    (the terminal asks without echo). Never from the command line: ``ps`` shows it to everyone."""
+    import getpass
+    import sys
+
+    from pydantic import SecretStr
+
+    from core.errors import InvalidInput
+
+    path = args.password_file
+    if path and path != "-":
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.readline()
+        except OSError as exc:
+            raise InvalidInput(f"cannot read the password file {path}: {exc.strerror}") from None
+    elif sys.stdin is not None and sys.stdin.isatty():
+        text = getpass.getpass("WebDAV password: ")
+    else:
+        text = sys.stdin.readline() if sys.stdin is not None else ""
+    password = text.rstrip("\r\n")
+    if not password:
+        raise InvalidInput("no password: give it on standard input or with --password-file PATH")
+    return SecretStr(password)
+
+
 def cmd_gdrive(args: argparse.Namespace) -> int:
     token = read_refresh_token(args) if args.gdrive_command == "connect" else ""
     with engine_for(args) as engine:
@@ -104,6 +132,21 @@ def cmd_sources(args: argparse.Namespace) -> int:
             report = engine.watch_web_pages(A, args.kb, args.urls, watch=not args.no_watch).as_dict()
             emit(args, report, _report_line)
             return 0 if report["status"] == "done" and not report["failed"] else 1
+        elif args.sources_command in ("add-folder", "add-webdav"):
+            if args.sources_command == "add-folder":
+                report = engine.add_folder_source(A, args.kb, os.path.abspath(args.path), watch=not args.no_watch)
+            else:
+                if not hasattr(engine, "add_webdav_source"):  # handed off: a SecretStr would cross masked
+                    from core.errors import StoreError
+
+                    raise StoreError("sources add-webdav is not handed off to the process holding the store (the "
+                                     "password stays in this process): use that dashboard's Synced sources panel, or run it "
+                                     "while no process holds the store")
+                report = engine.add_webdav_source(A, args.kb, args.url, args.username, read_password(args),
+                                                  watch=not args.no_watch)
+            report = report.as_dict()
+            emit(args, report, _report_line)
+            return 0 if report["status"] == "done" and not report["failed"] else 1
         elif args.sources_command == "sync":
             report = engine.sync_source(A, args.source_id).as_dict()
             emit(args, report, _report_line)
@@ -119,7 +162,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    so = sub.add_parser("sources", help="synced sources (Drive selections, web pages): list, add web pages, sync, log")
+    so = sub.add_parser("sources", help="synced sources (Drive selections, web pages, folders, WebDAV): list, add, sync, log")
     so.set_defaults(handler=cmd_sources)
     sos = so.add_subparsers(dest="sources_command", required=True)
     sos.add_parser("list")
@@ -127,6 +170,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     aw.add_argument("--kb", required=True)
     aw.add_argument("--no-watch", action="store_true", help="import once, sync by hand only")
     aw.add_argument("urls", nargs="+", metavar="URL")
+    af = sos.add_parser("add-folder", help="admins: add a server folder (under an allowed root) to a knowledge base")
+    af.add_argument("--kb", required=True)
+    af.add_argument("--no-watch", action="store_true", help="import once, sync by hand only")
+    af.add_argument("path", metavar="PATH")
+    ad = sos.add_parser("add-webdav", help="add a WebDAV folder (Nextcloud, ownCloud...): the password is read "
+                                           "from standard input or --password-file, stored encrypted")
+    ad.add_argument("--kb", required=True)
+    ad.add_argument("--username", required=True)
+    ad.add_argument("--password-file", metavar="PATH", help="read the password from this file (- for standard input)")
+    ad.add_argument("--no-watch", action="store_true", help="import once, sync by hand only")
+    ad.add_argument("url", metavar="URL", help="the folder's WebDAV URL, e.g. https://cloud.example/remote.php/dav/files/me/Team/")
     ss = sos.add_parser("sync", help="sync one source now")
     ss.add_argument("source_id")
     lg = sos.add_parser("log", help="the sync log")

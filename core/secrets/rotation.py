@@ -47,6 +47,7 @@ class RotationReport:
 
 def _reencrypt_columns(db: Database, old: SecretBox, new: SecretBox) -> int:
     from core.gdrive import models as drive_models  # noqa: F401 (registers its token columns)
+    from core.sources import models as source_models  # noqa: F401 (registers a source's credentials)
 
     count = 0
     with db.write() as s:

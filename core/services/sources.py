@@ -8,6 +8,8 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import Future
 
+from pydantic import SecretStr
+
 from core.ingest import jobs as jobs_mod
 from core.services.accounts import AccountService
 from core.services.declare import Remote, operation
@@ -89,6 +91,32 @@ class SourceService:
         from core.sources import kinds
 
         return kinds.add_source(self._rt.parts, self._rt.secret_box, actor, source_kind, kb, config, watch=watch)
+
+    @operation(access="admin", admin_does="add a server folder as a source", handoff=True)
+    def add_folder_source(self, actor: Actor, kb: str, path: str, *, watch: bool = True,
+                          progress: Callable[[str, int, int, str], None] | None = None) -> SyncReport:
+        """Add a folder on the server (under ``sources.kinds.folder.allowed_roots``) as a source of
+        ``kb``: imported now as a sync job (cancellable), then kept in sync on the schedule when watched."""
+        return self._add_tracked(actor, "folder", kb, {"path": path}, watch, f"importing the folder {path}", progress)
+
+    @operation()
+    def add_webdav_source(self, actor: Actor, kb: str, url: str, username: str, password: SecretStr, *,
+                          watch: bool = True, progress: Callable[[str, int, int, str], None] | None = None) -> SyncReport:
+        """Add a WebDAV folder (Nextcloud, ownCloud, any server) as a source of ``kb``. The URL goes
+        through the URL guard; the password is stored encrypted and never listed. Adding the same
+        share again with a new password keeps the source and replaces the password."""
+        config = {"url": url, "username": username, "password": password}
+        return self._add_tracked(actor, "webdav", kb, config, watch, "importing a WebDAV folder", progress)
+
+    def _add_tracked(self, actor: Actor, kind: str, kb: str, config: dict, watch: bool, message: str,
+                     progress: Callable | None) -> SyncReport:
+        from core.sources import kinds
+
+        box = self._rt.secret_box
+        row = kinds.admit_source(self._rt.parts, box, actor, kind, kb, config, watch=watch)  # refusals come first
+        tracker = job_tracker(self._rt, None, kind="sync", actor=actor, kb_id=row.kb_id, message=message)
+        return tracked(tracker, lambda: kinds.run_source(self._rt.parts, box, actor, row, trigger="import",
+                                                         progress=progress, tracker=tracker))
 
     @operation(handoff=True)
     def sources(self, actor: Actor, kind: str | None = None, kb: str | None = None) -> list[SyncedSource]:

@@ -8,11 +8,12 @@ from sqlalchemy import JSON, Column, Text
 from sqlmodel import Field, SQLModel
 
 from core.db.models import new_id, utcnow
+from core.secrets.columns import register_encrypted_column
 
 
 class SyncedSource(SQLModel, table=True):
     id: str = Field(default_factory=new_id, primary_key=True)
-    kind: str = Field(index=True)  # gdrive | web
+    kind: str = Field(index=True)  # gdrive | web | folder | webdav | a plugin's
     kb_id: str = Field(index=True)
     owner_id: str = Field(index=True)  # the sync runs as this user, with this user's connection
     title: str = ""
@@ -56,3 +57,19 @@ class SyncLog(SQLModel, table=True):
     failed: int = 0
     error: str = Field(default="", sa_column=Column(Text))
     results: list = Field(default_factory=list, sa_column=Column(JSON))  # one dict per item touched
+
+
+class SourceSecret(SQLModel, table=True):
+    """A credential of one source (a WebDAV password), encrypted with the engine's SecretBox.
+
+    Kept apart from ``SyncedSource.config`` so that listings never carry it and the same share
+    added again (with a new password) is still the same source."""
+
+    source_id: str = Field(primary_key=True)
+    name: str = Field(primary_key=True)
+    value: str = Field(default="", sa_column=Column(Text))  # SecretBox-encrypted
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+# ``python -m core secrets rotate`` re-encrypts it with the new key.
+register_encrypted_column(SourceSecret, "value")

@@ -7,10 +7,12 @@ from datetime import datetime, timedelta, timezone
 from sqlmodel import delete, select
 
 from core.accounts.access import resolve_kb
+from core.db.models import utcnow
 from core.errors import NotFound, PermissionDenied
 from core.ingest.parts import EngineParts
 from core.sources.lease import _aware
-from core.sources.models import SourceItemRecord, SyncedSource, SyncLog
+from core.secrets.box import SecretBox
+from core.sources.models import SourceItemRecord, SourceSecret, SyncedSource, SyncLog
 from core.types import Actor
 
 
@@ -30,6 +32,22 @@ def find_or_create(parts: EngineParts, actor: Actor, *, kind: str, kb_ref: str, 
         row = SyncedSource(kind=kind, kb_id=kb.id, owner_id=actor.user_id, config=config, title=title, watch=watch)
         s.add(row)
         return row
+
+
+def save_secrets(parts: EngineParts, box: SecretBox, source_id: str, secrets: dict[str, str]) -> None:
+    """Store (or replace) a source's credentials, encrypted."""
+    with parts.db.write() as s:
+        for name, value in secrets.items():
+            row = s.get(SourceSecret, (source_id, name)) or SourceSecret(source_id=source_id, name=name)
+            row.value, row.updated_at = box.encrypt(value), utcnow()
+            s.add(row)
+
+
+def load_secrets(parts: EngineParts, box: SecretBox, source_id: str) -> dict[str, str]:
+    """A source's credentials, decrypted (the box remembers them, so logs are scrubbed of them)."""
+    with parts.db.read() as s:
+        rows = list(s.exec(select(SourceSecret).where(SourceSecret.source_id == source_id)))
+    return {r.name: box.decrypt(r.value) for r in rows}
 
 
 def list_sources(parts: EngineParts, actor: Actor, *, kind: str | None = None, kb_ref: str | None = None) -> list[SyncedSource]:
@@ -103,6 +121,7 @@ def forget_kb(parts: EngineParts, kb_id: str) -> int:
         ids = list(s.exec(select(SyncedSource.id).where(SyncedSource.kb_id == kb_id)))
         if ids:
             s.exec(delete(SourceItemRecord).where(SourceItemRecord.source_id.in_(ids)))
+            s.exec(delete(SourceSecret).where(SourceSecret.source_id.in_(ids)))
         s.exec(delete(SyncLog).where(SyncLog.kb_id == kb_id))
         s.exec(delete(SyncedSource).where(SyncedSource.kb_id == kb_id))
     return len(ids)

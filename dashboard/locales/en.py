@@ -144,6 +144,8 @@ STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS,
     # Google Drive (issue 12)
     "gdrive.chat_attach": "Attach from Google Drive", "gdrive.chat_pick": "Files to attach to this chat", "gdrive.chat_attach_button": "Attach",
     "gdrive.web_title": "Web pages kept in sync", "gdrive.web_urls": "Page URLs (one per line)", "gdrive.web_help": "Fetched now and re-fetched on the sync schedule; a page whose text changed is re-indexed.", "gdrive.web_add": "Add and keep in sync",
+    "sources.folder_title": "A server folder kept in sync", "sources.folder_path": "Folder on the server (absolute path)", "sources.folder_help": "Admins only, under a root listed in the settings (sources.kinds.folder.allowed_roots). New files are added, edited ones re-indexed, deleted or moved-out ones removed, renamed ones kept.",
+    "sources.webdav_title": "A WebDAV folder kept in sync (Nextcloud, ownCloud...)", "sources.webdav_url": "Folder URL", "sources.webdav_help": "e.g. https://cloud.example.com/remote.php/dav/files/me/Team/ — a private address only when an admin opened its host.", "sources.webdav_user": "User name", "sources.webdav_password": "Password (stored encrypted, never shown)",
     "gdrive.finished_sign_in": "Google Drive connected. Sign in to browse and import.",
     "chat.open_source": "Open the source",
     "nav.gdrive": "Google Drive", "settings.section.gdrive": "Google Drive",

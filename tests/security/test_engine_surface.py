@@ -102,6 +102,7 @@ PLAIN_ARGS = {
     "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
     "passage": ASKED, "page": None, "slide": None, "heading_path": (),  # citation_view
     "timeout": 1.0,  # wait_jobs
+    "path": "/etc", "url": "http://127.0.0.1:9/never-fetched/", "username": "mallory",  # folder and WebDAV sources
     "history": (("user", ASKED), ("assistant", "x")),  # ask: a temporary question's conversation
     "messages": [ChatMessageIn(role="user", content=ASKED)], "stream": False,  # openai_chat
     "files": [StagedFile(name="m.md", path="/nowhere/up-0")],  # upload_staged: the knowledge base is checked first

@@ -1,0 +1,53 @@
+"""``python -m core sources add-folder`` and ``add-webdav`` as an operator runs them (real processes)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli.test_cli import as_json, run_cli
+from tests.sources.webdav_server import PASSWORD, USER, webdav_server
+
+
+@pytest.mark.slow
+def test_cli_adds_a_folder_and_refuses_one_outside_the_roots(tmp_path):
+    data, share = tmp_path / "data", tmp_path / "share"
+    (share / "team").mkdir(parents=True)
+    (share / "team" / "plan.md").write_text("# Plan\n\nShip the heron release in May.", encoding="utf-8")
+    off = run_cli(data, "sources", "add-folder", "--kb", "team", str(share / "team"), check=False)
+    assert off.returncode != 0 and "folder sources are off" in off.stderr
+    env = {"RAGDESK_SOURCES__KINDS__FOLDER__ALLOWED_ROOTS": json.dumps([str(share)])}
+    run_cli(data, "kb", "create", "team", env_extra=env)
+    added = as_json(run_cli(data, "--json", "sources", "add-folder", "--kb", "team", str(share / "team"), env_extra=env))
+    assert added["status"] == "done" and added["added"] == 1
+    outside = run_cli(data, "sources", "add-folder", "--kb", "team", str(tmp_path), check=False, env_extra=env)
+    assert outside.returncode != 0 and "not under an allowed root" in outside.stderr
+    [source] = as_json(run_cli(data, "--json", "sources", "list", env_extra=env))
+    assert source["kind"] == "folder" and source["title"] == f"Folder: {share / 'team'}"
+    (share / "team" / "plan.md").write_text("# Plan\n\nShip the egret release in June.", encoding="utf-8")
+    synced = as_json(run_cli(data, "--json", "sources", "sync", source["id"], env_extra=env))
+    assert synced["updated"] == 1
+    assert "egret" in str(as_json(run_cli(data, "--json", "search", "release", "--kb", "team", env_extra=env)))
+
+
+@pytest.mark.slow
+def test_cli_adds_a_webdav_folder_with_the_password_from_a_file(tmp_path):
+    data, root = tmp_path / "data", tmp_path / "dav"
+    root.mkdir()
+    (root / "menu.md").write_text("Thursday is dumpling day.", encoding="utf-8")
+    env = {"RAGDESK_PARSING__URL_ALLOW_HOSTS": '["127.0.0.1"]'}
+    secret = tmp_path / "pw.txt"
+    secret.write_text(PASSWORD + "\n")
+    run_cli(data, "kb", "create", "team", env_extra=env)
+    with webdav_server(root) as dav:
+        added = run_cli(data, "--json", "sources", "add-webdav", "--kb", "team", "--username", USER,
+                        "--password-file", str(secret), dav.folder, env_extra=env)
+        listed = run_cli(data, "--json", "sources", "list", env_extra=env)
+        secret.write_text("wrong-password\n")
+        wrong = run_cli(data, "sources", "add-webdav", "--kb", "team", "--username", USER,
+                        "--password-file", str(secret), dav.folder, check=False, env_extra=env)
+    assert as_json(added)["added"] == 1 and as_json(listed)[0]["kind"] == "webdav"
+    assert wrong.returncode != 0 and "refused the user name or password" in wrong.stdout
+    for out in (added, listed, wrong):
+        assert PASSWORD not in out.stdout + out.stderr and "wrong-password" not in out.stdout + out.stderr
