@@ -162,3 +162,23 @@ def test_bad_input_is_refused_clearly(engine, handbook):
         engine.edit_chunk(ADMIN, handbook, 0, keywords=[f"k{i}" for i in range(60)])
     with pytest.raises(NotFound):
         engine.list_chunks(ADMIN, "nope")
+
+
+def test_files_read_whole_show_the_chunks_as_edited(engine, handbook):
+    """'Using Entire Document' and the file viewer read a file whole: a disabled passage stays out,
+    an edited one reads as edited, an added one is there; a file without edits reads as parsed."""
+    from core.answer_context import answer_context
+
+    engine.update_kb(ADMIN, "office", full_document=True)
+    snap = engine._snapshot()
+    context = answer_context(engine._parts, snap, engine._searcher(snap), ADMIN)
+    kb_id = engine.get_kb(ADMIN, "office").id
+    [untouched] = context.whole_documents((kb_id,), ())
+    assert "lost badge" in untouched.text and "north garage" in untouched.text
+    engine.disable_chunk(ADMIN, handbook, chunk_with(engine, handbook, "lost badge").chunk_index)
+    engine.edit_chunk(ADMIN, handbook, chunk_with(engine, handbook, "north garage").chunk_index,
+                      text="Visitors park at the zeppelin hangar.")
+    engine.add_chunk(ADMIN, handbook, "The library opens at eight.")
+    for doc in (context.whole_documents((kb_id,), ())[0], context.read_file(handbook)):
+        assert "lost badge" not in doc.text and "north garage" not in doc.text
+        assert "zeppelin hangar" in doc.text and "canteen serves lunch" in doc.text and "library opens" in doc.text
