@@ -39,3 +39,27 @@ def test_chunks_list_edit_keywords_disable_enable_add_history(data_dir, tmp_path
     assert missing.returncode == 3 and "no chunk 999" in missing.stderr
     empty = run_cli(data_dir, "chunks", "add", rec["id"], check=False)
     assert empty.returncode == 2 and "--text" in empty.stderr
+
+
+def test_chunk_commands_are_handed_off_to_the_process_holding_the_store(data_dir, tmp_path, monkeypatch):
+    """While another process (the dashboard) holds the embedded store, the commands run there."""
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+    from core.ingest.service import Upload
+    from core.types import SYSTEM_ACTOR
+
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    with Engine(RuntimeConfig.from_env(data_dir), serve_handoff=True) as holder:
+        holder.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "local", "model": "hash-64"}})
+        holder.create_kb(SYSTEM_ACTOR, "office")
+        [result] = holder.ingest(SYSTEM_ACTOR, "office", [Upload("handbook.md", HANDBOOK.encode())])
+        listing = as_json(run_cli(data_dir, "--json", "chunks", "list", result.file_id))
+        [lunch] = [c for c in listing["chunks"] if "canteen" in c["text"]]
+        proc = run_cli(data_dir, "--json", "chunks", "edit", result.file_id, str(lunch["chunk_index"]),
+                       "--keywords", "cafeteria")
+        assert "hand-off" in proc.stderr and as_json(proc)["keywords"] == ["cafeteria"]
+        [hit] = holder.search(SYSTEM_ACTOR, "cafeteria", ["office"], mode="bm25", min_score=0.0).hits
+        assert "canteen" in hit.text
+        history = as_json(run_cli(data_dir, "--json", "chunks", "history", result.file_id))
+        assert [h["action"] for h in history] == ["edit"]
