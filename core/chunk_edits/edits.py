@@ -134,14 +134,21 @@ class _Editor:
         """The edit row (dropped when nothing is left of it), its history entry, the file's count."""
         count = self.parts.store.count(self.rec.collection, self.rec.id)
         with self.parts.db.write() as s:
-            row = s.get(ChunkEdit, edit.id)
+            # the chunk's row as it is now (another edit may have made it since this one read it)
+            row = s.exec(select(ChunkEdit).where(ChunkEdit.file_id == edit.file_id,
+                                                 ChunkEdit.chunk_index == edit.chunk_index)).first()
             trivial = edit.kind == "edited" and edit.text is None and not edit.keywords and not edit.disabled
             if trivial:
                 if row is not None:
                     s.delete(row)
             else:
                 edit.updated_by, edit.updated_at = self.actor.user_id, utcnow()
-                s.merge(edit)
+                if row is None:
+                    s.add(edit)
+                else:
+                    for name, value in edit.model_dump(exclude={"id"}).items():
+                        setattr(row, name, value)
+                    s.add(row)
             s.add(ChunkEditLog(file_id=self.rec.id, kb_id=self.kb.id, chunk_index=edit.chunk_index, action=action,
                                actor_id=self.actor.user_id, actor_name=self.actor.name, before=before, after=after))
             rec = s.get(FileRecord, self.rec.id)
