@@ -142,8 +142,11 @@ def _find(points: dict[int, dict], claimed: set[int], row: ChunkEdit) -> int | N
 
 
 def drop_replaced(db: Database, old_file_id: str, new_file_id: str) -> int:
-    """A new version of a file replaced ``old_file_id``: its edits are dropped and the new file says so."""
+    """A new version of a file replaced ``old_file_id``: once that file is gone, its edits are dropped
+    and the new file says so (a file kept for another use keeps its edits)."""
     with db.write() as s:
+        if s.get(FileRecord, old_file_id) is not None:
+            return 0
         rows = list(s.exec(select(ChunkEdit).where(ChunkEdit.file_id == old_file_id)))
         if not rows:
             return 0

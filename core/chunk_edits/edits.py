@@ -159,7 +159,7 @@ class _Editor:
 
 def _row_for(editor: _Editor, index: int, edit: ChunkEdit | None, payload: dict | None) -> ChunkEdit:
     if edit is not None:
-        return ChunkEdit(**edit.model_dump())  # a detached copy; committed with merge
+        return ChunkEdit(**edit.model_dump())  # a detached copy; ``commit`` writes it onto the row
     return ChunkEdit(file_id=editor.rec.id, kb_id=editor.kb.id, chunk_index=index, kind="edited",
                      base_text=str(payload.get("text", "")), payload=base_payload(payload))
 

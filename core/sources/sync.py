@@ -226,10 +226,9 @@ def _apply(parts: EngineParts, row: SyncedSource, item: RemoteItem, old: SourceI
         same_file = old is not None and old.file_id == outcome.file_id
         owns = outcome.status == "indexed" or (same_file and old.owns_file)
         _hold(parts, row, item, outcome.file_id, owns=owns)
-        if old is not None and not same_file:
-            drop_replaced_edits(parts.db, old.file_id, outcome.file_id)  # the file changed: its hand edits go
         if old is not None and not same_file and old.owns_file:
             _drop_file_if_unused(parts, old.file_id)  # only now: the new version answers already
+            drop_replaced_edits(parts.db, old.file_id, outcome.file_id)  # the file changed: its hand edits go
         if outcome.status == "duplicate" and not same_file:
             action = "duplicate"
         return ItemResult(item.item_id, item.name, action, outcome.file_id, outcome.chunks, outcome.error if action == "duplicate" else "")
