@@ -12,6 +12,8 @@ from pathlib import PurePosixPath
 from sqlmodel import Session, select
 
 from core.accounts.access import check_file, readable_kbs
+from core.chunk_edits.whole import edited_file_ids
+from core.chunk_edits.whole import file_text as edited_file_text
 from core.chats import attachments as attach
 from core.chats.store import ChatStore, chat_collection, chat_files, get_chat
 from core.answering.context import (
@@ -121,7 +123,10 @@ def _read_file(parts: EngineParts, actor: Actor, knowledge: KnowledgeAccess, ref
     doc = parts.blobs.get_parsed(rec.id)
     if doc is None:
         raise CoreError(f"no parsed text is stored for '{rec.name}'")
-    return Document(rec.id, rec.name, doc.text, rec.kb_id or "", _origin(rec))
+    text = doc.text
+    if rec.kb_id and edited_file_ids(parts.db, [rec.id]):  # hand edits (core/chunk_edits/) read as indexed
+        text = edited_file_text(parts.store, rec.collection, rec.id, text)
+    return Document(rec.id, rec.name, text, rec.kb_id or "", _origin(rec))
 
 
 def _whole_documents(parts: EngineParts, kb_ids: tuple[str, ...], file_ids: tuple[str, ...]) -> list[Document]:
@@ -137,10 +142,12 @@ def _whole_documents(parts: EngineParts, kb_ids: tuple[str, ...], file_ids: tupl
     if file_ids:
         files = [f for f in files if f.id in file_ids]
     docs = []
+    edited = edited_file_ids(parts.db, [f.id for f in files])  # hand edits (core/chunk_edits/) read as indexed
     for f in files:
         doc = parts.blobs.get_parsed(f.id)
-        if doc is not None and doc.text.strip():
-            docs.append(Document(f.id, f.name, doc.text, f.kb_id or "", "kb"))
+        text = edited_file_text(parts.store, f.collection, f.id, doc.text) if doc and f.id in edited else (doc and doc.text)
+        if text and text.strip():
+            docs.append(Document(f.id, f.name, text, f.kb_id or "", "kb"))
     return docs
 
 

@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from sqlmodel import select
 
 from core.accounts.access import require_admin
+from core.chunk_edits.carry import carry as carry_edits
 from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
 from core.ingest.jobs import JobTracker, abandoned, cancelled_many, process_alive, progress_many
-from core.ingest.kb_chunking import settings_for_kb
+from core.ingest.kb_chunking import settings_for_kb, settings_for_kb_id
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
@@ -283,6 +284,9 @@ def _finish_rebuild(parts: EngineParts, snap: Snapshot, group: list[tuple[FileRe
             row = s.get(FileRecord, rec.id)
             row.chunk_count, row.updated_at = len(job.chunks), utcnow()
             s.add(row)
+        # hand edits follow their passage into the rebuilt points (core/chunk_edits/)
+        carry_edits(parts, snap.embedder, settings_for_kb_id(parts, snap.settings, rec.kb_id), rec.collection,
+                    [rec.id]).commit(parts.db, parts.store)
         parts.store.mark_ready(rec.collection, [rec.id])  # its new points answer from now on
         mark_searchable(parts.db, [rec.id])
         tracker.finish("done")

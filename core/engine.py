@@ -33,6 +33,7 @@ from core.services.accounts import AccountService
 from core.services.answers import AnswerService
 from core.services.api_bridge import ApiBridge
 from core.services.chats import ChatService
+from core.services.chunk_edits import ChunkEditService
 from core.services.curated import CuratedService
 from core.services.drive import DriveService
 from core.services.facade import install_operations
@@ -58,7 +59,8 @@ class Engine:
             settings=SettingsService(rt), accounts=accounts, kbs=kbs, files=FileService(rt), jobs=JobService(rt),
             answers=answers, chats=chats, sources=sources,
             drive=DriveService(rt, accounts, kbs, chats, sources), curated=CuratedService(rt),
-            openai=OpenAICompatService(rt, answers), api=ApiBridge(self, invoke_api))
+            openai=OpenAICompatService(rt, answers), api=ApiBridge(self, invoke_api),
+            chunk_edits=ChunkEditService(rt))
         self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
         self._workers_lock = threading.Lock()
         try:

@@ -11,6 +11,7 @@ from core.services.accounts import AccountService
 from core.services.answers import AnswerService
 from core.services.api_bridge import ApiBridge
 from core.services.chats import ChatService
+from core.services.chunk_edits import ChunkEditService
 from core.services.curated import CuratedService
 from core.services.declare import Operation
 from core.services.drive import DriveService
@@ -27,6 +28,6 @@ SERVICES: dict[str, type] = {
     "settings": SettingsService, "accounts": AccountService, "kbs": KnowledgeBaseService,
     "files": FileService, "jobs": JobService, "answers": AnswerService, "chats": ChatService,
     "sources": SourceService, "drive": DriveService, "curated": CuratedService, "openai": OpenAICompatService,
-    "api": ApiBridge}
+    "api": ApiBridge, "chunk_edits": ChunkEditService}
 
 OPERATIONS: dict[str, Operation] = collect(SERVICES)

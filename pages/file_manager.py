@@ -4,6 +4,7 @@ confirmation (embeddings go too) for the files the user may delete, and the stor
 
 import streamlit as st
 
+from dashboard.chunk_editor import chunk_editor
 from dashboard.errors import guard
 from dashboard.files_widgets import bulk_delete, can_delete, file_rows, filters, show_last_delete, storage_audit
 from dashboard.i18n import t
@@ -31,6 +32,10 @@ with guard():
         st.markdown(f"**{t('files.read_only')}**")
         st.caption(t("files.read_only_help"))
         file_rows(others, kbs, deletable=False)
+
+st.divider()
+with guard():
+    chunk_editor(engine, actor, shown, kbs, owners)
 
 if actor.is_admin:
     st.divider()

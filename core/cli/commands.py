@@ -284,3 +284,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import mcp_commands  # issue 35: the MCP server (stdio; HTTP is beside the API)
 
     mcp_commands.register(sub)
+    from core.cli import chunk_commands  # issue 35: chunk editing
+
+    chunk_commands.register(sub)

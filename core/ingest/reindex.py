@@ -16,6 +16,8 @@ from typing import Callable
 from sqlmodel import select
 
 from core.accounts.access import resolve_kb
+from core.chunk_edits.carry import Carried
+from core.chunk_edits.carry import carry as carry_edits
 from core.db.models import FileRecord, KnowledgeBase, utcnow
 from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest.jobs import JobTracker, mark_abandoned
@@ -71,6 +73,7 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
     parts.store.create_collection(new, embedder.dimension, index_token_dimension(embedder, settings.chunking.token_vectors))
     done: dict[str, int] = {}
     chunks = _ChunkCount()
+    edits: Carried | None = None
 
     def report(said: Said) -> None:
         # in chunks (each file's old count until its new one is known), so the bar moves while
@@ -91,8 +94,11 @@ def reindex(parts: EngineParts, snap: Snapshot, actor: Actor, kb_ref: str,
                 if result.file_errors:
                     raise CoreError(f"{len(result.file_errors)} file(s) could not be reindexed; the old index keeps "
                                     "serving: " + "; ".join(f"{k}: {v}" for k, v in list(result.file_errors.items())[:3]))
+                # hand edits follow their passage into the new index before it serves (core/chunk_edits/)
+                edits = carry_edits(parts, embedder, settings, new, [f for f, n in done.items() if n >= 0], edits)
                 old = switch_when_caught_up(parts, kb.id, new, version, embedder, settings, done)
                 if old is not None:
+                    edits.commit(parts.db, parts.store)
                     break
                 continue  # a file arrived between that read and the switch: catch it up first
             group: list[tuple[FileRecord, EmbedJob]] = []

@@ -23,6 +23,7 @@ from typing import Callable
 from sqlmodel import select
 
 from core.accounts.access import resolve_kb
+from core.chunk_edits.carry import drop_replaced as drop_replaced_edits
 from core.db.models import FileRecord, utcnow
 from core.error_report import shown_error
 from core.errors import CoreError
@@ -227,6 +228,7 @@ def _apply(parts: EngineParts, row: SyncedSource, item: RemoteItem, old: SourceI
         _hold(parts, row, item, outcome.file_id, owns=owns)
         if old is not None and not same_file and old.owns_file:
             _drop_file_if_unused(parts, old.file_id)  # only now: the new version answers already
+            drop_replaced_edits(parts.db, old.file_id, outcome.file_id)  # the file changed: its hand edits go
         if outcome.status == "duplicate" and not same_file:
             action = "duplicate"
         return ItemResult(item.item_id, item.name, action, outcome.file_id, outcome.chunks, outcome.error if action == "duplicate" else "")

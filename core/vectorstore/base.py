@@ -95,6 +95,9 @@ class VectorStore(Protocol):
     def delete_file(self, name: str, file_id: str) -> None:
         """Delete every point whose payload ``file_id`` matches."""
 
+    def delete_points(self, name: str, ids: list[str]) -> None:
+        """Delete these points (a chunk disabled by hand); ids not present: nothing."""
+
     def count(self, name: str, file_id: str | None = None) -> int:
         """Exact count of points (of one file when given)."""
 

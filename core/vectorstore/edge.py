@@ -311,6 +311,14 @@ class EdgeStore:
             shard.engine.update(qe.UpdateOperation.delete_points_by_filter(_edge_filter(file_id=file_id)))
             shard.written()
 
+    def delete_points(self, name: str, ids: list[str]) -> None:
+        if not ids:
+            return
+        with self._shard(name) as shard, self._engine("delete points", name):
+            check_store_room(self.root, f"delete points in collection {name}", self._min_free_mb)
+            shard.engine.update(qe.UpdateOperation.delete_points([point_id(i) for i in ids]))
+            shard.written()
+
     def count(self, name: str, file_id: str | None = None) -> int:
         flt = _edge_filter(file_id=file_id) if file_id is not None else None
         with self._shard(name) as shard, self._engine("count points", name):

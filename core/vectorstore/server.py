@@ -296,6 +296,14 @@ class QdrantServerStore:
         with self._engine("delete a file's points", name):
             self._client.delete(name, points_selector=selector, wait=True)
 
+    def delete_points(self, name: str, ids: list[str]) -> None:
+        if not ids:
+            return
+        self._dimension(name)
+        selector = models.PointIdsList(points=[point_id(i) for i in ids])
+        with self._engine("delete points", name):
+            self._client.delete(name, points_selector=selector, wait=True)
+
     def count(self, name: str, file_id: str | None = None) -> int:
         self._dimension(name)
         flt = _server_filter(file_id=file_id) if file_id is not None else None

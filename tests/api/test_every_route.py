@@ -27,8 +27,9 @@ def alice_things(world):
 
 
 def _request(op, path_values: dict) -> dict:
-    path = op.path.format(**{f: path_values[f] for f in op.path_fields})
-    fields = dict(op.example)
+    # a path field that names none of alice's things (a chunk's index) takes the route's example
+    path = op.path.format(**{f: path_values[f] if f in path_values else op.example[f] for f in op.path_fields})
+    fields = {k: v for k, v in op.example.items() if k not in op.path_fields}
     alices = {**ALICE_FIELDS, "job_ids": [path_values["job_id"]]}
     fields.update({k: v for k, v in alices.items() if k in op.input.model_fields and k not in op.path_fields})
     if op.body == "none":

@@ -106,6 +106,7 @@ PLAIN_ARGS = {
     "history": (("user", ASKED), ("assistant", "x")),  # ask: a temporary question's conversation
     "messages": [ChatMessageIn(role="user", content=ASKED)], "stream": False,  # openai_chat
     "files": [StagedFile(name="m.md", path="/nowhere/up-0")],  # upload_staged: the knowledge base is checked first
+    "chunk_index": 0, "text": "mallory's text", "keywords": ["mallory"],  # chunk editing
 }
 
 
