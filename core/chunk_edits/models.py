@@ -1,4 +1,4 @@
-"""The tables of chunk editing (made by revision 0007_chunk_edits).
+"""The tables of chunk editing (made by revision 0008_chunk_edits).
 
 A ``ChunkEdit`` row is the hand-made state of one chunk of a file: its text replaced, its keywords,
 disabled, or a chunk added by hand. ``base_text`` is the passage as the file made it: after a

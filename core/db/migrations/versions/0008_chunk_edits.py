@@ -1,15 +1,15 @@
 """Chunks edited by hand and their history (core/chunk_edits/models.py).
 
-Revision ID: 0007_chunk_edits
-Revises: 0006_stored_blobs
+Revision ID: 0008_chunk_edits
+Revises: 0007_source_secrets
 """
 
 import sqlalchemy as sa
 import sqlmodel  # noqa: F401
 from alembic import op
 
-revision = '0007_chunk_edits'
-down_revision = '0006_stored_blobs'
+revision = '0008_chunk_edits'
+down_revision = '0007_source_secrets'
 branch_labels = None
 depends_on = None
 
