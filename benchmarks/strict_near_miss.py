@@ -30,7 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.handbook_kb import KB, open_engine, split_of  # noqa: E402
-from core.answering.answerable import judge, read_question  # noqa: E402
+from core.answering.answerable import judge  # noqa: E402
+from core.answering.reading import read_question  # noqa: E402
 from core.answering.replies import no_hit_reply  # noqa: E402
 from core.answering.scoring import contains_fact  # noqa: E402
 from core.settings.model import StrictModeSettings  # noqa: E402

@@ -35,7 +35,8 @@ from cross_language import DATA, ingest  # noqa: E402
 from embedding_cache import install_cache  # noqa: E402
 from retrieval_candidates import split_of  # noqa: E402
 
-from core.answering.answerable import judge, read_question  # noqa: E402
+from core.answering.answerable import judge  # noqa: E402
+from core.answering.reading import read_question  # noqa: E402
 from core.config import RuntimeConfig  # noqa: E402
 from core.engine import Engine  # noqa: E402
 from core.evaluation import load_dataset  # noqa: E402

@@ -8,7 +8,8 @@ providers (web search). Strict mode never runs it.
 
 from __future__ import annotations
 
-from core.answering.answerable import best_evidence, judge, passage_text, read_question
+from core.answering.answerable import best_evidence, judge, passage_text
+from core.answering.reading import read_question
 from core.answering.budget import messages_tokens, trim_history
 from core.answering.confidence import match_strength, weak_notice
 from core.answering.context import AnswerContext

@@ -16,7 +16,8 @@ passage goes first, and the offline answerer quotes the sentence or table row th
 
 from __future__ import annotations
 
-from core.answering.answerable import Judgement, best_evidence, judge, passage_text, read_question
+from core.answering.answerable import Judgement, best_evidence, judge, passage_text
+from core.answering.reading import read_question
 from core.answering.context import KnowledgeAccess
 from core.answering.coverage import HAN_RUN
 from core.answering.generate import generate

@@ -18,7 +18,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from core.answering.answerable import PassageText, Term, _numbers
+from core.answering.answerable import PassageText
+from core.answering.reading import Term, numbers
 from core.answering.coverage import digits_for_numerals
 from core.answering.word_class import _zh_tagger
 
@@ -52,7 +53,7 @@ def check_answer(text: str, passages: list[str], ignore: tuple[str, ...] = ()) -
     flat = digits_for_numerals(unicodedata.normalize("NFKC", body))
     codes = {m.group(1).lower() for m in _CODE.finditer(flat)}
     without_codes = _CODE.sub(" ", flat)
-    for value in dict.fromkeys(_numbers(without_codes.lower())):
+    for value in dict.fromkeys(numbers(without_codes.lower())):
         term = Term(f"{value:g}", "value")
         if not any(p.mentions(term) for p in judged):
             missing.append(term.text)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.answering.answerable import best_evidence, judge, read_question
+from core.answering.answerable import best_evidence, judge
+from core.answering.reading import read_question
 from core.answering.coverage import key_terms
 from core.answering.replies import no_hit_reply
 from core.settings.model import StrictModeSettings
