@@ -168,6 +168,55 @@ def ask_scripted(engine: Engine, rows: list[dict]) -> dict:
     return tally
 
 
+_PASSAGE = re.compile(r"^\[(\d+)\] ", re.M)
+_SENTENCE = re.compile(r"(?<=[。！？；;!?\n])|(?<=\.)\s+")
+
+
+def oracle_reply(body: dict, row: dict):
+    """The stand-in of ``--judge-ceiling``: a model that judges as the set's author would. Asked
+    whether the passages answer, it quotes the sentence holding an expected fact (covered rows) or
+    says none does (near misses, off-topic); asked to answer, it states the fact."""
+    messages = body.get("messages", [])
+    if messages and str(messages[0].get("content", "")).startswith("You decide whether passages"):
+        user = str(messages[-1].get("content", ""))
+        parts = _PASSAGE.split(user.split("Passages:\n", 1)[-1].rsplit("\n\nReply ", 1)[0])
+        passages = {int(n): t for n, t in zip(parts[1::2], parts[2::2])}
+        if row["kind"] == "covered":
+            for n, passage in passages.items():
+                for sentence in _SENTENCE.split(passage):
+                    if any(has_fact(sentence, f) for f in row["facts"]):
+                        return text(json.dumps({"passage": n, "quote": sentence.strip()}, ensure_ascii=False))
+        return text(json.dumps({"passage": 0, "quote": ""}))
+    return text(f"{row['facts'][0]} [1]")
+
+
+def ask_judge_ceiling(engine: Engine, rows: list[dict]) -> dict:
+    """Strict mode with ``rag_strict_model_judge`` on and the oracle stand-in: the most the second
+    opinion can give (a perfect model), not a measurement of any real one. Covered: answered with
+    the right document and the fact; near misses and off-topic: the fixed reply."""
+    tally: dict = defaultdict(lambda: [0, 0])
+    current: dict = {}
+    strict = engine.settings().strict
+    with fake_llm_server() as server:
+        server.responder = lambda body: oracle_reply(body, current["row"])
+        engine.save_settings(ADMIN, {"llm": {"provider": "openai", "base_url": server.openai_url, "api_key": "sk-bench",
+                                             "model": "fake-model"}, "strict": {"rag_strict_model_judge": True}})
+        try:
+            for r in rows:
+                current["row"] = r
+                a = engine.ask(ADMIN, r["question"], kbs=[KB], mode="strict", temporary=True)
+                if r["kind"] == "covered":
+                    good = a.hit and cites_doc(a, r["doc"]) and any(has_fact(a.text, f) for f in r["facts"])
+                else:
+                    good = a.text == no_hit_reply(strict, r["question"]) and not a.hit
+                t = tally[(r["split"], r["kind"])]
+                t[0] += good
+                t[1] += 1
+        finally:
+            engine.save_settings(ADMIN, {"llm": {"provider": "extractive"}, "strict": {"rag_strict_model_judge": False}})
+    return tally
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, help="data folder to keep (reused when it already holds the knowledge base)")
@@ -175,6 +224,8 @@ def main() -> None:
     ap.add_argument("--settings", default="{}", help="JSON settings patch for this run, e.g. '{\"strict\": {...}}'")
     ap.add_argument("--scripted-model", action="store_true",
                     help="also ask the covered questions with a scripted model that sometimes invents a fact")
+    ap.add_argument("--judge-ceiling", action="store_true",
+                    help="also ask everything with the model's second opinion on and a stand-in that judges perfectly")
     args = ap.parse_args()
     rows = load()
     data = args.data or Path(tempfile.mkdtemp(prefix="strict-meaning-"))
@@ -199,6 +250,9 @@ def main() -> None:
             for (split, kind), (good, n) in sorted(scripted.items()):
                 what = "inventions not shown" if kind == "invented" else "honest answers shown as written"
                 print(f"[{split}] scripted model, {what}: {good}/{n}")
+        if args.judge_ceiling:
+            for (split, kind), (good, n) in sorted(ask_judge_ceiling(engine, rows).items()):
+                print(f"[{split}] with a perfect second opinion, {kind}: {good}/{n} = {good / n:.1%}")
         for split in ("tune", "report"):
             for kind in ("covered", "near_miss", "off_topic"):
                 good = sum(v[0] for k, v in tally.items() if k[:2] == (split, kind))

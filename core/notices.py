@@ -43,6 +43,9 @@ NOTICES: dict[str, dict[Language, str]] = {
     "strict.unsupported": {
         "en": "strict mode: the language model's answer stated {terms}, which the passages do not; the passages are quoted instead",
         "zh": "严格模式：语言模型的回答提到了「{terms}」，检索到的内容并未提及；改为直接摘录原文"},
+    "strict.model_judged": {
+        "en": "strict mode: the passages do not use the words {terms}; the language model judged that one answers in other words, and quoted it",
+        "zh": "严格模式：检索到的内容未直接提及「{terms}」；语言模型判断其中一段以其他说法作答，并给出了原文摘录"},
     "strict.not_mentioned": {
         "en": "strict mode: the passages found do not mention {terms}, so the question is not answered from them",
         "zh": "严格模式：检索到的内容未提及「{terms}」，因此不据此作答"},

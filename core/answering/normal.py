@@ -9,7 +9,6 @@ providers (web search). Strict mode never runs it.
 from __future__ import annotations
 
 from core.answering.answerable import best_evidence, judge, passage_text
-from core.answering.reading import read_question
 from core.answering.budget import messages_tokens, trim_history
 from core.answering.confidence import match_strength, weak_notice
 from core.answering.context import AnswerContext
@@ -19,6 +18,7 @@ from core.answering.models import chat_model
 from core.answering.generate import generate
 from core.answering.intent import skip_reason
 from core.answering.prompts import ContextItem, normal_messages, number
+from core.answering.reading import read_question
 from core.answering.references import References
 from core.answering.replies import not_from_kb_marker
 from core.answering.retrieve import document_item

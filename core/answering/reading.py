@@ -34,7 +34,8 @@ from core.retrieval.bm25 import _jieba_tokenizer
 _EN_FRAME = frozenset(
     "each every per single certain specific exact particular usually normally typically currently still ever "
     "already else besides more less fewer least most over under above below than exceeding beyond this these "
-    "that those such any euro euros eur yuan rmb cny dollar dollars usd up down out off back away".split())
+    "that those such any euro euros eur yuan rmb cny dollar dollars usd up down out off back away maximum minimum max "
+    "min highest lowest".split())
 # Function words lemminflect's lexicon does not hold (so they would read as names): prepositions,
 # conjunctions, pronouns, determiners.
 _EN_FUNCTION = frozenset(

@@ -17,11 +17,12 @@ passage goes first, and the offline answerer quotes the sentence or table row th
 from __future__ import annotations
 
 from core.answering.answerable import Judgement, best_evidence, judge, passage_text
-from core.answering.reading import read_question
 from core.answering.context import KnowledgeAccess
 from core.answering.coverage import HAN_RUN
 from core.answering.generate import generate
+from core.answering.model_judge import ModelJudgement, ask_model
 from core.answering.prompts import ContextItem, number, strict_messages
+from core.answering.reading import Question, read_question
 from core.answering.replies import no_hit_reply, uncovered_text
 from core.answering.run import AnswerRun
 from core.answering.scope import Scope
@@ -31,6 +32,7 @@ from core.answering.verify import check_answer
 from core.llm.extractive import ExtractiveAnswerer
 from core.llm.providers import quotes_only
 from core.notices import Notice, notice
+from core.settings.model import Settings
 
 
 def refusal_notice(judged: Judgement) -> Notice:
@@ -55,6 +57,17 @@ def judged_text(item: ContextItem) -> str:
     return passage_text(item.source, item.heading_path, item.text)
 
 
+def second_opinion(run: AnswerRun, settings: Settings, question: Question, items: list[ContextItem]) -> ModelJudgement | None:
+    """The chat model's judgement of a word refusal (``model_judge.py``); None without a model that
+    writes (the offline answerer only quotes) or when its reply does not hold up."""
+    model = model_for(settings, run, injecting=True)
+    if quotes_only(model):
+        return None
+    run.answer.llm_called = True
+    run.emit("generating", f"asking {model.id} whether the passages answer", model=model.id)
+    return ask_model(model, question, [i.text for i in items])
+
+
 def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, query: str) -> None:
     settings = knowledge.settings
     s = settings.strict
@@ -65,7 +78,14 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
     if items and s.rag_strict_term_check:
         question = read_question(query)
         judged = judge(question, [judged_text(i) for i in items], [i.text for i in items])
-        if not judged.answerable or judged.passage is None:
+        second = (second_opinion(run, settings, question, items)
+                  if not judged.answerable and judged.missing and s.rag_strict_model_judge else None)
+        if second is not None:  # the model found the answer said in other words, and quoted it
+            run.notice(notice("strict.model_judged", terms=("、" if any(HAN_RUN.search(t) for t in judged.missing)
+                                                              else ", ").join(judged.missing)))
+            items = [items[second.passage]] + [i for n, i in enumerate(items) if n != second.passage]
+            answers[0] = second.quote
+        elif not judged.answerable or judged.passage is None:
             run.notice(refusal_notice(judged))
             items = []
         else:

@@ -195,6 +195,12 @@ class StrictModeSettings(_Section):
         "(in other words or in the other language too) and states the kind of value asked for. A near "
         "miss (interns where the handbook speaks of employees) gets the fixed reply. Off: the score "
         "threshold alone decides."))
+    # Off by default: a model that says yes too easily lets near misses in (core/answering/model_judge.py).
+    rag_strict_model_judge: bool = Field(False, description=(
+        "When the passages passed the threshold but do not mention something the question names, ask the "
+        "connected language model (one extra call) whether one of them answers in other words; its answer "
+        "counts only if it quotes that passage word for word. Off: such a question gets the fixed reply "
+        "without any model call."))
     # Empty: the built-in text in the question's language (core/answering/replies.py; the Chinese
     # ones are the seed's). A text set here is used for every language.
     rag_strict_no_hit_reply: str = Field("", description=(

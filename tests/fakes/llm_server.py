@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from . import ollama_wire, openai_wire
 
@@ -75,6 +75,9 @@ class FakeLLMServer:
     def __init__(self, script: list[Reply] | None = None, *, models: list[str] | None = None,
                  api_key: str | None = None, context_length: int = 32768):
         self.script: list[Reply] = list(script or [])
+        # When set, a chat request the script has no reply for is answered by responder(body)
+        # (a benchmark's stand-in that reads the request); None: the script alone answers.
+        self.responder: Callable[[Any], Reply] | None = None
         self.models = list(models or ["fake-model"])
         self.api_key = api_key  # when set, every request must send "Authorization: Bearer <key>"
         self.context_length = context_length  # reported by /api/show
@@ -128,10 +131,12 @@ class FakeLLMServer:
         with self._lock:
             self.requests.append(req)
 
-    def _next_reply(self) -> Reply:
+    def _next_reply(self, body: Any = None) -> Reply:
         with self._lock:
             if self.script:
                 return self.script.pop(0)
+        if self.responder is not None:
+            return self.responder(body)
         # Loud on purpose: a test that makes more model calls than it scripted should fail.
         return http_error(500, "fake server: script exhausted")
 
@@ -202,7 +207,7 @@ class _Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------ chat
 
     def _chat(self, openai_api: bool, body: dict[str, Any]) -> None:
-        reply = self.fake._next_reply()
+        reply = self.fake._next_reply(body)
         if reply.delay and self.fake._stopping.wait(reply.delay):
             return
         if reply.status != 200:
