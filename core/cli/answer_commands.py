@@ -15,6 +15,7 @@ from pathlib import Path
 from core.answering.questions import BatchItem, parse_batch
 from core.answering.report import ModeSummary, comparison_rows, html_report, summarise
 from core.cli.context import emit, engine_for
+from core.cli.metadata_commands import add_where_argument, from_cli
 from core.errors import InvalidInput
 from core.names import printable
 from core.types import SYSTEM_ACTOR
@@ -40,7 +41,7 @@ def _human_answer(p: dict) -> str:
 def cmd_ask(args: argparse.Namespace) -> int:
     with engine_for(args) as engine:
         answer = engine.ask(SYSTEM_ACTOR, args.question, kbs=args.kb or None, mode=args.mode,
-                            chat_id=args.chat, temporary=args.chat is None, web=args.web)
+                            chat_id=args.chat, temporary=args.chat is None, web=args.web, where=from_cli(args.where))
     emit(args, _answer_payload(answer), _human_answer)
     return 1 if answer.error else 0
 
@@ -116,6 +117,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ask.add_argument("--chat", help="continue this saved chat (default: store nothing)")
     ask.add_argument("--web", action="store_true", help="search the web too (normal mode; needs web_search.enable_web_search)")
     ask.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    add_where_argument(ask)
     ask.add_argument("question")
     ask.set_defaults(handler=cmd_ask)
 
