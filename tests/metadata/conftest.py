@@ -12,6 +12,7 @@ LISBON = """# Lisbon office travel policy 2025
 
 Hotel costs in Lisbon are reimbursed up to 180 euros per night.
 Train travel within Portugal is second class.
+Taxi rides to the airport are reimbursed only with a receipt from the official taxi rank.
 """
 PORTO = """# Porto office travel policy 2024
 
