@@ -16,7 +16,7 @@ from core.services.runtime import Runtime
 from core.types import Actor
 
 TAG = "metadata"
-KB = {"ref": "kb"}
+KB = {"kb": "ref"}  # the API names a knowledge base "kb" (its id or name)
 MAX_VALUES = 60
 MAX_CSV_KB = 20 * 1024
 
@@ -63,7 +63,7 @@ class MetadataService:
         return store.set_values(self._rt.db, self._rt.store, actor, file_id, values)
 
     @operation(handoff=Remote(prepare=_decoded_csv),
-               http=Http("POST", "/api/v1/kbs/{kb}/metadata/import", rename={**KB, "data": "csv"},
+               http=Http("POST", "/api/v1/kbs/{kb}/metadata/import", rename={**KB, "csv": "data"},
                          out=MetadataImportOut, tag=TAG, max_body_kb=MAX_CSV_KB, example={"csv": "file,year\n"},
                          summary="Set many files' values from CSV text (a 'file' column, then one per field); "
                                  "a bad row fails alone, by line, and every good row is stored"))
