@@ -43,8 +43,9 @@ class MetadataService:
                               kind: Literal["text", "number", "date", "tags"]) -> FieldInfo:
         return store.define_field(self._rt.db, self._rt.store, actor, ref, name, kind)
 
-    @operation(handoff=True, http=Http("DELETE", "/api/v1/kbs/{kb}/fields/{name}", rename=KB, out=FieldDeleted,
+    @operation(handoff=True, http=Http("DELETE", "/api/v1/kbs/{kb}/fields", rename=KB, out=FieldDeleted,
                                        tag=TAG, reply=lambda asked, _: {"deleted": asked["name"]},
+                                       example={"name": "year"},
                                        summary="Delete a metadata field and every file's value of it (owner or admin)"))
     def delete_metadata_field(self, actor: Actor, ref: str, name: str) -> None:
         store.delete_field(self._rt.db, self._rt.store, actor, ref, name)

@@ -39,7 +39,7 @@ def test_fields_values_and_search_with_where(world, api):  # noqa: F811
     assert {h["source_name"] for h in hits} == {"handbook.md"}
     bad = c.post("/api/v1/search", json={"query": REMOTE, "where": {"year": "soon"}})
     assert bad.status_code in (400, 422) and "not a number" in bad.text
-    assert c.delete(f"/api/v1/kbs/{PRIVATE_KB}/fields/year").json() == {"deleted": "year"}
+    assert c.delete(f"/api/v1/kbs/{PRIVATE_KB}/fields", params={"name": "year"}).json() == {"deleted": "year"}
     assert "year" not in {f["name"] for f in c.get(f"/api/v1/kbs/{PRIVATE_KB}/fields").json()}
 
 

@@ -105,6 +105,8 @@ PLAIN_ARGS = {
     "history": (("user", ASKED), ("assistant", "x")),  # ask: a temporary question's conversation
     "messages": [ChatMessageIn(role="user", content=ASKED)], "stream": False,  # openai_chat
     "files": [StagedFile(name="m.md", path="/nowhere/up-0")],  # upload_staged: the knowledge base is checked first
+    # metadata (core/metadata/): a filter aimed at the victim's file only narrows what mallory may read
+    "where": {"file_name": VICTIM_FILE}, "filter": None, "values": {"office": "mallory's"},
 }
 
 
