@@ -83,7 +83,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise InvalidInput(f"cannot write the report: {report.parent} is not a folder")
     with engine_for(args) as engine:
         # compare() one question at a time: it is what the dashboard hand-off allows.
-        results = [engine.compare(SYSTEM_ACTOR, i.question, kbs=args.kb or None, web=args.web) for i in items]
+        where = from_cli(args.where)
+        results = [engine.compare(SYSTEM_ACTOR, i.question, kbs=args.kb or None, web=args.web, where=where)
+                   for i in items]
     table = comparison_rows(results, [i.expected for i in items])
     rows = [{"question": c.question, "normal": _answer_payload(c.normal), "strict": _answer_payload(c.strict),
              "expected": i.expected, "scores": _scores(t), "modes_differ": t["modes_differ"]}
@@ -127,5 +129,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp.add_argument("--web", action="store_true", help="let the normal side search the web (strict never does)")
     cmp.add_argument("--report", metavar="FILE.html", help="also write the A/B page's HTML report (self-contained, no scripts)")
     cmp.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    add_where_argument(cmp)
     cmp.add_argument("question", nargs="?")
     cmp.set_defaults(handler=cmd_compare)

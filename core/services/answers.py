@@ -154,30 +154,32 @@ class AnswerService:
         ContextProvider``). Strict mode never calls one; it says it did not."""
         self._context_providers.append(provider)
 
-    def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False) -> Comparison:
+    def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False,
+                     where: dict[str, Any] | None = None) -> Comparison:
         """Both modes of one question from one context: the same snapshot, scope and search."""
         from core.answering.compare import compare
         from core.answering.policy import check_compare
         from core.answering.service import ask
 
-        ctx, kb_ids = self._answer_context(actor, kbs, web=web)
+        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=where)
         check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
         check_question(question, ctx.settings)
         return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
 
     @operation(handoff=True)
-    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None, web: bool = False) -> Comparison:
+    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None, web: bool = False,
+                where: dict[str, Any] | None = None) -> Comparison:
         """Normal and strict side by side; with ``web`` the normal side may search the web, the
-        strict side never does (it says so)."""
-        return self._compare_one(actor, question, kbs, web=web)
+        strict side never does (it says so). ``where``: a metadata filter, for both sides."""
+        return self._compare_one(actor, question, kbs, web=web, where=where)
 
     @operation()
     def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None,
-                      web: bool = False) -> list[Comparison]:
+                      web: bool = False, where: dict[str, Any] | None = None) -> list[Comparison]:
         from core.answering.policy import check_compare
 
         check_compare(actor, self._rt.settings())  # refused before any question, even an empty batch
-        return [self._compare_one(actor, q, kbs, web=web) for q in questions if q.strip()]
+        return [self._compare_one(actor, q, kbs, web=web, where=where) for q in questions if q.strip()]
 
     @operation()
     def may_compare(self, actor: Actor) -> bool:

@@ -61,3 +61,14 @@ def test_no_curated_answer_under_a_filter(sqlite_engine, server):  # noqa: F811
     filtered = sqlite_engine.ask(ADMIN, TAXI, temporary=True, where={"office": "Porto"})
     assert not filtered.curated and not filtered.hit and not filtered.llm_called
     assert server.request_count == 0
+
+
+def test_the_ab_compare_takes_the_filter_for_both_sides(sqlite_engine, server):  # noqa: F811
+    ids = build(sqlite_engine)
+    use_openai(sqlite_engine, server)
+    configure(sqlite_engine, answering={"builtin_tools": False})
+    server.add(text("I do not know."))
+    both = sqlite_engine.compare(ADMIN, TAXI, where={"office": "Porto"})
+    assert not both.strict.hit and not both.strict.llm_called
+    assert ids["lisbon.md"] not in {r["file_id"] for r in both.normal.retrieved + both.strict.retrieved}
+    assert "taxi rank" not in json.dumps(server.chat_bodies(), ensure_ascii=False)
