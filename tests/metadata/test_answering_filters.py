@@ -72,3 +72,16 @@ def test_the_ab_compare_takes_the_filter_for_both_sides(sqlite_engine, server): 
     assert not both.strict.hit and not both.strict.llm_called
     assert ids["lisbon.md"] not in {r["file_id"] for r in both.normal.retrieved + both.strict.retrieved}
     assert "taxi rank" not in json.dumps(server.chat_bodies(), ensure_ascii=False)
+
+
+def test_whole_documents_are_only_those_inside_the_filter(sqlite_engine, server):  # noqa: F811
+    build(sqlite_engine)
+    sqlite_engine.update_kb(ADMIN, "policies", full_document=True)
+    use_openai(sqlite_engine, server)
+    configure(sqlite_engine, answering={"builtin_tools": False})
+    server.add(text("I do not know."), text("With a receipt."))
+    sqlite_engine.ask(ADMIN, TAXI, temporary=True, mode="normal", where={"office": "Porto"})
+    sqlite_engine.ask(ADMIN, TAXI, temporary=True, mode="normal")
+    filtered, unfiltered = (json.dumps(b, ensure_ascii=False) for b in server.chat_bodies())
+    assert "150 euros" in filtered and "taxi rank" not in filtered and "八百元" not in filtered
+    assert "taxi rank" in unfiltered and "八百元" in unfiltered  # whole documents without a filter: all three
