@@ -1,9 +1,10 @@
 """English UI text."""
 
+from dashboard.locales.metadata_words import EN as METADATA_WORDS
 from dashboard.locales.page_words import EN as PAGE_WORDS
 from dashboard.locales.progress_words import EN as PROGRESS_WORDS
 
-STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS,
+STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS, **METADATA_WORDS,
     # navigation, common
     "nav.chat": "Chat", "nav.kbs": "Knowledge Bases", "nav.files": "File Manager",
     "nav.settings": "Documents Settings", "nav.ab": "Strict A/B compare",
