@@ -52,3 +52,51 @@ def test_fields_values_csv_and_where(data_dir, tmp_path):
     run_cli(data_dir, "fields", "delete", "--kb", "policies", "office")
     gone = run_cli(data_dir, "search", "--where", "office=Porto", "hotel", check=False)
     assert gone.returncode != 0 and "office" in gone.stderr
+
+
+def test_metadata_commands_cross_the_hand_off(data_dir, tmp_path):
+    """While another process holds the embedded store (the dashboard), the CLI's metadata commands
+    and --where run there, through the hand-off, with the same results and typed errors."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    from tests.cli.test_cli import REPO
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "porto.md").write_text(PORTO, encoding="utf-8")
+    (docs / "lisbon.md").write_text(LISBON, encoding="utf-8")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import sys
+            from core.engine import Engine
+            e = Engine.open({str(data_dir)!r}, serve_handoff=True)
+            print("ready", flush=True)
+            sys.stdin.readline()
+            e.close()
+        """)],
+        cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")},
+             "RAGDESK_EMBEDDING__MODEL": "hash-64"})
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        run_cli(data_dir, "kb", "create", "policies")
+        ingested = as_json(run_cli(data_dir, "--json", "ingest", "--kb", "policies", str(docs)))
+        added = run_cli(data_dir, "fields", "add", "--kb", "policies", "office", "text")
+        assert "hand-off" in added.stderr
+        sheet = tmp_path / "m.csv"
+        sheet.write_text("file,office\nporto.md,Porto\nlisbon.md,Lisbon\n", encoding="utf-8")
+        assert as_json(run_cli(data_dir, "--json", "meta", "import", "--kb", "policies", str(sheet)))["updated"] == 2
+        hits = as_json(run_cli(data_dir, "--json", "search", "--kb", "policies", "--mode", "bm25", "--min-score", "0",
+                               "--where", "office=Porto", "hotel costs per night"))["hits"]
+        assert {h["source_name"] for h in hits} == {"porto.md"}
+        shown = as_json(run_cli(data_dir, "--json", "meta", "show", ingested[0]["file_id"]))
+        assert shown["values"]["office"] in ("Porto", "Lisbon")
+        bad = run_cli(data_dir, "search", "--where", "office>=x", "hotel", check=False)
+        assert bad.returncode != 0  # office is text: no range; the typed error crosses the hand-off
+    finally:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(30)
