@@ -44,12 +44,12 @@ from core.ingest.pipeline import (
 )
 from core.ingest.uploads import IngestResult, Upload, fetch_url_doc
 from core.messages import Said, say
+from core.metadata.payload import write_published as write_metadata
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
 from core.storage.diskspace import no_room_for_upload
 from core.types import Actor, ParsedDoc
 from core.upload_limits import UploadLimits
-from core.metadata.payload import write_published as write_metadata
 
 log = logging.getLogger(__name__)
 

@@ -30,11 +30,11 @@ from core.ingest.pipeline import (
 )
 from core.ingest.service import kb_collection_name
 from core.messages import Said, say
+from core.metadata.payload import write_published as write_metadata
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.retrieval.late import index_token_dimension
 from core.types import Actor
-from core.metadata.payload import write_published as write_metadata
 
 _CATCH_UP_ROUNDS = 20
 

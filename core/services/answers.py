@@ -77,8 +77,8 @@ class AnswerService:
             readable_file(self._rt, actor, file_id)
         targets = self.search_targets(actor, kbs)
         scoped = resolve_where(self._rt.db, actor, where, [t.kb_id for t in targets if t.kb_id])
-        return replace(self._rt.searcher(snap), where=scoped)(query, targets, mode=mode, top_k=top_k, min_score=min_score,
-                                       file_ids=tuple(file_ids))
+        searcher = replace(self._rt.searcher(snap), where=scoped)
+        return searcher(query, targets, mode=mode, top_k=top_k, min_score=min_score, file_ids=tuple(file_ids))
 
     # web: the normal side may search the web; strict answering never does (the engine decides)
     @operation(handoff=True, http=(
