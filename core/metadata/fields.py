@@ -40,6 +40,7 @@ AUTO_FIELDS: tuple[FieldDef, ...] = (
     FieldDef("folder", "text", "folder", auto=True),
     FieldDef("title", "text", "title", auto=True),
     FieldDef("modified", "date", "modified", auto=True),
+    FieldDef("owner", "text", "owner", auto=True),
 )
 AUTO_NAMES = {f.name for f in AUTO_FIELDS}
 

@@ -6,7 +6,9 @@ No vector is touched: a changed value costs one payload update per collection, n
 Automatic values, from the file's record: ``file_name`` (the name's last part), ``folder`` (the
 part before it, when the name carries a path, or what the source recorded), ``title`` (the
 document's own title: an HTML page's <title>, a PDF's or a slide deck's title), ``modified``
-(the source's modified time where it knows one — Google Drive — else when the file was added).
+(the source's modified time where it knows one — Google Drive — else when the file was added),
+``owner`` (the source's owner of the file — Google Drive — when it names one). A synced source
+records its item's metadata after the file is indexed, so the sync writes the payload again then.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ def auto_values(rec: FileRecord) -> dict[str, object]:
             out["folder"] = str(path.parent)
     if isinstance(meta.get("folder"), str) and meta["folder"]:
         out["folder"] = meta["folder"]
+    if isinstance(meta.get("owner"), str) and meta["owner"].strip():  # a synced source's owner (Drive)
+        out["owner"] = meta["owner"].strip()[:500]
     if isinstance(meta.get("title"), str) and meta["title"].strip():
         out["title"] = meta["title"].strip()[:500]
     modified = rec.created_at.replace(tzinfo=rec.created_at.tzinfo or timezone.utc)
@@ -121,6 +125,15 @@ def write_published(store: VectorStore, db: Database, files: dict[str, list[str]
             write(store, db, list(file_ids), [collection])
         except CoreError as exc:
             log.warning("could not write the metadata of %d file(s) in %s: %s", len(file_ids), collection, exc.message)
+
+
+def refresh(store: VectorStore, db: Database, file_ids: list[str]) -> None:
+    """``write`` where a failure must not fail the caller's work (a sync that recorded a file's
+    source metadata): logged; the file keeps its earlier payload until its next write."""
+    try:
+        write(store, db, file_ids)
+    except CoreError as exc:
+        log.warning("could not rewrite the metadata of %d file(s): %s", len(file_ids), exc.message)
 
 
 def _records(session: Session, file_ids: list[str]) -> list[FileRecord]:
