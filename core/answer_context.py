@@ -7,6 +7,7 @@ to one settings and embedder snapshot. Answering never sees the engine.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from sqlmodel import Session, select
@@ -29,6 +30,8 @@ from core.db.models import FileRecord, KBShare, KnowledgeBase, User
 from core.errors import CoreError, NotFound
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.service import IngestResult
+from core.metadata.conditions import MetaCondition
+from core.metadata.payload import inside_filter
 from core.parsers.base import ParseContext
 from core.retrieval.search import SearchTarget
 from core.searcher import Searcher
@@ -57,8 +60,11 @@ def answer_context(parts: EngineParts, snap: Snapshot, searcher: Searcher, actor
                    providers: tuple[ContextProvider, ...] = ()) -> AnswerContext:
     with parts.db.read() as s:
         kbs = kb_infos(s, actor)
-    knowledge = KnowledgeAccess(actor, snap.settings, searcher, kbs, lambda: _files(parts, kbs),
-                                curated=lambda question, kb_ids: _curated(parts, snap, kbs, question, kb_ids))
+    # A metadata filter (searcher.where) is part of the scope: curated answers carry no metadata, so
+    # none is given under one, and whole documents are only those of files inside it.
+    curated = (lambda question, kb_ids: None) if searcher.where is not None else (
+        lambda question, kb_ids: _curated(parts, snap, kbs, question, kb_ids))
+    knowledge = KnowledgeAccess(actor, snap.settings, searcher, kbs, lambda: _files(parts, kbs), curated=curated)
     parsing = ParseContext(settings=snap.settings.parsing)
 
     def fetch(url: str) -> ParsedDoc:
@@ -73,7 +79,7 @@ def answer_context(parts: EngineParts, snap: Snapshot, searcher: Searcher, actor
         chats=ChatStore(parts.db, actor),
         chat_files=ChatFileAccess(parts, snap, actor, fetch),
         read_file=lambda ref: _read_file(parts, actor, knowledge, ref),
-        whole_documents=lambda kb_ids, file_ids: _whole_documents(parts, kb_ids, file_ids),
+        whole_documents=lambda kb_ids, file_ids: _whole_documents(parts, kb_ids, file_ids, searcher.where),
         fetch_url=fetch,
         providers=providers,
         link_citations=lambda citations: link_citations(parts.db, citations),
@@ -129,9 +135,11 @@ def _read_file(parts: EngineParts, actor: Actor, knowledge: KnowledgeAccess, ref
     return Document(rec.id, rec.name, text, rec.kb_id or "", _origin(rec))
 
 
-def _whole_documents(parts: EngineParts, kb_ids: tuple[str, ...], file_ids: tuple[str, ...]) -> list[Document]:
+def _whole_documents(parts: EngineParts, kb_ids: tuple[str, ...], file_ids: tuple[str, ...],
+                     where: Mapping[str, tuple[MetaCondition, ...]] | None = None) -> list[Document]:
     """Whole texts of files in full-document knowledge bases and of full-document files
-    ("Using Entire Document"), within the given (already readable) knowledge bases."""
+    ("Using Entire Document"), within the given (already readable) knowledge bases and the
+    metadata filter's files."""
     if not kb_ids:
         return []
     with parts.db.read() as s:
@@ -141,6 +149,8 @@ def _whole_documents(parts: EngineParts, kb_ids: tuple[str, ...], file_ids: tupl
         files = list(s.exec(q))
     if file_ids:
         files = [f for f in files if f.id in file_ids]
+    if where is not None:
+        files = inside_filter(parts.db, files, where)
     docs = []
     edited = edited_file_ids(parts.db, [f.id for f in files])  # hand edits (core/chunk_edits/) read as indexed
     for f in files:

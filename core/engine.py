@@ -40,6 +40,7 @@ from core.services.facade import install_operations
 from core.services.files import FileService
 from core.services.jobs import JobService
 from core.services.knowledge_bases import KnowledgeBaseService
+from core.services.metadata import MetadataService
 from core.services.runtime import Runtime
 from core.services.openai_compat import OpenAICompatService
 from core.services.settings import SettingsService
@@ -60,7 +61,8 @@ class Engine:
             answers=answers, chats=chats, sources=sources,
             drive=DriveService(rt, accounts, kbs, chats, sources), curated=CuratedService(rt),
             openai=OpenAICompatService(rt, answers), api=ApiBridge(self, invoke_api),
-            chunk_edits=ChunkEditService(rt))
+            chunk_edits=ChunkEditService(rt),
+            metadata=MetadataService(rt))
         self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
         self._workers_lock = threading.Lock()
         try:

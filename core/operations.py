@@ -19,6 +19,7 @@ from core.services.facade import collect
 from core.services.files import FileService
 from core.services.jobs import JobService
 from core.services.knowledge_bases import KnowledgeBaseService
+from core.services.metadata import MetadataService
 from core.services.openai_compat import OpenAICompatService
 from core.services.settings import SettingsService
 from core.services.sources import SourceService
@@ -28,6 +29,6 @@ SERVICES: dict[str, type] = {
     "settings": SettingsService, "accounts": AccountService, "kbs": KnowledgeBaseService,
     "files": FileService, "jobs": JobService, "answers": AnswerService, "chats": ChatService,
     "sources": SourceService, "drive": DriveService, "curated": CuratedService, "openai": OpenAICompatService,
-    "api": ApiBridge, "chunk_edits": ChunkEditService}
+    "api": ApiBridge, "chunk_edits": ChunkEditService, "metadata": MetadataService}
 
 OPERATIONS: dict[str, Operation] = collect(SERVICES)

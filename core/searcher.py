@@ -8,11 +8,13 @@ retrieval settings it uses cannot change half-way through that operation.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Callable
 
 import numpy as np
 
 from core.lru import Lru
+from core.metadata.conditions import MetaCondition
 from core.retrieval.query_cache import CachedQueries
 from core.db.database import Database
 from core.embeddings.base import Embedder
@@ -30,6 +32,9 @@ class Searcher:
     settings: Settings
     embedder: Embedder
     reranker: Callable[[], Reranker | None]  # built on first use, in hybrid+rerank mode only
+    # A metadata filter every search of this operation applies (core/metadata/store.py, resolve_where):
+    # answering gets a searcher bound to the question's filter, so each of its searches and tools obeys it.
+    where: Mapping[str, tuple[MetaCondition, ...]] | None = None
 
     @classmethod
     def build(cls, store: VectorStore, db: Database, settings: Settings, embedder: Embedder,
@@ -48,5 +53,5 @@ class Searcher:
             store=self.store, db=self.db, embedder=self.embedder,
             reranker=self.reranker() if (mode or cfg.mode) == "hybrid+rerank" else None,
             cfg=cfg, targets=targets, query=query, mode=mode, top_k=top_k, min_score=min_score,
-            file_ids=tuple(file_ids),
+            file_ids=tuple(file_ids), where=self.where,
         )

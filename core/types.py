@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from core.metadata.conditions import MetaCondition
+
 
 # ---------------------------------------------------------------- parsing
 
@@ -139,6 +141,8 @@ class SearchFilter:
     ready_only: bool = False
     # Only these points (their ids): the exact score of candidates another channel found
     point_ids: tuple[str, ...] = ()
+    # Only points whose file's metadata meets every condition (core/metadata/conditions.py)
+    metadata: tuple[MetaCondition, ...] = ()
 
 
 @dataclass(frozen=True)

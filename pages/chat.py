@@ -5,6 +5,7 @@ context-length warning, the Web search switch; on an empty install, what to do f
 import streamlit as st
 
 from core.ingest.service import Upload
+from core.metadata.where import from_cli
 from dashboard.chat_history import history
 from dashboard.chat_widgets import ask_streaming, mentioned_kbs, render_answer, render_stored_message, web_search_toggle
 from dashboard.demo_widgets import demo_loaded_message, first_steps
@@ -27,6 +28,7 @@ with guard():
     names = {kb.id: kb.name for kb in kbs}
     chosen = st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="chat_kbs",
                             placeholder=t("chat.kbs_all"))
+    typed_filter = st.text_input(t("chat.filter"), key="chat_filter", placeholder=t("chat.filter_help"))
     if kbs:
         st.caption(t("chat.mention_hint", names=" ".join(f"`#{kb.name}`" for kb in kbs[:8])))  # code: no break at a hyphen
     temporary = st.session_state.get("temporary", False)
@@ -69,7 +71,9 @@ if prompt:
         if question:
             st.chat_message("user").markdown(question)
             selected = list(dict.fromkeys(chosen + mentioned_kbs(question, kbs))) or None
-            answer = ask_streaming(engine, actor, question, kbs=selected, chat_id=chat_id, temporary=temporary, web=web)
+            where = from_cli([part for part in typed_filter.split(";") if part.strip()])  # a bad one: guard() shows why
+            answer = ask_streaming(engine, actor, question, kbs=selected, chat_id=chat_id, temporary=temporary, web=web,
+                                   where=where)
             if temporary:
                 st.session_state.setdefault("temp_answers", []).append((question, answer))
             elif answer.chat_id:

@@ -10,6 +10,7 @@ from dashboard.i18n import t
 from dashboard.kb_curated import curated_panel
 from dashboard.kb_files import chunk_inspector, file_table, upload_form
 from dashboard.kb_insight import charts, reindex_panel, retrieval_test
+from dashboard.kb_metadata import metadata_panel
 from dashboard.kb_manage import can_write, create_form, edit_panel
 from dashboard.page import NOT_INDEXED, choose_kb, page_context
 
@@ -45,7 +46,7 @@ with guard():
         st.caption(kb.description)
     writable = can_write(actor, kb)
     tabs = st.tabs([t("kbs.tab_files"), t("kbs.tab_chunks"), t("kbs.tab_rtest"), t("kbs.tab_index"),
-                    t("kbs.tab_charts"), t("kbs.tab_curated"), t("kbs.tab_settings")])
+                    t("kbs.tab_charts"), t("kbs.tab_curated"), t("kbs.tab_metadata"), t("kbs.tab_settings")])
 
 files: list = []
 with tabs[0], guard():
@@ -64,4 +65,6 @@ with tabs[4], guard():
 with tabs[5], guard():
     curated_panel(engine, actor, kb)
 with tabs[6], guard():
+    metadata_panel(engine, actor, kb, files)
+with tabs[7], guard():
     edit_panel(engine, actor, kb)

@@ -15,6 +15,7 @@ from pathlib import Path
 from core.answering.questions import BatchItem, parse_batch
 from core.answering.report import ModeSummary, comparison_rows, html_report, summarise
 from core.cli.context import emit, engine_for
+from core.cli.metadata_commands import add_where_argument, from_cli
 from core.errors import InvalidInput
 from core.names import printable
 from core.types import SYSTEM_ACTOR
@@ -40,7 +41,7 @@ def _human_answer(p: dict) -> str:
 def cmd_ask(args: argparse.Namespace) -> int:
     with engine_for(args) as engine:
         answer = engine.ask(SYSTEM_ACTOR, args.question, kbs=args.kb or None, mode=args.mode,
-                            chat_id=args.chat, temporary=args.chat is None, web=args.web)
+                            chat_id=args.chat, temporary=args.chat is None, web=args.web, where=from_cli(args.where))
     emit(args, _answer_payload(answer), _human_answer)
     return 1 if answer.error else 0
 
@@ -82,7 +83,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise InvalidInput(f"cannot write the report: {report.parent} is not a folder")
     with engine_for(args) as engine:
         # compare() one question at a time: it is what the dashboard hand-off allows.
-        results = [engine.compare(SYSTEM_ACTOR, i.question, kbs=args.kb or None, web=args.web) for i in items]
+        where = from_cli(args.where)
+        results = [engine.compare(SYSTEM_ACTOR, i.question, kbs=args.kb or None, web=args.web, where=where)
+                   for i in items]
     table = comparison_rows(results, [i.expected for i in items])
     rows = [{"question": c.question, "normal": _answer_payload(c.normal), "strict": _answer_payload(c.strict),
              "expected": i.expected, "scores": _scores(t), "modes_differ": t["modes_differ"]}
@@ -116,6 +119,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ask.add_argument("--chat", help="continue this saved chat (default: store nothing)")
     ask.add_argument("--web", action="store_true", help="search the web too (normal mode; needs web_search.enable_web_search)")
     ask.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    add_where_argument(ask)
     ask.add_argument("question")
     ask.set_defaults(handler=cmd_ask)
 
@@ -125,5 +129,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp.add_argument("--web", action="store_true", help="let the normal side search the web (strict never does)")
     cmp.add_argument("--report", metavar="FILE.html", help="also write the A/B page's HTML report (self-contained, no scripts)")
     cmp.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    add_where_argument(cmp)
     cmp.add_argument("question", nargs="?")
     cmp.set_defaults(handler=cmd_compare)

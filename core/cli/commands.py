@@ -12,6 +12,7 @@ from core.cli.context import emit, engine_for, local_engine
 from core.errors import InvalidInput
 from core.settings.store import mask_secret_fields
 from core.types import SYSTEM_ACTOR
+from core.cli.metadata_commands import add_where_argument, from_cli
 
 
 def _progress_printer(args: argparse.Namespace):
@@ -119,7 +120,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     check_search_parameters(args.query, args.top_k, args.min_score)
     with engine_for(args) as engine:
         result = engine.search(SYSTEM_ACTOR, args.query, args.kb or None, mode=args.mode, top_k=args.top_k,
-                               min_score=args.min_score)
+                               min_score=args.min_score, where=from_cli(args.where))
     rows = [vars(h) for h in result.hits]
     payload = {"query": result.query, "mode": result.mode, "hits": rows, "timings_ms": result.timings_ms,
                "notices": result.notices}
@@ -243,6 +244,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     se.add_argument("--mode", choices=["dense", "bm25", "hybrid", "hybrid+rerank"])
     se.add_argument("--top-k", type=int)
     se.add_argument("--min-score", type=float)
+    add_where_argument(se)
     se.add_argument("query")
     se.set_defaults(handler=cmd_search)
 
@@ -287,3 +289,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import chunk_commands  # issue 35: chunk editing
 
     chunk_commands.register(sub)
+    from core.cli import metadata_commands  # issue 35: metadata fields and filters
+
+    metadata_commands.register(sub)

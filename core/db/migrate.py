@@ -43,6 +43,7 @@ def target_metadata():
     import core.chunk_edits.models  # noqa: F401
     import core.db.models  # noqa: F401
     import core.gdrive.models  # noqa: F401
+    import core.metadata.models  # noqa: F401
     import core.sources.models  # noqa: F401
 
     return SQLModel.metadata

@@ -44,6 +44,7 @@ from core.ingest.pipeline import (
 )
 from core.ingest.uploads import IngestResult, Upload, fetch_url_doc
 from core.messages import Said, say
+from core.metadata.payload import write_published as write_metadata
 from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
 from core.storage.diskspace import no_room_for_upload
@@ -418,6 +419,8 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared],
                 problems[id(p)] = ("cancelled", "the file was deleted while it was processing")
                 continue
             meta = {k: v for k, v in doc.metadata.items() if isinstance(v, (str, int, float, bool, list))}
+            if doc.title:  # the automatic metadata field 'title' (core/metadata/payload.py)
+                meta.setdefault("title", doc.title)
             # Recorded for every file: a chat's collection has no knowledge-base row saying which
             # model built it, so its files carry it (a later embedder change is noticed).
             indexed_rows.append(dict(id=p.record_id, status="indexed", chunk_count=len(chunks), char_count=len(doc.text),
@@ -434,6 +437,7 @@ def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared],
     for p in group:
         if id(p) not in problems:
             indexed.setdefault(p.job.target.collection, []).append(p.record_id)
+    write_metadata(parts.store, parts.db, indexed)  # metadata before the points become visible
     unflagged = ready.publish(parts.store, indexed)
     flagged.extend(f for ids in indexed.values() for f in ids if f not in unflagged)
     out: dict[int, IngestResult] = {}

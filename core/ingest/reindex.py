@@ -32,6 +32,7 @@ from core.ingest.pipeline import (
 )
 from core.ingest.service import kb_collection_name
 from core.messages import Said, say
+from core.metadata.payload import write_published as write_metadata
 from core.parsers.base import ParseContext
 from core.retrieval import bm25
 from core.retrieval.late import index_token_dimension
@@ -214,7 +215,9 @@ def switch_when_caught_up(parts, kb_id: str, new: str, version: int, embedder, s
     parts.blobs.sync()  # parsed text rewritten during the reindex is durable before the switch
     # Flagged before the switch: nothing searches the new index until it commits (a crash in
     # between leaves an unused collection that start-up drops), and after it every file answers.
-    parts.store.mark_ready(new, [file_id for file_id, n in done.items() if n >= 0])
+    indexed = [file_id for file_id, n in done.items() if n >= 0]
+    write_metadata(parts.store, parts.db, {new: indexed})  # the files' metadata, as in the old index
+    parts.store.mark_ready(new, indexed)
     with parts.db.write() as s:
         kb = s.get(KnowledgeBase, kb_id)
         if kb is None:

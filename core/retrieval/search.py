@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from sqlmodel import select
@@ -30,6 +31,7 @@ from sqlmodel import select
 from core.db.models import FileRecord
 from core.embeddings.base import Embedder
 from core.errors import ReindexNeeded
+from core.metadata.conditions import MetaCondition
 from core.notices import language, notice_text
 from core.retrieval import bm25, late
 from core.retrieval.bilingual import translate_query
@@ -139,7 +141,12 @@ def search(
     top_k: int | None = None,
     min_score: float | None = None,
     file_ids: tuple[str, ...] = (),
+    where: Mapping[str, tuple[MetaCondition, ...]] | None = None,
 ) -> SearchResult:
+    """``where``: a metadata filter as each knowledge base's conditions (core/metadata/store.py,
+    ``resolve_where``), applied inside the engine to every channel's query of that knowledge base;
+    a knowledge base it leaves out is not searched. Collections of no knowledge base (a chat's
+    files, a web search) are not filtered by it."""
     mode = mode or cfg.mode
     top_k = top_k or cfg.rag_max_results
     min_score = cfg.rag_min_similarity if min_score is None else min_score
@@ -165,8 +172,13 @@ def search(
     candidates: dict[str, SearchHit] = {}
     # db is None for a collection written whole before this search (web search): no flag to wait for
     flt = SearchFilter(file_ids=tuple(file_ids), ready_only=db is not None)
+    if where is not None:  # the filter is part of the scope: a knowledge base it leaves out is not searched
+        targets = [t for t in targets if not t.kb_id or t.kb_id in where]
+    filters = {t.collection: replace(flt, metadata=where[t.kb_id]) if where is not None and t.kb_id else flt
+               for t in targets}
     queries: list[ChannelQuery] = []
     for target in targets:
+        flt = filters[target.collection]
         if dense_q:
             queries.append(ChannelQuery(target.collection, n, flt, dense=dense_q))
         if n_terms and mode != "dense":
@@ -184,7 +196,7 @@ def search(
         _merge(candidates, translated, "bm25_translated", target)
         lists.append((target, dense, sparse))
     if dense_q:
-        _exact_dense(store, candidates, lists, dense_q, flt)
+        _exact_dense(store, candidates, lists, dense_q, filters)
     for _, dense, sparse in lists:
         _fill_missing(candidates, dense, sparse)
     t2 = time.perf_counter()
@@ -264,7 +276,7 @@ def _merge(candidates: dict[str, SearchHit], points: list[ScoredPoint], channel:
 
 def _exact_dense(store: VectorStore, candidates: dict[str, SearchHit],
                  lists: list[tuple[SearchTarget, list[ScoredPoint], list[ScoredPoint]]], dense_q: list[float],
-                 flt: SearchFilter) -> None:
+                 filters: dict[str, SearchFilter]) -> None:
     """The cosine of every candidate the dense list did not hold (found by keywords or by the
     translated keywords), in one more batch restricted to their ids. An estimate from the dense
     list's last score would be wrong across languages: that list holds the query's own language."""
@@ -274,6 +286,7 @@ def _exact_dense(store: VectorStore, candidates: dict[str, SearchHit],
         ids = tuple(h.chunk_id for h in candidates.values()
                     if h.dense is None and h.chunk_id not in in_dense and h.collection == target.collection)
         if ids:
+            flt = filters[target.collection]
             queries.append(ChannelQuery(target.collection, len(ids), replace(flt, point_ids=ids), dense=dense_q))
     if not queries:
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -17,6 +17,7 @@ from core.errors import error_named
 from core.ingest.parts import Snapshot
 from core.limits import check_question, check_search
 from core.llm.factory import provider_for
+from core.metadata.store import resolve_where
 from core.retrieval import search as search_mod
 from core.retrieval.search import SearchResult
 from core.services.declare import Http, operation
@@ -28,7 +29,9 @@ from core.types import Actor
 TAG = "search and answers"
 KBS_HELP = "ids or names; omitted: every knowledge base you may read"
 MAX_KBS = 100  # knowledge bases named in one question or search
-ANSWER_FIELDS = ("question", "kbs", "mode", "web")
+ANSWER_FIELDS = ("question", "kbs", "mode", "web", "where")
+WHERE_HELP = ("metadata filter: {field: value}, a list for any of, {\"gte\": .., \"lt\": ..} for a number or "
+              "date range; every field must match (core/metadata/where.py). Strict mode: no hit inside it, the fixed reply")
 
 
 def failed_answer(answer: Answer):
@@ -56,7 +59,7 @@ class AnswerService:
         return [search_mod.SearchTarget(kb.collection, kb.embedder_id, kb.name, kb.id, kb.sparse_encoder)
                 for kb in chosen if kb.collection]
 
-    @operation(handoff=True, http=Http("POST", "/api/v1/search", params=("query", "kbs", "mode", "top_k", "min_score"),
+    @operation(handoff=True, http=Http("POST", "/api/v1/search", params=("query", "kbs", "mode", "top_k", "min_score", "where"),
                                        out=SearchOut, tag=TAG, example={"query": "remote work"}, pool="answer",
                                        mcp="search",
                                        summary="Hybrid search over the knowledge bases you may read (the retrieval test)"))
@@ -65,15 +68,17 @@ class AnswerService:
                mode: Literal["dense", "bm25", "hybrid", "hybrid+rerank"] | None = None,
                top_k: Annotated[int | None, Field(ge=1)] = None,
                min_score: Annotated[float | None, Field(ge=0, le=1)] = None,
-               file_ids: tuple[str, ...] = ()) -> SearchResult:
+               file_ids: tuple[str, ...] = (),
+               where: Annotated[dict[str, Any] | None, Field(description=WHERE_HELP)] = None) -> SearchResult:
         """The retrieval test: the same search function answering uses, on one settings snapshot."""
         snap = self._rt.snapshot()
         check_search(query, top_k, min_score, snap.settings)
         for file_id in file_ids:
             readable_file(self._rt, actor, file_id)
         targets = self.search_targets(actor, kbs)
-        return self._rt.searcher(snap)(query, targets, mode=mode, top_k=top_k, min_score=min_score,
-                                       file_ids=tuple(file_ids))
+        scoped = resolve_where(self._rt.db, actor, where, [t.kb_id for t in targets if t.kb_id])
+        searcher = replace(self._rt.searcher(snap), where=scoped)
+        return searcher(query, targets, mode=mode, top_k=top_k, min_score=min_score, file_ids=tuple(file_ids))
 
     # web: the normal side may search the web; strict answering never does (the engine decides)
     @operation(handoff=True, http=(
@@ -95,23 +100,27 @@ class AnswerService:
             temporary: bool = False, file_ids: tuple[str, ...] = (),
             on_event: Callable[[AnswerEvent], None] | None = None,
             web: Annotated[bool, Field(description="the chat's Web search switch (normal mode only, when enabled)")] = False,
-            history: tuple[tuple[str, str], ...] = ()) -> Answer:
+            history: tuple[tuple[str, str], ...] = (),
+            where: Annotated[dict[str, Any] | None, Field(description=WHERE_HELP)] = None) -> Answer:
         """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen.
         One context per question: one settings and embedder snapshot, the actor's knowledge bases.
         ``web``: the chat's Web search switch (normal mode only; strict mode never searches).
         ``history``: (role, text) turns before a temporary question, e.g. an API client's messages:
         normal mode reads them as a saved chat's history (follow-ups are searched with them);
-        strict mode does not use them and says so."""
+        strict mode does not use them and says so.
+        ``where``: a metadata filter, part of the scope in both modes (search, whole documents; no
+        curated answer, which has no metadata)."""
         from core.answering.service import ask
 
         started = time.perf_counter()
-        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web)
+        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web, where=where)
         check_question(question, ctx.settings)
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
                    file_ids=tuple(file_ids), on_event=on_event, started=started,
                    history=tuple((str(role), str(text)) for role, text in history))
 
-    def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False):
+    def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False,
+                        where: dict[str, Any] | None = None):
         from core.answer_context import answer_context
 
         snap = self._rt.snapshot()
@@ -119,7 +128,8 @@ class AnswerService:
             kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
         for file_id in file_ids:
             readable_file(self._rt, actor, file_id)
-        ctx = answer_context(self._rt.parts, snap, self._rt.searcher(snap), actor, tuple(self._context_providers))
+        searcher = replace(self._rt.searcher(snap), where=resolve_where(self._rt.db, actor, where))
+        ctx = answer_context(self._rt.parts, snap, searcher, actor, tuple(self._context_providers))
         return (replace(ctx, open_web=self._web_opener(snap)) if web else ctx), kb_ids
 
     def _web_opener(self, snap: Snapshot):
@@ -144,30 +154,32 @@ class AnswerService:
         ContextProvider``). Strict mode never calls one; it says it did not."""
         self._context_providers.append(provider)
 
-    def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False) -> Comparison:
+    def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False,
+                     where: dict[str, Any] | None = None) -> Comparison:
         """Both modes of one question from one context: the same snapshot, scope and search."""
         from core.answering.compare import compare
         from core.answering.policy import check_compare
         from core.answering.service import ask
 
-        ctx, kb_ids = self._answer_context(actor, kbs, web=web)
+        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=where)
         check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
         check_question(question, ctx.settings)
         return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
 
     @operation(handoff=True)
-    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None, web: bool = False) -> Comparison:
+    def compare(self, actor: Actor, question: str, kbs: list[str] | None = None, web: bool = False,
+                where: dict[str, Any] | None = None) -> Comparison:
         """Normal and strict side by side; with ``web`` the normal side may search the web, the
-        strict side never does (it says so)."""
-        return self._compare_one(actor, question, kbs, web=web)
+        strict side never does (it says so). ``where``: a metadata filter, for both sides."""
+        return self._compare_one(actor, question, kbs, web=web, where=where)
 
     @operation()
     def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None,
-                      web: bool = False) -> list[Comparison]:
+                      web: bool = False, where: dict[str, Any] | None = None) -> list[Comparison]:
         from core.answering.policy import check_compare
 
         check_compare(actor, self._rt.settings())  # refused before any question, even an empty batch
-        return [self._compare_one(actor, q, kbs, web=web) for q in questions if q.strip()]
+        return [self._compare_one(actor, q, kbs, web=web, where=where) for q in questions if q.strip()]
 
     @operation()
     def may_compare(self, actor: Actor) -> bool:

@@ -8,7 +8,8 @@ hold. Its citations are ``[n]`` in the content and in full in the extra ``citati
 The messages before it are the conversation: in normal mode they are the answer's history, as a
 saved chat's are (a follow-up is searched with them); strict mode answers the last question on
 its own and says so in the notices. A client's system and tool messages are not used (the
-prompt is the admin's template). Other OpenAI parameters (temperature, max_tokens, user, ...)
+prompt is the admin's template). ``where`` (or ``filter``) in the body is a metadata filter,
+as the ask API's. Other OpenAI parameters (temperature, max_tokens, user, ...)
 are accepted and not used: the answer's model and its settings are the admin's.
 """
 
@@ -35,7 +36,7 @@ from core.api.openai_models import (
     ModelOut,
 )
 from core.errors import InvalidInput, NotFound
-from core.services.answers import failed_answer
+from core.services.answers import WHERE_HELP, failed_answer
 from core.services.declare import Http, operation
 from core.services.runtime import Runtime
 from core.types import Actor
@@ -74,14 +75,20 @@ class OpenAICompatService:
                                                                    "strict for non-admins)")] = None,
                     web: Annotated[bool, Field(description="ragdesk: the chat's Web search switch "
                                                            "(normal mode only)")] = False,
+                    where: Annotated[dict[str, Any] | None, Field(description="ragdesk: " + WHERE_HELP)] = None,
+                    filter: Annotated[dict[str, Any] | None, Field(description="ragdesk: the same as where")] = None,
                     on_event: Callable[[Any], None] | None = None) -> CompletionOut:
-        """``stream`` is the transport's (the API sends events); the answer is the same."""
+        """``stream`` is the transport's (the API sends events); the answer is the same. ``where``
+        (or ``filter``: unknown fields are dropped here, so a filter under either name is never lost)
+        narrows the answer's scope to files whose metadata matches."""
+        if where and filter:
+            raise InvalidInput("give the metadata filter once: 'where' or 'filter', not both")
         turns = [(m.role, m.text()) for m in messages]
         last = max((i for i, (role, text) in enumerate(turns) if role == "user" and text.strip()), default=None)
         if last is None:
             raise InvalidInput("messages: no user message with text to answer")
         answer = self._answers.ask(actor, turns[last][1], kbs=_kbs_for(model), mode=mode, temporary=True, web=web,
-                                   history=tuple(turns[:last]), on_event=on_event)
+                                   history=tuple(turns[:last]), on_event=on_event, where=where or filter)
         if answer.error:  # an HTTP error (503 for a store that cannot be reached), never the assistant's words
             raise failed_answer(answer)
         facts = AnswerFacts(mode=answer.mode, hit=answer.hit, llm_called=answer.llm_called, from_kb=answer.from_kb,

@@ -32,6 +32,7 @@ from core.ingest.jobs import JobTracker
 from core.ingest.parts import EngineParts
 from core.ingest.service import Upload
 from core.messages import ENGLISH, say
+from core.metadata.payload import refresh as refresh_metadata
 from core.sources import lease
 from core.sources.base import Listing, RemoteItem, Source, SourceUnavailable
 from core.sources.models import SourceItemRecord, SyncedSource, SyncLog
@@ -250,6 +251,8 @@ def _hold(parts: EngineParts, row: SyncedSource, item: RemoteItem, file_id: str,
             file.meta = dict(file.meta or {}, **item.meta, source_id=row.id, source_kind=row.kind,
                              source_item_id=item.item_id, source_version=item.version)
             s.add(file)
+    if owns:  # the automatic metadata (modified time, owner) now knows the source's values
+        refresh_metadata(parts.store, parts.db, [file_id])
 
 
 def _remove_item(parts: EngineParts, source_id: str, rec: SourceItemRecord) -> None:

@@ -142,6 +142,10 @@ class VectorStore(Protocol):
     def ensure_ready_index(self, name: str) -> None:
         """Create the ``ready`` payload index on a collection made before it existed (idempotent)."""
 
+    def set_file_metadata(self, name: str, values_by_file: dict[str, dict], indexes: dict[str, str]) -> None:
+        """Replace the ``meta`` payload object of every point of each file (core/metadata/conditions.py),
+        no vector touched, after creating the payload indexes (path -> kind) the collection lacks."""
+
     def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
         """All points of one file ordered by ``chunk_index`` (score 0), for the chunk inspector."""
 

@@ -35,7 +35,7 @@ import qdrant_edge as qe
 from core.storage.diskspace import STORE_MIN_FREE_MB, check_store_room
 from core.errors import AlreadyExists, CoreError, InvalidInput, NotFound, StoreBusy, StoreError
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
-from core.vectorstore import _common
+from core.vectorstore import _common, edge_metadata
 from core.vectorstore._common import (
     HNSW_EF,
     HNSW_EF_CONSTRUCT,
@@ -115,6 +115,8 @@ def _edge_filter(flt: SearchFilter | None = None, file_id: str | None = None) ->
         must.append(qe.FieldCondition(READY_KEY, match=qe.MatchValue(READY)))
     if flt is not None and flt.point_ids:
         must.append(qe.HasIdCondition(set(flt.point_ids)))
+    if flt is not None and flt.metadata:
+        must.extend(edge_metadata.conditions(flt.metadata))
     must_not: list = []
     if flt is not None and flt.exclude_file_ids:
         must_not.append(qe.FieldCondition("file_id", match=qe.MatchAny(list(flt.exclude_file_ids))))
@@ -354,6 +356,13 @@ class EdgeStore:
             if READY_KEY not in shard.engine.info().payload_schema:
                 shard.engine.update(qe.UpdateOperation.create_field_index(READY_KEY, qe.PayloadSchemaType.Integer))
                 shard.written()
+
+    def set_file_metadata(self, name: str, values_by_file: dict[str, dict], indexes: dict[str, str]) -> None:
+        with self._shard(name) as shard, self._engine("update file metadata", name):
+            check_store_room(self.root, f"update points in collection {name}", self._min_free_mb)
+            edge_metadata.index_missing(shard.engine, indexes)
+            edge_metadata.set_file_meta(shard.engine, values_by_file)
+            shard.written()
 
     def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
         flt = _edge_filter(file_id=file_id)

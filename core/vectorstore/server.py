@@ -28,7 +28,7 @@ from qdrant_client import QdrantClient, models
 
 from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError, StoreUnavailable
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
-from core.vectorstore import _common
+from core.vectorstore import _common, server_metadata
 from core.vectorstore._common import (
     HNSW_EF,
     HNSW_EF_CONSTRUCT,
@@ -72,6 +72,8 @@ def _server_filter(flt: SearchFilter | None = None, file_id: str | None = None) 
         must.append(models.FieldCondition(key=READY_KEY, match=models.MatchValue(value=READY)))
     if flt is not None and flt.point_ids:
         must.append(models.HasIdCondition(has_id=list(flt.point_ids)))
+    if flt is not None and flt.metadata:
+        must.extend(server_metadata.conditions(flt.metadata))
     must_not: list[models.Condition] = []
     if flt is not None and flt.exclude_file_ids:
         must_not.append(models.FieldCondition(key="file_id", match=models.MatchAny(any=list(flt.exclude_file_ids))))
@@ -342,6 +344,14 @@ class QdrantServerStore:
                 warnings.filterwarnings("ignore", message="Payload indexes have no effect")
             # idempotent on a server: an index that exists with this schema is left as it is
             self._client.create_payload_index(name, READY_KEY, models.PayloadSchemaType.INTEGER, wait=True)
+
+    def set_file_metadata(self, name: str, values_by_file: dict[str, dict], indexes: dict[str, str]) -> None:
+        self._dimension(name)
+        with self._engine("update file metadata", name), warnings.catch_warnings():
+            if self._local:
+                warnings.filterwarnings("ignore", message="Payload indexes have no effect")
+            server_metadata.index_missing(self._client, name, indexes)
+            server_metadata.set_file_meta(self._client, name, values_by_file)
 
     def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
         self._dimension(name)

@@ -107,6 +107,8 @@ PLAIN_ARGS = {
     "messages": [ChatMessageIn(role="user", content=ASKED)], "stream": False,  # openai_chat
     "files": [StagedFile(name="m.md", path="/nowhere/up-0")],  # upload_staged: the knowledge base is checked first
     "chunk_index": 0, "text": "mallory's text", "keywords": ["mallory"],  # chunk editing
+    # metadata (core/metadata/): a filter aimed at the victim's file only narrows what mallory may read
+    "where": {"file_name": VICTIM_FILE}, "filter": None, "values": {"office": "mallory's"},
 }
 
 
