@@ -21,6 +21,7 @@ from core.errors import InvalidInput, NotFound, ReindexNeeded
 from core.ingest.kb_chunking import settings_for_kb
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import point_id
+from core.metadata import payload as metadata_payload
 from core.types import Actor
 
 MAX_TEXT = 20_000  # characters of one chunk's text
@@ -129,6 +130,8 @@ class _Editor:
         write_chunks(self.parts.store, self.snap.embedder, self.rec.collection, self.rec.id, writes,
                      title=doc.title if doc is not None else None, contextual=settings.chunking.contextual_text,
                      ready=bool(self.rec.searchable))
+        # the file's metadata as it is now (an edit row keeps the payload of its first edit)
+        metadata_payload.refresh(self.parts.store, self.parts.db, [self.rec.id])
 
     def commit(self, edit: ChunkEdit, action: str, before: dict | None, after: dict | None) -> None:
         """The edit row (dropped when nothing is left of it), its history entry, the file's count."""
