@@ -124,8 +124,9 @@ class SourceService:
     def dingtalk_workspaces(self, actor: Actor, app_key: str, app_secret: SecretStr, operator_id: str) -> list[dict]:
         """The DingTalk knowledge bases the operator may read (id, name, link), to pick one to add."""
         from core.sources.dingtalk import api_for
+        from core.sources.kinds import plain_secret
 
-        api = api_for(self._rt.settings(), app_key, app_secret.get_secret_value(), operator_id)
+        api = api_for(self._rt.settings(), app_key, plain_secret(app_secret), operator_id)
         try:
             return [{"id": str(w.get("workspaceId") or ""), "name": str(w.get("name") or ""),
                      "url": str(w.get("url") or "")} for w in api.workspaces()]

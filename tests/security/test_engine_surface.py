@@ -51,6 +51,8 @@ def world(tmp_path_factory):
     for var in ("DATABASE_URL", "QDRANT_URL"):
         os.environ.pop(var, None)
     engine = make_engine(data)
+    # DingTalk's API at a loopback port nobody opened: every DingTalk call is refused before a packet
+    engine.save_settings(SYSTEM_ACTOR, {"sources": {"kinds": {"dingtalk": {"base_url": "http://127.0.0.1:9"}}}})
     engine.sign_up("root-admin", "correct horse battery")
     victim_row = engine.sign_up("victim", "correct horse battery")
     mallory_row = engine.sign_up("mallory", "correct horse battery")
@@ -107,6 +109,8 @@ PLAIN_ARGS = {
     "messages": [ChatMessageIn(role="user", content=ASKED)], "stream": False,  # openai_chat
     "files": [StagedFile(name="m.md", path="/nowhere/up-0")],  # upload_staged: the knowledge base is checked first
     "chunk_index": 0, "text": "mallory's text", "keywords": ["mallory"],  # chunk editing
+    "app_key": "mallorykey", "app_secret": "mallory's secret", "operator_id": "mallory",  # DingTalk sources
+    "workspace_id": "ws-of-mallory",
 }
 
 
