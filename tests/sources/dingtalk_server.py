@@ -58,6 +58,7 @@ class DingTalkState:
     base: str = ""
     token_lifetime: int = 7200
     page_cap: int = 2
+    download_base: str = ""  # where downloadUrl points ("" = this server)
     tokens: dict[str, float] = field(default_factory=dict)  # token -> expiry (time.time())
     nodes: dict[str, Node] = field(default_factory=dict)
     tasks: dict[str, dict] = field(default_factory=dict)
@@ -174,7 +175,8 @@ class _Handler(BaseHTTPRequestHandler):
             task["queried"] += 1
             if task["queried"] == 1:
                 return self._reply(200, {"status": "processing"})
-            return self._reply(200, {"status": "success", "downloadUrl": f"{st.base}/download/{query['taskId']}"})
+            where = st.download_base or st.base
+            return self._reply(200, {"status": "success", "downloadUrl": f"{where}/download/{query['taskId']}"})
         return self._reply(404, _error("NotFound", f"no such API {method} {path}"))
 
     def _list_nodes(self, query: dict) -> None:

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -22,6 +26,8 @@ from tests.sources.conftest import kb_text
 from tests.sources.dingtalk_server import APP_KEY, APP_SECRET, OPERATOR, WORKSPACE, dingtalk_server
 
 A = SYSTEM_ACTOR
+NETTRAP = Path("/work/shared/tools/nettrap")
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -231,3 +237,66 @@ def test_bad_config_is_refused_before_a_source_exists(opened):
     with pytest.raises(InvalidInput, match="not a DingTalk id"):
         opened.add_dingtalk_source(A, "kb", APP_KEY, SecretStr(APP_SECRET), OPERATOR, "../x")
     assert opened.sources(A) == []
+
+
+def test_a_download_url_at_a_refused_address_fails_that_document_alone(opened, ding):
+    engine = opened
+    ding.add("d1", "Handbook", text="The meeting room code is wombat.")
+    ding.download_base = "http://169.254.169.254"  # the metadata address: never fetched
+    report = _add(engine)
+    assert _actions(report) == {"d1": "failed"} and engine.list_files(A, "kb") == []
+    [failed] = report.results
+    assert failed.error.startswith("Handbook.md: ") and "169.254.169.254" in failed.error, failed.error
+    ding.download_base = ""
+    [row] = engine.sources(A, kind="dingtalk")
+    assert _actions(engine.sync_source(A, row.id)) == {"Handbook.md": "added"}  # retried by the next sync
+
+
+def test_a_key_rotation_re_encrypts_the_secret_and_the_source_still_syncs(opened, ding, data_dir):
+    from core.secrets.box import SecretBox, SecretError, read_key_file
+    from tests.cli.test_cli import run_cli
+
+    engine = opened
+    ding.add("d1", "Handbook", text="The library lends laptops.")
+    _add(engine)
+    old_key = read_key_file(data_dir / "secret.key")[0]
+    run_cli(data_dir, "secrets", "rotate")
+    with engine._db.read() as s:
+        [stored] = s.exec(select(SourceSecret)).all()
+    with pytest.raises(SecretError):
+        SecretBox(old_key).decrypt(stored.value)
+    forget_tokens()  # the secret itself is read again from the store
+    ding.add("d2", "Tripods", text="The library lends tripods too.")
+    [row] = engine.sources(A, kind="dingtalk")
+    assert _actions(engine.sync_source(A, row.id)) == {"Tripods.md": "added"}
+
+
+@pytest.mark.skipif(not NETTRAP.is_dir(), reason="the shared nettrap is not on this machine")
+def test_under_the_nettrap_a_metadata_base_url_sends_nothing(tmp_path):
+    """A child process with the shared socket trap: DingTalk's API set to the metadata address (and
+    its mapped IPv6 form); adding a source and listing knowledge bases are refused, nothing recorded."""
+    log = tmp_path / "nettrap.log"
+    script = (
+        "from pathlib import Path\n"
+        "from pydantic import SecretStr\n"
+        "from core.errors import CoreError\n"
+        "from core.types import SYSTEM_ACTOR as A\n"
+        "from tests.engine.conftest import make_engine\n"
+        "e = make_engine(Path(%r))\n"
+        "e.create_kb(A, 'kb')\n"
+        "for base in ('http://169.254.169.254', 'http://[::ffff:169.254.169.254]'):\n"
+        "    e.save_settings(A, {'sources': {'kinds': {'dingtalk': {'base_url': base}}}})\n"
+        "    for call in (lambda: e.add_dingtalk_source(A, 'kb', 'k', SecretStr('s'), 'op', 'ws'),\n"
+        "                 lambda: e.dingtalk_workspaces(A, 'k', SecretStr('s'), 'op')):\n"
+        "        try:\n"
+        "            call()\n"
+        "        except CoreError as exc:\n"
+        "            print('refused:', exc.message)\n"
+        "e.close()\n"
+    ) % str(tmp_path / "data")
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
+    env.update(PYTHONPATH=f"{NETTRAP}:{REPO}", NETTRAP_LOG=str(log), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not log.exists() or log.read_text() == ""
+    assert done.stdout.count("refused:") == 4 and done.stdout.count("never fetched") == 4, done.stdout

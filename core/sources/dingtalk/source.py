@@ -114,7 +114,7 @@ class DingTalkSource:
                 try:
                     digest = self._digest(node_id)
                 except CoreError as exc:  # this document alone: left as it is, retried next sync
-                    errors[node_id] = exc.message
+                    errors[node_id] = f"{path}: {exc.message}"  # named: a new document has no held name yet
                     continue
             new_stamps[node_id] = [stamp, digest]
             items.append(RemoteItem(node_id, path, _MIME[self.export_format], digest,
