@@ -189,7 +189,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     so = sub.add_parser("sources", help="synced sources (Drive selections, web pages, folders, WebDAV, DingTalk): "
-                                             "list, add, sync, log")
+                                        "list, add, sync, log")
     so.set_defaults(handler=cmd_sources)
     sos = so.add_subparsers(dest="sources_command", required=True)
     sos.add_parser("list")
