@@ -96,7 +96,8 @@ FORMATS: Registry = Registry("document format", ("core.parsers.formats",))
 SEARCH_ENGINES: Registry = Registry("web search engine", tuple(
     f"core.websearch.{m}" for m in ("searxng", "tavily", "brave", "google_pse", "serper", "external", "duckduckgo")))
 SOURCES: Registry = Registry("remote source kind", ("core.sources.web_kind", "core.gdrive.source_kind",
-                                                     "core.sources.folder", "core.sources.webdav"))
+                                                     "core.sources.folder", "core.sources.webdav",
+                                                     "core.sources.dingtalk"))
 CHAT_PROVIDERS: Registry = Registry("LLM provider", tuple(
     f"core.llm.{m}" for m in ("extractive", "openai_provider", "ollama_provider")))
 EMBEDDING_PROVIDERS: Registry = Registry("embedding provider", tuple(

@@ -11,7 +11,7 @@ from core import Engine
 from core.types import Actor
 from dashboard.gdrive_widgets import SYNC_KEY, show_report, words, work_panel
 from dashboard.i18n import t
-from dashboard.source_forms import folder_form, webdav_form
+from dashboard.source_forms import dingtalk_form, folder_form, webdav_form
 
 
 def failing_items(engine: Engine, actor: Actor, source_id: str) -> list[dict]:
@@ -58,6 +58,7 @@ def sources_panel(engine: Engine, actor: Actor, status: dict, connected: bool = 
         web_pages_form(engine, actor)
     folder_form(engine, actor)
     webdav_form(engine, actor)
+    dingtalk_form(engine, actor)
     sync_log(engine, actor, {s.id: s.title for s in mine})
 
 

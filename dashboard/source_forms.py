@@ -1,6 +1,6 @@
-"""Forms that add a server folder (admins) or a WebDAV folder as a synced source, beside the web
-pages form on the synced-sources panel. The WebDAV password is a password field, handed to the
-engine as a SecretStr and never shown again."""
+"""Forms that add a server folder (admins), a WebDAV folder or a DingTalk knowledge base as a synced
+source, beside the web pages form on the synced-sources panel. The WebDAV password and the DingTalk
+AppSecret are password fields, handed to the engine as a SecretStr and never shown again."""
 
 from __future__ import annotations
 
@@ -41,3 +41,21 @@ def webdav_form(engine: Engine, actor: Actor) -> None:
         ready = url.strip() and username.strip() and password
         if st.button(t("gdrive.web_add"), key="webdav_add", icon=":material/add_link:", disabled=not ready):
             show_report(engine.add_webdav_source(actor, kb_id, url.strip(), username.strip(), SecretStr(password)))
+
+
+def dingtalk_form(engine: Engine, actor: Actor) -> None:
+    """A DingTalk knowledge base (or one folder of it), read with an app's AppKey and AppSecret as the operator."""
+    kbs = _writable_kbs(engine, actor)
+    if not kbs:
+        return
+    with st.expander(t("sources.dingtalk_title"), icon=":material/menu_book:"):
+        app_key = st.text_input(t("sources.dingtalk_app_key"), key="dingtalk_app_key")
+        secret = st.text_input(t("sources.dingtalk_secret"), key="dingtalk_secret", type="password")
+        operator = st.text_input(t("sources.dingtalk_operator"), key="dingtalk_operator", help=t("sources.dingtalk_help"))
+        workspace = st.text_input(t("sources.dingtalk_workspace"), key="dingtalk_workspace")
+        folder = st.text_input(t("sources.dingtalk_folder"), key="dingtalk_folder")
+        kb_id = st.selectbox(t("gdrive.import_into"), list(kbs), format_func=lambda i: kbs[i].name, key="dingtalk_kb")
+        ready = app_key.strip() and secret and operator.strip() and workspace.strip()
+        if st.button(t("gdrive.web_add"), key="dingtalk_add", icon=":material/add_link:", disabled=not ready):
+            show_report(engine.add_dingtalk_source(actor, kb_id, app_key.strip(), SecretStr(secret), operator.strip(),
+                                                   workspace.strip(), folder.strip()))

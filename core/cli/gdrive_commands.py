@@ -69,6 +69,12 @@ def read_refresh_token(args: argparse.Namespace) -> str:
 def read_password(args: argparse.Namespace):
     """A WebDAV password from ``--password-file`` (or - for standard input), else standard input
     (the terminal asks without echo). Never from the command line: ``ps`` shows it to everyone."""
+    return read_secret(args.password_file, "WebDAV password", "password", "--password-file")
+
+
+def read_secret(path: str | None, prompt: str, what: str, option: str):
+    """A credential (SecretStr) from a file (- for standard input), else standard input (the
+    terminal asks without echo); never an argument."""
     import getpass
     import sys
 
@@ -76,21 +82,29 @@ def read_password(args: argparse.Namespace):
 
     from core.errors import InvalidInput
 
-    path = args.password_file
     if path and path != "-":
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.readline()
         except OSError as exc:
-            raise InvalidInput(f"cannot read the password file {path}: {exc.strerror}") from None
+            raise InvalidInput(f"cannot read the {what} file {path}: {exc.strerror}") from None
     elif sys.stdin is not None and sys.stdin.isatty():
-        text = getpass.getpass("WebDAV password: ")
+        text = getpass.getpass(f"{prompt}: ")
     else:
         text = sys.stdin.readline() if sys.stdin is not None else ""
-    password = text.rstrip("\r\n")
-    if not password:
-        raise InvalidInput("no password: give it on standard input or with --password-file PATH")
-    return SecretStr(password)
+    value = text.rstrip("\r\n")
+    if not value:
+        raise InvalidInput(f"no {what}: give it on standard input or with {option} PATH")
+    return SecretStr(value)
+
+
+def _not_handed_off(engine, operation: str, command: str) -> None:
+    if not hasattr(engine, operation):  # handed off: a SecretStr would cross masked
+        from core.errors import StoreError
+
+        raise StoreError(f"sources {command} is not handed off to the process holding the store (the secret stays "
+                         "in this process): use that dashboard's Synced sources panel, or run it while no process "
+                         "holds the store")
 
 
 def cmd_gdrive(args: argparse.Namespace) -> int:
@@ -136,17 +150,29 @@ def cmd_sources(args: argparse.Namespace) -> int:
             if args.sources_command == "add-folder":
                 report = engine.add_folder_source(A, args.kb, os.path.abspath(args.path), watch=not args.no_watch)
             else:
-                if not hasattr(engine, "add_webdav_source"):  # handed off: a SecretStr would cross masked
-                    from core.errors import StoreError
-
-                    raise StoreError("sources add-webdav is not handed off to the process holding the store (the "
-                                     "password stays in this process): use that dashboard's Synced sources panel, or run it "
-                                     "while no process holds the store")
+                _not_handed_off(engine, "add_webdav_source", "add-webdav")
                 report = engine.add_webdav_source(A, args.kb, args.url, args.username, read_password(args),
                                                   watch=not args.no_watch)
             report = report.as_dict()
             emit(args, report, _report_line)
             return 0 if report["status"] == "done" and not report["failed"] else 1
+        elif args.sources_command in ("add-dingtalk", "dingtalk-workspaces") and args.app_secret is not None:
+            from core.errors import InvalidInput
+
+            raise InvalidInput("the AppSecret is never taken on the command line (other users see it in ps): give it "
+                               "on standard input or with --secret-file PATH")
+        elif args.sources_command == "add-dingtalk":
+            _not_handed_off(engine, "add_dingtalk_source", "add-dingtalk")
+            secret = read_secret(args.secret_file, "DingTalk AppSecret", "AppSecret", "--secret-file")
+            report = engine.add_dingtalk_source(A, args.kb, args.app_key, secret, args.operator, args.workspace,
+                                                args.folder or "", watch=not args.no_watch).as_dict()
+            emit(args, report, _report_line)
+            return 0 if report["status"] == "done" and not report["failed"] else 1
+        elif args.sources_command == "dingtalk-workspaces":
+            _not_handed_off(engine, "dingtalk_workspaces", "dingtalk-workspaces")
+            secret = read_secret(args.secret_file, "DingTalk AppSecret", "AppSecret", "--secret-file")
+            rows = engine.dingtalk_workspaces(A, args.app_key, secret, args.operator)
+            emit(args, rows, lambda rs: "\n".join(f"{r['id']}  {r['name']}" for r in rs) or "no knowledge bases")
         elif args.sources_command == "sync":
             report = engine.sync_source(A, args.source_id).as_dict()
             emit(args, report, _report_line)
@@ -162,7 +188,8 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    so = sub.add_parser("sources", help="synced sources (Drive selections, web pages, folders, WebDAV): list, add, sync, log")
+    so = sub.add_parser("sources", help="synced sources (Drive selections, web pages, folders, WebDAV, DingTalk): "
+                                        "list, add, sync, log")
     so.set_defaults(handler=cmd_sources)
     sos = so.add_subparsers(dest="sources_command", required=True)
     sos.add_parser("list")
@@ -181,6 +208,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     ad.add_argument("--password-file", metavar="PATH", help="read the password from this file (- for standard input)")
     ad.add_argument("--no-watch", action="store_true", help="import once, sync by hand only")
     ad.add_argument("url", metavar="URL", help="the folder's WebDAV URL, e.g. https://cloud.example/remote.php/dav/files/me/Team/")
+    dk = sos.add_parser("add-dingtalk", help="add a DingTalk knowledge base (钉钉知识库) or one folder of it: the "
+                                             "AppSecret is read from standard input or --secret-file, stored encrypted")
+    dw = sos.add_parser("dingtalk-workspaces", help="list the DingTalk knowledge bases the operator may read "
+                                                    "(AppSecret from standard input or --secret-file)")
+    for p in (dk, dw):
+        p.add_argument("--app-key", required=True, help="the app's AppKey (client id)")
+        p.add_argument("--operator", required=True, help="the operator's unionId (whose read access the app uses)")
+        p.add_argument("--secret-file", metavar="PATH", help="read the AppSecret from this file (- for standard input)")
+    dk.add_argument("--kb", required=True)
+    dk.add_argument("--workspace", required=True, help="the knowledge base's id (sources dingtalk-workspaces lists them)")
+    dk.add_argument("--folder", help="sync only this folder (its node id) of the knowledge base")
+    dk.add_argument("--no-watch", action="store_true", help="import once, sync by hand only")
+    for p in (dk, dw):
+        p.add_argument("--app-secret", help=argparse.SUPPRESS)  # refused with how to give it instead
     ss = sos.add_parser("sync", help="sync one source now")
     ss.add_argument("source_id")
     lg = sos.add_parser("log", help="the sync log")

@@ -108,6 +108,31 @@ class SourceService:
         config = {"url": url, "username": username, "password": password}
         return self._add_tracked(actor, "webdav", kb, config, watch, "importing a WebDAV folder", progress)
 
+    @operation()
+    def add_dingtalk_source(self, actor: Actor, kb: str, app_key: str, app_secret: SecretStr, operator_id: str,
+                            workspace_id: str, folder_id: str = "", *, watch: bool = True,
+                            progress: Callable[[str, int, int, str], None] | None = None) -> SyncReport:
+        """Add a DingTalk knowledge base (or one folder of it) as a source of ``kb``: each DingTalk
+        document exported (Markdown or docx) and parsed like an upload, then kept in sync. The
+        AppSecret is stored encrypted and never listed; adding the same knowledge base again with
+        a new AppSecret keeps the source and replaces it."""
+        config = {"app_key": app_key, "app_secret": app_secret, "operator_id": operator_id,
+                  "workspace_id": workspace_id, "folder_id": folder_id}
+        return self._add_tracked(actor, "dingtalk", kb, config, watch, "importing a DingTalk knowledge base", progress)
+
+    @operation()
+    def dingtalk_workspaces(self, actor: Actor, app_key: str, app_secret: SecretStr, operator_id: str) -> list[dict]:
+        """The DingTalk knowledge bases the operator may read (id, name, link), to pick one to add."""
+        from core.sources.dingtalk import api_for
+        from core.sources.kinds import plain_secret
+
+        api = api_for(self._rt.settings(), app_key, plain_secret(app_secret), operator_id)
+        try:
+            return [{"id": str(w.get("workspaceId") or ""), "name": str(w.get("name") or ""),
+                     "url": str(w.get("url") or "")} for w in api.workspaces()]
+        finally:
+            api.close()
+
     def _add_tracked(self, actor: Actor, kind: str, kb: str, config: dict, watch: bool, message: str,
                      progress: Callable | None) -> SyncReport:
         from core.sources import kinds

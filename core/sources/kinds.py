@@ -59,7 +59,7 @@ def admit_source(parts: EngineParts, box: SecretBox, actor: Actor, kind_name: st
     if kind.admin_only and not actor.is_admin:
         raise PermissionDenied(f"only an admin can add a {kind_name} source (it reads the server's own storage)")
     config = dict(config)
-    secrets = {name: _plain(config.pop(name)) for name in kind.secrets if name in config}
+    secrets = {name: plain_secret(config.pop(name)) for name in kind.secrets if name in config}
     config = kind.check_config(config) if kind.check_config else config
     if kind.admit is not None:
         config = kind.admit(config, parts.snapshot().settings)
@@ -70,7 +70,7 @@ def admit_source(parts: EngineParts, box: SecretBox, actor: Actor, kind_name: st
     return row
 
 
-def _plain(value) -> str:
+def plain_secret(value) -> str:
     """A credential given as a SecretStr or a str."""
     return str(value.get_secret_value() if hasattr(value, "get_secret_value") else value or "")
 

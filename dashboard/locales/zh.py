@@ -136,6 +136,7 @@ STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS, **CHUNK_WORDS, **META
     "gdrive.web_title": "保持同步的网页", "gdrive.web_urls": "网页地址（每行一个）", "gdrive.web_help": "立即抓取，并按同步计划重新抓取；正文有变化的网页会重新索引。", "gdrive.web_add": "添加并保持同步",
     "sources.folder_title": "保持同步的服务器文件夹", "sources.folder_path": "服务器上的文件夹（绝对路径）", "sources.folder_help": "仅管理员可添加，且须位于设置中列出的根目录下（sources.kinds.folder.allowed_roots）。新文件会加入，修改的重新索引，删除或移出的会移除，重命名的保留。",
     "sources.webdav_title": "保持同步的 WebDAV 文件夹（Nextcloud、ownCloud 等）", "sources.webdav_url": "文件夹地址", "sources.webdav_help": "例如 https://cloud.example.com/remote.php/dav/files/me/Team/ —— 私有地址须由管理员开放其主机。", "sources.webdav_user": "用户名", "sources.webdav_password": "密码（加密保存，不再显示）",
+    "sources.dingtalk_title": "保持同步的钉钉知识库", "sources.dingtalk_app_key": "应用 AppKey（Client ID）", "sources.dingtalk_secret": "应用 AppSecret（加密保存，不再显示）", "sources.dingtalk_operator": "操作人 unionId", "sources.dingtalk_help": "应用以此人的读取权限访问（钉钉的 operatorId）。", "sources.dingtalk_workspace": "知识库 ID（workspaceId）", "sources.dingtalk_folder": "仅同步此文件夹（节点 ID，可选）",
     "gdrive.finished_sign_in": "谷歌云端硬盘已连接。请登录后浏览和导入。",
     "chat.open_source": "打开原文",
     "nav.gdrive": "谷歌云端硬盘", "settings.section.gdrive": "谷歌云端硬盘",

@@ -51,6 +51,8 @@ def world(tmp_path_factory):
     for var in ("DATABASE_URL", "QDRANT_URL"):
         os.environ.pop(var, None)
     engine = make_engine(data)
+    # DingTalk's API at a loopback port nobody opened: every DingTalk call is refused before a packet
+    engine.save_settings(SYSTEM_ACTOR, {"sources": {"kinds": {"dingtalk": {"base_url": "http://127.0.0.1:9"}}}})
     engine.sign_up("root-admin", "correct horse battery")
     victim_row = engine.sign_up("victim", "correct horse battery")
     mallory_row = engine.sign_up("mallory", "correct horse battery")
@@ -109,6 +111,8 @@ PLAIN_ARGS = {
     "chunk_index": 0, "text": "mallory's text", "keywords": ["mallory"],  # chunk editing
     # metadata (core/metadata/): a filter aimed at the victim's file only narrows what mallory may read
     "where": {"file_name": VICTIM_FILE}, "filter": None, "values": {"office": "mallory's"},
+    "app_key": "mallorykey", "app_secret": "mallory's secret", "operator_id": "mallory",  # DingTalk sources
+    "workspace_id": "ws-of-mallory",
 }
 
 

@@ -51,3 +51,42 @@ def test_cli_adds_a_webdav_folder_with_the_password_from_a_file(tmp_path):
     assert wrong.returncode != 0 and "refused the user name or password" in wrong.stdout
     for out in (added, listed, wrong):
         assert PASSWORD not in out.stdout + out.stderr and "wrong-password" not in out.stdout + out.stderr
+
+
+@pytest.mark.slow
+def test_cli_adds_a_dingtalk_knowledge_base_with_the_secret_from_stdin_or_a_file(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.cli.test_cli import REPO
+    from tests.sources.dingtalk_server import APP_KEY, APP_SECRET, OPERATOR, WORKSPACE, dingtalk_server
+
+    data = tmp_path / "data"
+    secret = tmp_path / "secret.txt"
+    secret.write_text(APP_SECRET + "\n")
+    with dingtalk_server() as ding:
+        ding.add("d1", "Menu", text="Thursday is dumpling day.")
+        env = {"RAGDESK_PARSING__URL_ALLOW_HOSTS": '["127.0.0.1"]', "RAGDESK_SOURCES__KINDS__DINGTALK__BASE_URL": ding.base}
+        run_cli(data, "kb", "create", "team", env_extra=env)
+        listed = run_cli(data, "--json", "sources", "dingtalk-workspaces", "--app-key", APP_KEY, "--operator", OPERATOR,
+                         "--secret-file", str(secret), env_extra=env)
+        full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
+        full_env.update({"RAGDESK_DATA_DIR": str(data), "RAGDESK_EMBEDDING__MODEL": "hash-64", **env})
+        added = subprocess.run([sys.executable, "-m", "core", "--json", "sources", "add-dingtalk", "--kb", "team",
+                                "--app-key", APP_KEY, "--operator", OPERATOR, "--workspace", WORKSPACE],
+                               input=APP_SECRET + "\n", cwd=REPO, env=full_env, capture_output=True, text=True, timeout=300)
+        secret.write_text("wrong-secret\n")
+        wrong = run_cli(data, "sources", "add-dingtalk", "--kb", "team", "--app-key", APP_KEY, "--operator", OPERATOR,
+                        "--workspace", WORKSPACE, "--secret-file", str(secret), check=False, env_extra=env)
+        as_argument = run_cli(data, "sources", "add-dingtalk", "--kb", "team", "--app-key", APP_KEY, "--operator",
+                              OPERATOR, "--workspace", WORKSPACE, "--app-secret", APP_SECRET, check=False, env_extra=env)
+        sources = run_cli(data, "--json", "sources", "list", env_extra=env)
+    assert as_json(listed) == [{"id": WORKSPACE, "name": "Team handbook",
+                                "url": f"https://alidocs.dingtalk.com/i/spaces/{WORKSPACE}/overview"}]
+    assert added.returncode == 0, added.stderr
+    assert as_json(added)["added"] == 1 and as_json(sources)[0]["kind"] == "dingtalk"
+    assert wrong.returncode != 0 and "AppSecret" in wrong.stdout + wrong.stderr
+    assert as_argument.returncode != 0 and "never taken on the command line" in as_argument.stderr
+    for out in (listed, added, wrong, as_argument, sources):
+        assert APP_SECRET not in out.stdout + out.stderr and "wrong-secret" not in out.stdout + out.stderr

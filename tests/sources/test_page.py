@@ -50,3 +50,28 @@ def test_a_plain_user_gets_no_folder_form(engine, drive):  # noqa: F811
     at = open_page(at)
     keys = {w.key for w in at.text_input}
     assert "webdav_url" in keys and "folder_path" not in keys
+
+
+def test_a_user_adds_a_dingtalk_knowledge_base_from_the_panel(engine, drive):  # noqa: F811
+    from tests.sources.dingtalk_server import APP_KEY, APP_SECRET, OPERATOR, WORKSPACE, dingtalk_server
+
+    with dingtalk_server() as ding:
+        ding.add("d1", "Menu", text="Thursday is dumpling day.")
+        engine.save_settings(SYSTEM_ACTOR, {"gdrive": drive.settings(), "parsing": {"url_allow_hosts": ["127.0.0.1"]},
+                                            "sources": {"kinds": {"dingtalk": {"base_url": ding.base}}}})
+        engine.sign_up("admin", "correct horse 0")
+        at = sign_up(new_app(), "bob")  # a plain user adds one with their own app's credentials
+        bob = engine.actor_for(at.session_state["user_id"])
+        engine.create_kb(bob, "bobs")
+        at = open_page(at)
+        for key, value in (("dingtalk_app_key", APP_KEY), ("dingtalk_secret", APP_SECRET),
+                           ("dingtalk_operator", OPERATOR), ("dingtalk_workspace", WORKSPACE)):
+            at.text_input(key=key).input(value)
+        at.run()
+        at.button(key="dingtalk_add").click()
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert "1 added" in texts(at), texts(at)
+        at.run()
+    [row] = engine.sources(bob)
+    assert row.kind == "dingtalk" and APP_SECRET not in texts(at) and f"DingTalk: knowledge base {WORKSPACE}" in texts(at)
