@@ -23,9 +23,8 @@ import logging
 from dataclasses import asdict, dataclass, fields
 from typing import Callable
 
-from core import errors as errors_mod
 from core.db.models import FileRecord, Job
-from core.errors import CoreError
+from core.errors import CoreError, error_identity, rebuild_error
 from core.types import SYSTEM_ACTOR, Actor
 
 log = logging.getLogger(__name__)
@@ -51,17 +50,18 @@ class Kind:
 
 
 def raised(exc: CoreError) -> dict:
-    """A whole-job refusal, kept so the waiting caller gets the same error type."""
-    return {"raised": type(exc).__name__, "message": exc.message, "key": exc.key, "params": exc.params}
+    """A whole-job refusal, kept so the waiting caller gets the same error class (by name and module)."""
+    identity = error_identity(exc)
+    return {"raised": identity["kind"], "module": identity["module"], "message": exc.message, "key": exc.key,
+            "params": exc.params}
 
 
 def reraise(job: Job) -> None:
-    """Raise the error a job's work raised (its type from core.errors), if it did."""
+    """Raise the error a job's work raised, as its own class (core/errors.py's registry), if it did."""
     info = job.result or {}
     if "raised" in info:
-        cls = getattr(errors_mod, info["raised"], None)
-        cls = cls if isinstance(cls, type) and issubclass(cls, CoreError) else CoreError
-        raise cls(info.get("message") or job.error, key=info.get("key", ""), params=info.get("params") or {})
+        raise rebuild_error(str(info["raised"]), info.get("message") or job.error, module=str(info.get("module") or ""),
+                            key=info.get("key", ""), params=info.get("params") or {})
     if job.state == "failed" and job.result is None:  # its worker died too often, or a bug stopped it
         raise CoreError(job.error or "the job failed")
 
