@@ -1,17 +1,58 @@
-"""The engine's error family.
+"""The engine's error family, and its one registry.
 
 Every error carries a message that is safe to show an admin (no secrets, no tracebacks).
-The edges translate them: the dashboard into ``st.error``, the CLI into an exit code.
+Each class declares what the edges make of it: ``exit_code`` (the CLI), ``http_status`` and a
+stable ``code`` (the HTTP API, MCP). Defining a subclass registers it by name — here or in any
+module (sources, Drive, a plugin), at import — so the hand-off and the job queue, which carry an
+error as its name and module, rebuild it as its own class on the other side (``error_class``).
 """
 
 from __future__ import annotations
+
+import importlib
+import logging
+import re
+
+log = logging.getLogger(__name__)
+
+# Every CoreError class by its name: names are unique across the family (a second class of the
+# same name elsewhere is refused where it is defined), so a name is enough to find a class.
+_REGISTRY: dict[str, type[CoreError]] = {}
+
+
+def snake_case(name: str) -> str:
+    """NotFound → not_found (each capital starts a word, as codes have always been made: LLMError → l_l_m_error)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _register(cls: type[CoreError]) -> None:
+    # A ``code`` written in a class body holds for its subclasses too (ApiTokenLocked answers
+    # not_authenticated); otherwise a class's code is its own name in snake case.
+    if "code" in cls.__dict__:
+        cls._declared_code = cls.__dict__["code"]
+    else:
+        cls.code = cls._declared_code or snake_case(cls.__name__)
+    if not isinstance(cls.exit_code, int) or not isinstance(cls.http_status, int) or not 400 <= cls.http_status <= 599:
+        raise TypeError(f"{cls.__qualname__}: exit_code must be an int and http_status an int from 400 to 599")
+    known = _REGISTRY.get(cls.__name__)
+    if known is not None and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
+        raise TypeError(f"two CoreError classes are named {cls.__name__} ({known.__module__} and {cls.__module__}): "
+                        "an error's name must say which one it is")
+    _REGISTRY[cls.__name__] = cls  # the same class again (a module reloaded): the newer one
 
 
 class CoreError(Exception):
     """Base of every error the engine raises on purpose."""
 
     exit_code = 1
+    http_status = 500  # the server's own state unless a class says otherwise
+    code: str  # set by _register
+    _declared_code = ""
     retryable = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _register(cls)
 
     def __init__(self, message: str, *, detail: str | None = None, key: str = "", params: dict | None = None):
         super().__init__(message)
@@ -34,14 +75,17 @@ class CoreError(Exception):
 
 class NotFound(CoreError):
     exit_code = 3
+    http_status = 404
 
 
 class AlreadyExists(CoreError):
     exit_code = 4
+    http_status = 409
 
 
 class PermissionDenied(CoreError):
     exit_code = 5
+    http_status = 403
 
 
 class NotAuthenticated(CoreError):
@@ -49,29 +93,33 @@ class NotAuthenticated(CoreError):
     or the token of a disabled account. One stable ``code`` the HTTP API answers 401 with."""
 
     exit_code = 13
+    http_status = 401
     code = "not_authenticated"
 
 
 class InvalidSettings(CoreError):
     exit_code = 2
+    http_status = 422
 
 
 class InvalidInput(CoreError):
     exit_code = 2
+    http_status = 422
 
 
 class ParseError(CoreError):
     """A document could not be turned into text (corrupt, encrypted, unsupported...)."""
 
     exit_code = 6
+    http_status = 422
 
 
 class UnsupportedFormat(ParseError):
-    pass
+    http_status = 415
 
 
 class FileTooLarge(ParseError):
-    pass
+    http_status = 413
 
 
 class FetchError(ParseError):
@@ -86,6 +134,7 @@ class EmbeddingError(CoreError):
     """The embedding model failed or an embedding API is unreachable."""
 
     exit_code = 7
+    http_status = 502
     retryable = True
 
 
@@ -93,6 +142,7 @@ class ReindexNeeded(CoreError):
     """A knowledge base was built with another embedding model or dimension."""
 
     exit_code = 8
+    http_status = 409
 
 
 class StoreError(CoreError):
@@ -102,6 +152,7 @@ class StoreError(CoreError):
 class StoreBusy(StoreError):
     """The embedded vector store is held by another process."""
 
+    http_status = 503
     retryable = True
 
 
@@ -109,6 +160,7 @@ class StoreUnavailable(StoreError):
     """The vector store's server cannot be reached now (refused, timed out, or answering 502-504):
     worth trying again later (HTTP 503, a job retried with a pause)."""
 
+    http_status = 503
     retryable = True
     code = "store_unavailable"
     retry_after_seconds = 10
@@ -117,31 +169,71 @@ class StoreUnavailable(StoreError):
 class DiskFull(StoreError):
     """Too little free space on the data folder's disk to write safely (core/storage/diskspace.py)."""
 
+    http_status = 507
+
 
 class LLMError(CoreError):
     """A chat model provider is down, refused, or answered something unusable."""
 
     exit_code = 10
+    http_status = 502
     retryable = True
 
 
 class Cancelled(CoreError):
     exit_code = 11
+    http_status = 409
+
+
+_register(CoreError)
+
+
+def error_class(name: str, module: str = "") -> type[CoreError]:
+    """The CoreError class called ``name``; ``module``: where it is defined, imported here when it is
+    one of ours and not loaded yet (a reply from the dashboard naming a Drive error the CLI has not
+    imported). An outside plugin's errors register when the plugins load. CoreError for a name
+    no class has."""
+    found = _REGISTRY.get(name)
+    if found is None and (module == "core" or module.startswith("core.")):
+        try:
+            importlib.import_module(module)
+        except ImportError:  # a module a newer release has and this one has not
+            log.warning("error class %s: its module %s is not in this release", name, module)
+        found = _REGISTRY.get(name)
+    if found is None:
+        from core.plugins import load_plugins  # imports nothing of ours: no circle
+
+        try:
+            load_plugins()
+        except ImportError as exc:
+            log.warning("error class %s: %s", name, exc)
+        found = _REGISTRY.get(name)
+    return found or CoreError
+
+
+def error_classes() -> dict[str, type[CoreError]]:
+    """Every CoreError class registered so far (those of the modules imported in this process), by name."""
+    return dict(_REGISTRY)
+
+
+def error_identity(exc: CoreError) -> dict[str, str]:
+    """What names ``exc``'s class across a process boundary: its name and module."""
+    return {"kind": type(exc).__name__, "module": type(exc).__module__}
+
+
+def rebuild_error(kind: str, message: str, *, module: str = "", key: str = "", params: dict | None = None) -> CoreError:
+    """An error of the class ``kind`` (see ``error_class``) carrying ``message``; its nearest base
+    that takes a message when its own constructor differs (ApiTokenLocked takes times: it comes
+    back a NotAuthenticated); a plain CoreError for a name no class has."""
+    for candidate in error_class(kind, module).__mro__:
+        if isinstance(candidate, type) and issubclass(candidate, CoreError):
+            try:
+                return candidate(message, key=key, params=params)
+            except TypeError:
+                continue
+    return CoreError(message, key=key, params=params)
 
 
 def error_named(kind: str, message: str) -> CoreError:
-    """An error of the CoreError class called ``kind`` (one loaded in this process: it was raised
-    here), carrying ``message``; its nearest base that takes a message when its own constructor
-    differs; a plain CoreError for a name not found."""
-    todo, found = [CoreError], None
-    while todo and found is None:
-        cls = todo.pop()
-        found = cls if cls.__name__ == kind else None
-        todo.extend(cls.__subclasses__())
-    for candidate in (found or CoreError).__mro__:
-        if isinstance(candidate, type) and issubclass(candidate, CoreError):
-            try:
-                return candidate(message)
-            except TypeError:
-                continue
-    return CoreError(message)
+    """An error of the CoreError class called ``kind`` carrying ``message`` (see ``rebuild_error``)."""
+    return rebuild_error(kind, message)

@@ -1,8 +1,9 @@
 """The engine's operations table: every operation the services declare, by name.
 
 A leaf below the engine: the engine puts these operations on ``Engine`` (core/services/facade.py),
-and the CLI hand-off (core/handoff/commands.py) and the HTTP API (core/api/registry.py) read the
-same table here, so neither needs to import the engine that serves them.
+the job queue runs the job kinds they declare (core/jobs/kinds.py), and the CLI hand-off
+(core/handoff/commands.py) and the HTTP API (core/api/registry.py) read the same table here, so
+neither needs to import the engine that serves them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from core.services.chunk_edits import ChunkEditService
 from core.services.curated import CuratedService
 from core.services.declare import Operation
 from core.services.drive import DriveService
-from core.services.facade import collect
+from core.services.facade import collect, register_job_kinds
 from core.services.files import FileService
 from core.services.jobs import JobService
 from core.services.knowledge_bases import KnowledgeBaseService
@@ -32,3 +33,6 @@ SERVICES: dict[str, type] = {
     "api": ApiBridge, "chunk_edits": ChunkEditService, "metadata": MetadataService}
 
 OPERATIONS: dict[str, Operation] = collect(SERVICES)
+
+# The queued jobs' kinds the services declare (``@job_kind``), registered with the job queue.
+JOB_KINDS = register_job_kinds(SERVICES)

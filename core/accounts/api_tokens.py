@@ -83,6 +83,8 @@ class TokenView:
 class ApiTokenLocked(NotAuthenticated):
     """Too many failed token checks from one client: carries when to try again."""
 
+    http_status = 429
+
     def __init__(self, until: datetime, now: datetime):
         self.until = until
         self.retry_after_seconds = max(1, math.ceil((until - now).total_seconds()))

@@ -39,6 +39,8 @@ DEFAULT_POLICY = SignInPolicy()
 class SignInLocked(PermissionDenied):
     """Too many failed sign-ins: carries when to try again."""
 
+    http_status = 429
+
     def __init__(self, until: datetime, now: datetime):
         self.until = until
         minutes = max(1, math.ceil((until - now).total_seconds() / 60))

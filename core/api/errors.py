@@ -1,4 +1,5 @@
-"""CoreError → HTTP: a status and a stable code per error class, the engine's message.
+"""CoreError → HTTP: the status and stable code each error class declares (core/errors.py), the
+engine's message.
 
 The engine decides not-found versus forbidden (another user's private knowledge base is "not
 found", so its name does not leak); this only translates. Unexpected errors are a 500 with an
@@ -7,37 +8,19 @@ error id, the traceback in the server's log only.
 
 from __future__ import annotations
 
-import re
-
 from fastapi.responses import JSONResponse
 
 from core.errors import CoreError
 
-# By class name, nearest first along the error's MRO (names, so classes defined in other
-# modules — accounts, sources — map without being imported here).
-STATUS = {
-    "NotAuthenticated": 401, "ApiTokenLocked": 429, "SignInLocked": 429, "PermissionDenied": 403, "NotFound": 404,
-    "AlreadyExists": 409, "ReindexNeeded": 409, "Cancelled": 409, "FileTooLarge": 413,
-    "UnsupportedFormat": 415, "InvalidInput": 422, "InvalidSettings": 422, "ParseError": 422,
-    "SyncBusy": 409, "LeaseLost": 409, "EmbeddingError": 502, "LLMError": 502, "WebSearchError": 502, "DriveError": 502,
-    "SourceUnavailable": 502, "StoreBusy": 503, "StoreUnavailable": 503, "ServerBusy": 503, "DiskFull": 507,
-    # left at 500 on purpose: the server's own state (CoreError, StoreError, DataFolderUnsafe, SecretError)
-}
-
 
 def error_code(exc: CoreError) -> str:
-    """The class's own ``code`` when it has one, else its name in snake case (NotFound → not_found)."""
-    code = getattr(type(exc), "code", None)
-    if isinstance(code, str) and code:
-        return code
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(exc).__name__).lower()
+    """The class's stable code: the one it (or a base) declares, else its name in snake case (NotFound → not_found)."""
+    return type(exc).code
 
 
 def http_status(exc: CoreError) -> int:
-    for cls in type(exc).__mro__:
-        if cls.__name__ in STATUS:
-            return STATUS[cls.__name__]
-    return 500
+    """The class's status (500, the server's own state, unless it or a base says otherwise)."""
+    return type(exc).http_status
 
 
 def error_body(code: str, message: str, **extra) -> dict:

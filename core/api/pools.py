@@ -27,6 +27,7 @@ T = TypeVar("T")
 class ServerBusy(CoreError):
     """Too many requests of one kind are running and waiting: try again in a moment (503)."""
 
+    http_status = 503
     code = "server_busy"
     retry_after_seconds = 2
 

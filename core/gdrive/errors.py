@@ -8,6 +8,7 @@ from core.sources.base import SourceUnavailable
 
 class DriveError(CoreError):
     exit_code = 22
+    http_status = 502
 
 
 class NotConnected(DriveError):

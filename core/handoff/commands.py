@@ -14,15 +14,13 @@ see ``core/api/registry.py``), no callables.
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
-from core import errors as errors_mod
-from core.errors import CoreError, InvalidInput
+from core.errors import CoreError, InvalidInput, StoreError, error_identity, rebuild_error
 from core.operations import OPERATIONS
 from core.services.declare import Operation
 from core.types import SYSTEM_ACTOR
@@ -135,37 +133,13 @@ def decode_result(op: Operation, result: Any) -> Any:
 
 
 def error_payload(exc: CoreError) -> dict:
-    return {"kind": type(exc).__name__, "message": exc.message}
-
-
-# Modules that define CoreErrors of their own: imported so a reply naming one finds its class
-# (and its exit code) even when the CLI has not imported that module yet.
-_ERROR_MODULES = ("core.gdrive.errors", "core.sources.base", "core.websearch.base", "core.secrets.box", "core.accounts.signin_guard",
-                  "core.accounts.api_tokens", "core.sources.lease", "core.storage.data_folder", "core.embeddings.errors",
-                  "core.parsers.url")
-
-
-def _core_error_classes() -> dict[str, type[CoreError]]:
-    for module in _ERROR_MODULES:
-        importlib.import_module(module)
-    found: dict[str, type[CoreError]] = {}
-    todo = [CoreError]
-    while todo:
-        cls = todo.pop()
-        found[cls.__name__] = cls
-        todo.extend(cls.__subclasses__())
-    return found
+    """An error as the reply carries it: its class (name and module, see core/errors.py) and message."""
+    return {**error_identity(exc), "message": exc.message}
 
 
 def error_from_payload(payload: Any) -> CoreError:
-    """The typed error a reply describes (exit codes survive); never anything but a CoreError."""
+    """The typed error a reply describes, as its own class (exit codes survive); never anything but a CoreError."""
     if not isinstance(payload, dict) or not isinstance(payload.get("message"), str):
-        return errors_mod.StoreError("the dashboard process sent a malformed error")
-    cls = _core_error_classes().get(str(payload.get("kind")), CoreError)
-    for candidate in cls.__mro__:  # a subclass with another constructor: its nearest base that takes a message
-        if isinstance(candidate, type) and issubclass(candidate, CoreError):
-            try:
-                return candidate(payload["message"])
-            except TypeError:
-                continue
-    return CoreError(payload["message"])
+        return StoreError("the dashboard process sent a malformed error")
+    module = payload.get("module")
+    return rebuild_error(str(payload.get("kind")), payload["message"], module=module if isinstance(module, str) else "")

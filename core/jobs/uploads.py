@@ -10,7 +10,8 @@ from sqlmodel import select
 from core.db.database import Database
 from core.db.models import Job
 from core.errors import CoreError, NotFound
-from core.jobs import kinds, queue
+from core.ingest.queued import decode_ingest
+from core.jobs import queue
 from core.types import Actor
 
 UPLOAD_KINDS = ("ingest", "retry")
@@ -18,7 +19,7 @@ UPLOAD_KINDS = ("ingest", "retry")
 
 def _result(job: Job) -> dict:
     try:
-        [result] = kinds.decode_ingest([job])
+        [result] = decode_ingest([job])
     except CoreError as exc:  # the whole group was refused (a reindex needed, the knowledge base gone)
         name = (job.payload or {}).get("name") or job.id
         return {"name": name, "status": "failed", "file_id": job.file_id, "error": exc.message, "job_id": job.id}

@@ -192,3 +192,32 @@ def operations_of(service_attr: str, cls: type) -> list[Operation]:
             raise TypeError(f"operation {name!r} is for signed-in callers but takes no actor")
         found.append(op)
     return found
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """A kind of queued job a service runs: ``method`` (the service's) is the workers' handler,
+    ``method(jobs, on_outcome) -> list[Outcome]``; ``decode(jobs)`` reads the finished rows back
+    into what the waiting ``Future`` gives (core/jobs/kinds.py)."""
+
+    name: str
+    service: str  # the Engine attribute holding the service (``engine.services.<service>``)
+    method: str
+    decode: Callable[[list], Any]
+
+
+def job_kind(name: str, *, decode: Callable[[list], Any]) -> Callable:
+    """Declare the decorated service method as the handler of queued jobs of kind ``name`` (one
+    method may handle several kinds: stack the decorator)."""
+
+    def declare(method: Callable) -> Callable:
+        method.__job_kinds__ = (*getattr(method, "__job_kinds__", ()), (name, decode))
+        return method
+
+    return declare
+
+
+def job_kinds_of(service_attr: str, cls: type) -> list[JobKind]:
+    """The job kinds a service class declares (its ``@job_kind`` methods)."""
+    return [JobKind(name, service_attr, attr, decode)
+            for attr, member in vars(cls).items() for name, decode in getattr(member, "__job_kinds__", ())]

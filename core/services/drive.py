@@ -8,14 +8,17 @@ from collections.abc import Callable
 from concurrent.futures import Future
 
 from core.accounts import users
+from core.db.models import Job
 from core.ingest.service import IngestResult
+from core.jobs.kinds import OnOutcome, Outcome, owner_of
 from core.parsers.url_guard import AllowList
 from core.services.accounts import AccountService
 from core.services.chats import ChatService
-from core.services.declare import Remote, operation
+from core.services.declare import Remote, job_kind, operation
 from core.services.knowledge_bases import KnowledgeBaseService
 from core.services.runtime import Runtime
 from core.services.sources import SourceService, job_tracker, tracked
+from core.sources.queued import decode_report, report_outcome
 from core.sources.sync import SyncReport
 from core.types import SYSTEM_ACTOR, Actor
 
@@ -109,6 +112,13 @@ class DriveService:
         self._drive_user(actor)
         return self._rt.queued([enqueue_one(self._rt.db, actor, "gdrive_import", kb_id=kb_id,
                                          payload={"ids": list(ids), "watch": watch})])
+
+    @job_kind("gdrive_import", decode=decode_report)
+    def run_gdrive_import_job(self, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
+        [job] = jobs
+        p = job.payload or {}
+        return [report_outcome(self.run_gdrive_import(owner_of(self._rt.db, job), job.kb_id, p["ids"], p.get("watch", False),
+                                                      job.id))]
 
     @operation(handoff=True)
     def gdrive_sync(self, actor: Actor, kb: str | None = None) -> list[SyncReport]:

@@ -11,7 +11,8 @@ import functools
 from collections.abc import Callable
 
 from core.accounts.access import require_admin
-from core.services.declare import Operation, operations_of
+from core.jobs import kinds as job_kinds
+from core.services.declare import JobKind, Operation, job_kinds_of, operations_of
 
 
 def _delegate(op: Operation) -> Callable:
@@ -51,3 +52,24 @@ def install_operations(cls: type, operations: dict[str, Operation]) -> dict[str,
 def install(cls: type, services: dict[str, type]) -> dict[str, Operation]:
     """Put every operation of ``services`` (attribute name -> service class) on ``cls``."""
     return install_operations(cls, collect(services))
+
+
+def _job_runner(declared: JobKind) -> Callable:
+    def run(engine, jobs, on_outcome=None):
+        return getattr(getattr(engine.services, declared.service), declared.method)(jobs, on_outcome)
+
+    run.__qualname__ = f"{declared.service}.{declared.method}"
+    return run
+
+
+def register_job_kinds(services: dict[str, type]) -> dict[str, job_kinds.Kind]:
+    """Register the job kinds ``services`` (attribute name -> service class) declare with the
+    queue (core/jobs/kinds.py): its workers run each on the engine's own service."""
+    registered = {}
+    for attr, service_cls in services.items():
+        for declared in job_kinds_of(attr, service_cls):
+            if declared.name in registered:
+                raise TypeError(f"job kind {declared.name!r} is declared twice")
+            registered[declared.name] = job_kinds.register(
+                job_kinds.Kind(declared.name, _job_runner(declared), declared.decode))
+    return registered

@@ -16,16 +16,18 @@ from core.api.models import FileOut, IngestOut, Limits, StagedFile, UploadOut
 from core.api.staging import read_staged
 from core.accounts.access import check_file, resolve_kb
 from core.errors import InvalidInput
-from core.db.models import FileRecord
+from core.db.models import FileRecord, Job
 from core.ingest import paths as paths_mod
+from core.ingest import queued
 from core.ingest import reindex as reindex_mod
 from core.ingest import service as ingest_mod
 from core.ingest.reindex import ReindexResult
 from core.ingest.service import IngestResult, Upload
+from core.jobs.kinds import OnOutcome, Outcome, owner_of
 from core.jobs.submit import enqueue_one, enqueue_uploads
 from core.jobs.uploads import upload_status
 from core.parsers.base import ParseContext
-from core.services.declare import Http, Remote, operation
+from core.services.declare import Http, Remote, job_kind, operation
 from core.services.runtime import Runtime, parse_document
 from core.types import SYSTEM_ACTOR, Actor, ParsedDoc
 from core.upload_limits import MAX_FILES_PER_UPLOAD, UploadLimits
@@ -76,6 +78,12 @@ class FileService:
         with self._rt.db.read() as s:  # fail now, in the caller, for unknown or forbidden knowledge bases
             kb_id = resolve_kb(s, actor, kb, write=True).id
         return self._rt.queued(enqueue_uploads(self._rt.db, self._rt.blobs, actor, kb_id, uploads))
+
+    @job_kind("ingest", decode=queued.decode_ingest)
+    @job_kind("retry", decode=queued.decode_ingest)
+    def run_ingest_jobs(self, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
+        """A worker's group of upload jobs (one knowledge base, one owner), as their owner."""
+        return queued.run_ingest(self._rt.parts, self._rt.snapshot(), owner_of(self._rt.db, jobs[0]), jobs, on_outcome)
 
     @operation(access="user", http=Http("GET", "/api/v1/limits", name="limits", out=Limits, tag=TAG,
                                         summary="The largest upload accepted (per file) and how many files one "
@@ -206,3 +214,8 @@ class FileService:
         with self._rt.db.read() as s:
             kb_id = resolve_kb(s, actor, kb, write=True).id
         return self._rt.queued([enqueue_one(self._rt.db, actor, "reindex", kb_id=kb_id)])
+
+    @job_kind("reindex", decode=queued.decode_reindex)
+    def run_reindex_job(self, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
+        [job] = jobs
+        return [queued.run_reindex(self._rt.parts, self._rt.snapshot(), owner_of(self._rt.db, job), job)]

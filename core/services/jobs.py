@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import Future
+from dataclasses import asdict
 
 from core import doctor as doctor_mod
 from core.api.models import JobOut
@@ -10,9 +11,11 @@ from core.db.models import Job
 from core.doctor import DoctorReport
 from core.ingest import jobs as jobs_mod
 from core.ingest import service as ingest_mod
+from core.accounts.access import require_admin
 from core.jobs import queue as job_queue
+from core.jobs.kinds import OnOutcome, Outcome, known_fields, owner_of, reraise
 from core.jobs.submit import enqueue_one
-from core.services.declare import Http, Remote, operation
+from core.services.declare import Http, Remote, job_kind, operation
 from core.services.runtime import Runtime
 from core.types import SYSTEM_ACTOR, Actor
 
@@ -20,6 +23,12 @@ from core.types import SYSTEM_ACTOR, Actor
 def _doctor_remote(engine, args: dict) -> DoctorReport:
     # a repair handed to the dashboard runs on its queue; a check is quick and runs as it is
     return engine.submit_repair(SYSTEM_ACTOR).result() if args.get("repair") else engine.doctor(SYSTEM_ACTOR)
+
+
+def decode_repair(jobs: list[Job]) -> DoctorReport:
+    [job] = jobs
+    reraise(job)
+    return known_fields(DoctorReport, job.result or {})
 
 
 TAG = "jobs"
@@ -61,3 +70,10 @@ class JobService:
     @operation(access="admin", admin_does="run the storage doctor", handoff=Remote(run=_doctor_remote))
     def doctor(self, actor: Actor, repair: bool = False) -> DoctorReport:
         return doctor_mod.run_doctor(self._rt.parts, self._rt.snapshot(), actor, repair)
+
+    @job_kind("repair", decode=decode_repair)
+    def run_repair_job(self, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
+        [job] = jobs
+        actor = owner_of(self._rt.db, job)
+        require_admin(actor, "run the storage doctor")  # still an admin when the job runs, as engine.doctor checks
+        return [Outcome("done", result=asdict(self.doctor(actor, repair=True)))]

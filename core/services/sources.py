@@ -10,11 +10,14 @@ from concurrent.futures import Future
 
 from pydantic import SecretStr
 
+from core.db.models import Job
 from core.ingest import jobs as jobs_mod
+from core.jobs.kinds import OnOutcome, Outcome, owner_of
 from core.services.accounts import AccountService
-from core.services.declare import Remote, operation
+from core.services.declare import Remote, job_kind, operation
 from core.services.runtime import Runtime
 from core.sources.models import SyncedSource, SyncLog
+from core.sources.queued import decode_report, report_outcome
 from core.sources.sync import SyncReport
 from core.types import SYSTEM_ACTOR, Actor
 
@@ -76,6 +79,13 @@ class SourceService:
         row = sources.get_source(self._rt.parts, actor, source_id)
         return self._rt.queued([enqueue_one(self._rt.db, actor, "sync", kb_id=row.kb_id,
                                          payload={"source_id": source_id, "trigger": "manual"})])
+
+    @job_kind("sync", decode=decode_report)
+    def run_sync_job(self, jobs: list[Job], on_outcome: OnOutcome | None = None) -> list[Outcome]:
+        """A queued sync (by hand or the scheduler's), as the source's owner."""
+        [job] = jobs
+        p = job.payload or {}
+        return [report_outcome(self.run_sync(owner_of(self._rt.db, job), p["source_id"], p.get("trigger", "manual"), job.id))]
 
     @operation(handoff=True)
     def watch_web_pages(self, actor: Actor, kb: str, urls: list[str], *, watch: bool = True) -> SyncReport:

@@ -13,12 +13,14 @@ class SyncBusy(CoreError):
     """Another sync of the same source is running (in this or another process)."""
 
     exit_code = 20
+    http_status = 409
 
 
 class SourceUnavailable(CoreError):
     """The source cannot be read now (revoked access, remote outage); the sync stops for it."""
 
     exit_code = 21
+    http_status = 502
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ class LeaseLost(CoreError):
     """Another sync took this source over (this one stalled past its lease): this one stops."""
 
     exit_code = 20
+    http_status = 409
 
 
 def _aware(value: datetime | None) -> datetime | None:

@@ -37,6 +37,7 @@ class WebSearchError(CoreError):
     """A search engine could not be reached or answered something unusable."""
 
     exit_code = 12
+    http_status = 502
     retryable = True
 
 

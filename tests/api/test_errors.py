@@ -15,7 +15,8 @@ from core.errors import (
     PermissionDenied,
     StoreBusy,
 )
-from core.handoff.commands import _core_error_classes, error_from_payload, error_payload
+from core.handoff.commands import error_from_payload, error_payload
+from tests.architecture.test_error_registry import import_every_error_module
 
 
 def test_statuses_and_codes():
@@ -28,7 +29,7 @@ def test_statuses_and_codes():
 
 
 def test_every_error_class_has_a_deliberate_status():
-    for name, cls in _core_error_classes().items():
+    for name, cls in import_every_error_module().items():
         if cls is CoreError:
             continue
         status = http_status(cls.__new__(cls))
