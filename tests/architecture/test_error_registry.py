@@ -59,6 +59,7 @@ TODAY = {
     "ServerBusy": (1, 503, "server_busy"),
     "SignInLocked": (5, 429, "sign_in_locked"),
     "SourceUnavailable": (21, 502, "source_unavailable"),
+    "DingTalkError": (21, 502, "ding_talk_error"),  # a source that cannot be read now, as its base
     "StoreBusy": (9, 503, "store_busy"),
     "StoreError": (9, 500, "store_error"),
     "StoreUnavailable": (9, 503, "store_unavailable"),
