@@ -11,6 +11,7 @@ from core.types import Actor
 from dashboard.errors import show_error
 from dashboard.i18n import t
 from dashboard.kb_manage import can_write
+from dashboard.uploads import csv_limit_mb
 
 KINDS = ("text", "number", "date", "tags")
 
@@ -95,7 +96,9 @@ def _values_form(engine: Engine, actor: Actor, own: list, files: list) -> None:
 
 def _import_form(engine: Engine, actor: Actor, kb) -> None:
     with st.form(f"meta_import_{kb.id}", clear_on_submit=True):
-        upload = st.file_uploader(t("meta.csv"), type=["csv"], key="meta_csv")
+        limit = csv_limit_mb(engine)  # the engine takes 20 MB of CSV at most, like curated answers
+        upload = st.file_uploader(t("meta.csv"), type=["csv"], key="meta_csv", max_upload_size=limit)
+        st.caption(t("kbs.upload_limit", mb=limit))
         if st.form_submit_button(t("meta.import"), icon=":material/upload:") and upload is not None:
             try:
                 report = engine.import_metadata_csv(actor, kb.id, upload.getvalue())

@@ -30,7 +30,8 @@ def test_pickers_and_the_server_cap_follow_largest_upload(engine, restore_server
     at = sign_up(new_app(), "alice")
     engine.create_kb(engine.actor_for(at.session_state["user_id"]), "handbook")
     at = goto(at, "kbs")
-    assert _limits(at) == {"Add files": mb, "Import CSV": csv_mb}
+    assert _limits(at) == {"Add files": mb, "Import CSV": csv_mb,
+                           "Values from a CSV (file, then one column per field)": csv_mb}  # metadata values
     assert f"Largest file: {mb} MB" in texts(at)
     assert st_config.get_option("server.maxUploadSize") == mb
     goto(at, "ab")
