@@ -19,6 +19,7 @@ from core.limits import check_question, check_search
 from core.llm.factory import provider_for
 from core.retrieval import search as search_mod
 from core.retrieval.search import SearchResult
+from core.settings.model import Settings
 from core.services.declare import Http, operation
 from core.services.files import readable_file
 from core.services.runtime import Runtime
@@ -102,19 +103,33 @@ class AnswerService:
         ``history``: (role, text) turns before a temporary question, e.g. an API client's messages:
         normal mode reads them as a saved chat's history (follow-ups are searched with them);
         strict mode does not use them and says so."""
+        return self.ask_tuned(actor, question, kbs=kbs, chat_id=chat_id, mode=mode, temporary=temporary,
+                              file_ids=file_ids, on_event=on_event, web=web, history=history)
+
+    def ask_tuned(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
+                  mode: str | None = None, temporary: bool = False, file_ids: tuple = (),
+                  on_event: Callable[[AnswerEvent], None] | None = None, web: bool = False,
+                  history: tuple[tuple[str, str], ...] = (),
+                  tune: Callable[[Settings], Settings] | None = None) -> Answer:
+        """``ask`` with the snapshot's settings changed by ``tune`` for this answer only (an
+        assistant's preset, core/assistants/); the mode policy still reads the tuned settings'
+        global strict switch, which a preset never changes."""
         from core.answering.service import ask
 
         started = time.perf_counter()
-        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web)
+        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web, tune=tune)
         check_question(question, ctx.settings)
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
                    file_ids=tuple(file_ids), on_event=on_event, started=started,
                    history=tuple((str(role), str(text)) for role, text in history))
 
-    def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False):
+    def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False,
+                        tune: Callable[[Settings], Settings] | None = None):
         from core.answer_context import answer_context
 
         snap = self._rt.snapshot()
+        if tune is not None:
+            snap = replace(snap, settings=tune(snap.settings))
         with self._rt.db.read() as s:
             kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
         for file_id in file_ids:
