@@ -19,7 +19,6 @@ from core.services.runtime import Runtime
 from core.types import Actor
 
 TAG = "assistants"
-REF = {"assistant": "ref"}  # the API names an assistant "assistant" (its id or name)
 _ONE = "/api/v1/assistants/{assistant}"
 Kbs = Annotated[list[str], Field(max_length=MAX_KBS, description="knowledge base ids or names; []: every one "
                                                                  "the caller may read")]
@@ -36,9 +35,9 @@ class AssistantService:
     def __init__(self, rt: Runtime, answers):
         self._rt, self._answers = rt, answers
 
-    def _view(self, actor: Actor, assistant_id: str) -> AssistantView:
+    def _view(self, actor: Actor, ref: str) -> AssistantView:
         with self._rt.db.read() as s:
-            return store.view(s, actor, store.resolve(s, actor, assistant_id))
+            return store.view(s, actor, store.resolve(s, actor, ref))
 
     @operation(handoff=True, http=Http("POST", "/api/v1/assistants", out=AssistantView, tag=TAG, status_code=201,
                                        example={"name": "hr-bot", "kbs": []},
@@ -61,43 +60,43 @@ class AssistantService:
         with self._rt.db.read() as s:
             return [store.view(s, actor, a) for a in store.usable(s, actor)]
 
-    @operation(handoff=True, http=Http("GET", _ONE, rename=REF, out=AssistantView, tag=TAG,
+    @operation(handoff=True, http=Http("GET", _ONE, out=AssistantView, tag=TAG,
                                        summary="One assistant you may use"))
-    def get_assistant(self, actor: Actor, ref: str) -> AssistantView:
-        return self._view(actor, ref)
+    def get_assistant(self, actor: Actor, assistant: str) -> AssistantView:
+        return self._view(actor, assistant)
 
-    @operation(handoff=True, http=Http("POST", _ONE, rename=REF, out=AssistantView, tag=TAG,
+    @operation(handoff=True, http=Http("POST", _ONE, out=AssistantView, tag=TAG,
                                        summary="Change an assistant (its owner or an admin); omitted fields stay, "
                                                "'clear' puts tuning fields back to the global settings"))
-    def update_assistant(self, actor: Actor, ref: str, *, name: str | None = None, description: str | None = None,
+    def update_assistant(self, actor: Actor, assistant: str, *, name: str | None = None, description: str | None = None,
                          kbs: Kbs | None = None, visibility: Visibility | None = None, mode: Mode | None = None,
                          strict_min_similarity: Similarity = None, normal_min_similarity: Similarity = None,
                          top_k: TopK = None, prompt: Text = None, refusal_text: Text = None,
                          shared_with: Users = None, clear: list[Clearable] | None = None) -> AssistantView:
-        a = store.update(self._rt.db, actor, ref, dict(
+        a = store.update(self._rt.db, actor, assistant, dict(
             name=name, description=description, kbs=kbs, visibility=visibility, mode=mode,
             strict_min_similarity=strict_min_similarity, normal_min_similarity=normal_min_similarity, top_k=top_k,
             prompt=prompt, refusal_text=refusal_text, shared_with=shared_with, clear=clear))
         return self._view(actor, a.id)
 
-    @operation(handoff=True, http=Http("DELETE", _ONE, rename=REF, out=Deleted, tag=TAG,
+    @operation(handoff=True, http=Http("DELETE", _ONE, out=Deleted, tag=TAG,
                                        reply=lambda asked, _: {"deleted": asked["assistant"]},
                                        summary="Delete an assistant (its owner or an admin); its knowledge bases stay"))
-    def delete_assistant(self, actor: Actor, ref: str) -> None:
-        store.remove(self._rt.db, actor, ref)
+    def delete_assistant(self, actor: Actor, assistant: str) -> None:
+        store.remove(self._rt.db, actor, assistant)
 
-    @operation(handoff=True, http=Http("POST", _ONE + "/ask", rename=REF, params=("ref", "question", "web"),
+    @operation(handoff=True, http=Http("POST", _ONE + "/ask", params=("assistant", "question", "web"),
                                        fixed={"temporary": True}, out=AnswerOut, tag=TAG, pool="answer",
                                        reply=_answered, example={"question": "How many days may I work remotely?"},
                                        summary="Answer with an assistant's preset, from its knowledge bases you may "
                                                "read (the others are left out, and said so); nothing is stored. With "
                                                "the global strict policy on, a plain user's answer is strict"))
-    def ask_assistant(self, actor: Actor, ref: str, question: Annotated[str, Field(min_length=1)], *,
+    def ask_assistant(self, actor: Actor, assistant: str, question: Annotated[str, Field(min_length=1)], *,
                       chat_id: str | None = None, temporary: bool = False, web: bool = False,
                       history: tuple[tuple[str, str], ...] = (),
                       on_event: Callable[[AnswerEvent], None] | None = None) -> Answer:
         with self._rt.db.read() as s:
-            a = store.resolve(s, actor, ref)
+            a = store.resolve(s, actor, assistant)
             scope = preset.caller_scope(s, actor, a)
         answer = self._answers.ask_tuned(actor, question, kbs=scope.kb_ids, chat_id=chat_id, mode=a.mode,
                                          temporary=temporary, web=web, history=history, on_event=on_event,
