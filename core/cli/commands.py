@@ -287,3 +287,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import chunk_commands  # issue 35: chunk editing
 
     chunk_commands.register(sub)
+    from core.cli import assistant_commands  # issue 35: assistants
+
+    assistant_commands.register(sub)
