@@ -110,21 +110,22 @@ class AnswerService:
                   mode: str | None = None, temporary: bool = False, file_ids: tuple = (),
                   on_event: Callable[[AnswerEvent], None] | None = None, web: bool = False,
                   history: tuple[tuple[str, str], ...] = (),
-                  tune: Callable[[Settings], Settings] | None = None) -> Answer:
+                  tune: Callable[[Settings], Settings] | None = None, confine: bool = False) -> Answer:
         """``ask`` with the snapshot's settings changed by ``tune`` for this answer only (an
         assistant's preset, core/assistants/); the mode policy still reads the tuned settings'
-        global strict switch, which a preset never changes."""
+        global strict switch, which a preset never changes. ``confine``: the answer sees only
+        ``kbs`` (a #mention of another knowledge base is not reached)."""
         from core.answering.service import ask
 
         started = time.perf_counter()
-        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web, tune=tune)
+        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web, tune=tune, confine=confine)
         check_question(question, ctx.settings)
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
                    file_ids=tuple(file_ids), on_event=on_event, started=started,
                    history=tuple((str(role), str(text)) for role, text in history))
 
     def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False,
-                        tune: Callable[[Settings], Settings] | None = None):
+                        tune: Callable[[Settings], Settings] | None = None, confine: bool = False):
         from core.answer_context import answer_context
 
         snap = self._rt.snapshot()
@@ -134,7 +135,8 @@ class AnswerService:
             kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
         for file_id in file_ids:
             readable_file(self._rt, actor, file_id)
-        ctx = answer_context(self._rt.parts, snap, self._rt.searcher(snap), actor, tuple(self._context_providers))
+        ctx = answer_context(self._rt.parts, snap, self._rt.searcher(snap), actor, tuple(self._context_providers),
+                             only_kbs=tuple(kb_ids) if confine and kb_ids else None)
         return (replace(ctx, open_web=self._web_opener(snap)) if web else ctx), kb_ids
 
     def _web_opener(self, snap: Snapshot):

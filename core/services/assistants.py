@@ -100,7 +100,7 @@ class AssistantService:
             scope = preset.caller_scope(s, actor, a)
         answer = self._answers.ask_tuned(actor, question, kbs=scope.kb_ids, chat_id=chat_id, mode=a.mode,
                                          temporary=temporary, web=web, history=history, on_event=on_event,
-                                         tune=lambda settings: preset.tuned(settings, a))
+                                         tune=lambda settings: preset.tuned(settings, a), confine=True)
         if scope.left_out:
             answer.notices.append(preset.left_out_notice(scope.left_out))
         return answer

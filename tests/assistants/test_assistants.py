@@ -35,7 +35,10 @@ def test_a_strict_assistant_answers_only_from_its_kbs_with_its_refusal_text(worl
         outside = e.ask_assistant(world.bob, hr.id, DEPLOY, temporary=True)
         assert not outside.hit and not outside.llm_called and outside.text == REFUSAL_ZH
         assert outside.citations == [] and outside.from_kb is False
-        assert llm.chat_count == calls  # no request for the refused question
+        # a #mention of a knowledge base outside the assistant does not reach it either
+        mentioned = e.ask_assistant(world.bob, hr.id, f"#engineering {DEPLOY}", temporary=True)
+        assert not mentioned.hit and not mentioned.llm_called and "eng.md" not in _sources(mentioned)
+        assert llm.chat_count == calls  # no request for the refused questions
         # the same question without the assistant finds it (so the scope, not the index, refused it)
         assert e.ask(world.bob, DEPLOY, mode="strict", temporary=True).hit
 
