@@ -5,6 +5,7 @@ context-length warning, the Web search switch; on an empty install, what to do f
 import streamlit as st
 
 from core.ingest.service import Upload
+from dashboard.assistant_picker import assistant_picker
 from dashboard.chat_history import history
 from dashboard.chat_widgets import ask_streaming, mentioned_kbs, render_answer, render_stored_message, web_search_toggle
 from dashboard.demo_widgets import demo_loaded_message, first_steps
@@ -25,8 +26,9 @@ with guard():
         st.warning(warning, icon=":material/warning:")
     kbs = engine.list_kbs(actor)
     names = {kb.id: kb.name for kb in kbs}
-    chosen = st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="chat_kbs",
-                            placeholder=t("chat.kbs_all"))
+    assistant = assistant_picker(engine, actor)  # issue 35: its preset replaces the selection
+    chosen = [] if assistant else st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="chat_kbs",
+                                                 placeholder=t("chat.kbs_all"))
     if kbs:
         st.caption(t("chat.mention_hint", names=" ".join(f"`#{kb.name}`" for kb in kbs[:8])))  # code: no break at a hyphen
     temporary = st.session_state.get("temporary", False)
@@ -68,8 +70,13 @@ if prompt:
                         st.error(t("chat.attach_failed", name=r.name, error=r.error))
         if question:
             st.chat_message("user").markdown(question)
-            selected = list(dict.fromkeys(chosen + mentioned_kbs(question, kbs))) or None
-            answer = ask_streaming(engine, actor, question, kbs=selected, chat_id=chat_id, temporary=temporary, web=web)
+            if assistant:
+                answer = ask_streaming(engine, actor, question, assistant=assistant, chat_id=chat_id,
+                                       temporary=temporary, web=web)
+            else:
+                selected = list(dict.fromkeys(chosen + mentioned_kbs(question, kbs))) or None
+                answer = ask_streaming(engine, actor, question, kbs=selected, chat_id=chat_id, temporary=temporary,
+                                       web=web)
             if temporary:
                 st.session_state.setdefault("temp_answers", []).append((question, answer))
             elif answer.chat_id:
