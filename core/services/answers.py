@@ -161,16 +161,20 @@ class AnswerService:
         ContextProvider``). Strict mode never calls one; it says it did not."""
         self._context_providers.append(provider)
 
-    def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False) -> Comparison:
-        """Both modes of one question from one context: the same snapshot, scope and search."""
+    def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False,
+                     tune: Callable[[Settings], Settings] | None = None, confine: bool = False) -> Comparison:
+        """Both modes of one question from one context: the same snapshot, scope and search
+        (``tune``, ``confine``: an assistant's preset, as in ``ask_tuned``)."""
         from core.answering.compare import compare
         from core.answering.policy import check_compare
         from core.answering.service import ask
 
-        ctx, kb_ids = self._answer_context(actor, kbs, web=web)
+        ctx, kb_ids = self._answer_context(actor, kbs, web=web, tune=tune, confine=confine)
         check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
         check_question(question, ctx.settings)
         return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
+
+    compare_tuned = _compare_one  # for the assistants' compare (core/services/assistants.py)
 
     @operation(handoff=True)
     def compare(self, actor: Actor, question: str, kbs: list[str] | None = None, web: bool = False) -> Comparison:

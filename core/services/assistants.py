@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from core.answering.types import Answer, AnswerEvent
+from core.answering.types import Answer, AnswerEvent, Comparison
 from core.api.models import AnswerOut, Deleted
 from core.assistants import preset, store
 from core.assistants.types import AssistantView
@@ -104,3 +104,19 @@ class AssistantService:
         if scope.left_out:
             answer.notices.append(preset.left_out_notice(scope.left_out))
         return answer
+
+    @operation(handoff=True)
+    def compare_assistant(self, actor: Actor, assistant: str, question: Annotated[str, Field(min_length=1)],
+                          web: bool = False) -> Comparison:
+        """The Strict A/B compare through an assistant: both modes with its knowledge bases (the
+        caller's share), thresholds, top-k, prompt and refusal text. Like ``compare``, for those
+        who may see normal answers while strict mode is on (admins, ``strict.compare_roles``)."""
+        with self._rt.db.read() as s:
+            a = store.resolve(s, actor, assistant)
+            scope = preset.caller_scope(s, actor, a)
+        result = self._answers.compare_tuned(actor, question, scope.kb_ids, web=web,
+                                             tune=lambda settings: preset.tuned(settings, a), confine=True)
+        if scope.left_out:
+            for answer in (result.normal, result.strict):
+                answer.notices.append(preset.left_out_notice(scope.left_out))
+        return result

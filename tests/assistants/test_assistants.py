@@ -165,3 +165,13 @@ def test_an_assistant_without_kbs_reads_what_its_caller_may_read(sqlite_world):
     codename = "What is the launch codename for the spring release?"
     assert "Blue Heron" in e.ask_assistant(sqlite_world.alice, "all", codename, temporary=True).text
     assert "Blue Heron" not in e.ask_assistant(sqlite_world.bob, "all", codename, temporary=True).text
+
+
+def test_the_ab_compare_through_an_assistant_uses_its_preset_and_stays_for_admins(sqlite_world):
+    e = sqlite_world.engine
+    e.create_assistant(sqlite_world.admin, "hr-desk", ["hr"], visibility="public", refusal_text=REFUSAL_ZH)
+    result = e.compare_assistant(sqlite_world.admin, "hr-desk", DEPLOY)
+    assert result.strict.text == REFUSAL_ZH and not result.strict.llm_called
+    assert "eng.md" not in _sources(result.normal) and "eng.md" not in _sources(result.strict)
+    with pytest.raises(PermissionDenied):  # the normal column is for admins (strict.compare_roles)
+        e.compare_assistant(sqlite_world.bob, "hr-desk", DEPLOY)

@@ -38,3 +38,23 @@ def test_a_picked_assistant_answers_with_its_preset(engine):
     at.chat_input[0].set_value("When is lunch served?").run()  # the canteen answers it, not the assistant's
     last = _bubbles(at)[-1]
     assert REFUSAL in last and "model not called" in last
+
+
+def test_the_ab_page_compares_through_a_picked_assistant(engine):
+    from tests.dashboard.conftest import button
+
+    at = sign_up(new_app(), "alice")  # the first account: an admin, who may compare
+    alice = engine.actor_for(at.session_state["user_id"])
+    travel = engine.create_kb(alice, "差旅")
+    engine.ingest(alice, travel.id, [Upload("差旅.md", POLICY.encode())])
+    menu = engine.create_kb(alice, "canteen")
+    engine.ingest(alice, menu.id, [Upload("menu.md", "# Canteen\n\nLunch is served from 11:30 to 13:00.".encode())])
+    engine.create_assistant(alice, "差旅助手", [travel.id], refusal_text=REFUSAL)
+    at = goto(at, "ab")
+    at.selectbox(key="ab_assistant").select_index(1).run()
+    at.text_area(key="ab_question").input("When is lunch served?")
+    button(at, "Compare").click()
+    at.run()
+    assert not at.exception
+    shown = "\n".join(str(m.value) for m in at.markdown)
+    assert REFUSAL in shown and "11:30" not in shown  # the canteen is not the assistant's
