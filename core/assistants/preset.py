@@ -8,7 +8,8 @@ base the caller may read. An assistant with no knowledge bases listed answers, l
 ``ask``, from every knowledge base its caller may read.
 
 The preset changes only the answer's tuning: thresholds, top-k, the prompt template and the
-strict no-hit reply. It never touches ``strict.rag_strict_mode``: with that global policy on,
+strict no-hit reply (a plain user's assistant may raise the strict threshold, never lower it
+below the admin's global one). It never touches ``strict.rag_strict_mode``: with that global policy on,
 a plain user's answer through a normal-mode assistant is still strict (core/answering/policy.py).
 """
 
@@ -20,10 +21,10 @@ from sqlmodel import Session
 
 from core.accounts.access import can_read_kb
 from core.assistants.models import Assistant
-from core.db.models import KnowledgeBase
+from core.db.models import KnowledgeBase, User
 from core.errors import PermissionDenied
 from core.settings.model import Settings
-from core.types import Actor
+from core.types import SYSTEM_ACTOR, Actor
 
 
 @dataclass(frozen=True)
@@ -47,11 +48,21 @@ def left_out_notice(count: int) -> str:
     return f"{count} of this assistant's knowledge bases {verbs[0]} not readable by you and {verbs[1]} not searched"
 
 
-def tuned(settings: Settings, a: Assistant) -> Settings:
-    """The settings of an answer through ``a`` (the global ones where it sets nothing)."""
+def owner_is_admin(session: Session, a: Assistant) -> bool:
+    if a.owner_id == SYSTEM_ACTOR.user_id:  # made by the CLI, the local admin
+        return True
+    owner = session.get(User, a.owner_id)
+    return owner is not None and owner.role == "admin"
+
+
+def tuned(settings: Settings, a: Assistant, by_admin: bool) -> Settings:
+    """The settings of an answer through ``a`` (the global ones where it sets nothing).
+    ``by_admin``: its owner is an admin. Only an admin's assistant may set the strict bar below
+    the admin's global one; a plain user's may only raise it (strict mode is not weakened)."""
     strict, retrieval, answering = {}, {}, {}
     if a.strict_min_similarity is not None:
-        strict["rag_strict_min_similarity"] = a.strict_min_similarity
+        floor = 0.0 if by_admin else settings.strict.rag_strict_min_similarity
+        strict["rag_strict_min_similarity"] = max(a.strict_min_similarity, floor)
     if a.normal_min_similarity is not None:
         retrieval["rag_min_similarity"] = a.normal_min_similarity
     if a.top_k is not None:

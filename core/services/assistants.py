@@ -98,9 +98,10 @@ class AssistantService:
         with self._rt.db.read() as s:
             a = store.resolve(s, actor, assistant)
             scope = preset.caller_scope(s, actor, a)
+            by_admin = preset.owner_is_admin(s, a)
         answer = self._answers.ask_tuned(actor, question, kbs=scope.kb_ids, chat_id=chat_id, mode=a.mode,
                                          temporary=temporary, web=web, history=history, on_event=on_event,
-                                         tune=lambda settings: preset.tuned(settings, a), confine=True)
+                                         tune=lambda settings: preset.tuned(settings, a, by_admin), confine=True)
         if scope.left_out:
             answer.notices.append(preset.left_out_notice(scope.left_out))
         return answer
@@ -114,8 +115,9 @@ class AssistantService:
         with self._rt.db.read() as s:
             a = store.resolve(s, actor, assistant)
             scope = preset.caller_scope(s, actor, a)
+            by_admin = preset.owner_is_admin(s, a)
         result = self._answers.compare_tuned(actor, question, scope.kb_ids, web=web,
-                                             tune=lambda settings: preset.tuned(settings, a), confine=True)
+                                             tune=lambda settings: preset.tuned(settings, a, by_admin), confine=True)
         if scope.left_out:
             for answer in (result.normal, result.strict):
                 answer.notices.append(preset.left_out_notice(scope.left_out))

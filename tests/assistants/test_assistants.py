@@ -175,3 +175,12 @@ def test_the_ab_compare_through_an_assistant_uses_its_preset_and_stays_for_admin
     assert "eng.md" not in _sources(result.normal) and "eng.md" not in _sources(result.strict)
     with pytest.raises(PermissionDenied):  # the normal column is for admins (strict.compare_roles)
         e.compare_assistant(sqlite_world.bob, "hr-desk", DEPLOY)
+
+
+def test_a_plain_users_assistant_cannot_lower_the_strict_bar(sqlite_world):
+    e = sqlite_world.engine
+    e.save_settings(sqlite_world.admin, {"strict": {"rag_strict_min_similarity": 0.99}})
+    e.create_assistant(sqlite_world.alice, "lax", ["engineering"], strict_min_similarity=0.0)
+    assert not e.ask_assistant(sqlite_world.alice, "lax", DEPLOY, temporary=True).hit  # the global 0.99 holds
+    e.create_assistant(sqlite_world.admin, "admin-lax", ["engineering"], strict_min_similarity=0.0)
+    assert e.ask_assistant(sqlite_world.admin, "admin-lax", DEPLOY, temporary=True).hit  # an admin's may
