@@ -57,9 +57,13 @@ def _tier(kb: KnowledgeBase, actor: Actor, shared: set[str]) -> Tier:
 
 
 def answer_context(parts: EngineParts, snap: Snapshot, searcher: Searcher, actor: Actor,
-                   providers: tuple[ContextProvider, ...] = ()) -> AnswerContext:
+                   providers: tuple[ContextProvider, ...] = (), only_kbs: tuple[str, ...] | None = None) -> AnswerContext:
+    """``only_kbs``: the answer sees these of the actor's knowledge bases and no others (an
+    assistant's: a #mention cannot reach past them)."""
     with parts.db.read() as s:
         kbs = kb_infos(s, actor)
+    if only_kbs is not None:
+        kbs = tuple(k for k in kbs if k.id in only_kbs)
     # A metadata filter (searcher.where) is part of the scope: curated answers carry no metadata, so
     # none is given under one, and whole documents are only those of files inside it.
     curated = (lambda question, kb_ids: None) if searcher.where is not None else (

@@ -32,6 +32,7 @@ from core.operations import OPERATIONS
 from core.services.accounts import AccountService
 from core.services.answers import AnswerService
 from core.services.api_bridge import ApiBridge
+from core.services.assistants import AssistantService
 from core.services.chats import ChatService
 from core.services.chunk_edits import ChunkEditService
 from core.services.curated import CuratedService
@@ -56,13 +57,13 @@ class Engine:
         accounts, kbs, chats = AccountService(rt.db), KnowledgeBaseService(rt), ChatService(rt)
         sources = SourceService(rt, accounts)
         answers = AnswerService(rt)
+        assistants = AssistantService(rt, answers)
         self.services = SimpleNamespace(
             settings=SettingsService(rt), accounts=accounts, kbs=kbs, files=FileService(rt), jobs=JobService(rt),
             answers=answers, chats=chats, sources=sources,
             drive=DriveService(rt, accounts, kbs, chats, sources), curated=CuratedService(rt),
-            openai=OpenAICompatService(rt, answers), api=ApiBridge(self, invoke_api),
-            chunk_edits=ChunkEditService(rt),
-            metadata=MetadataService(rt))
+            openai=OpenAICompatService(rt, answers, assistants), api=ApiBridge(self, invoke_api),
+            chunk_edits=ChunkEditService(rt), metadata=MetadataService(rt), assistants=assistants)
         self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
         self._workers_lock = threading.Lock()
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from core.services.accounts import AccountService
 from core.services.answers import AnswerService
 from core.services.api_bridge import ApiBridge
+from core.services.assistants import AssistantService
 from core.services.chats import ChatService
 from core.services.chunk_edits import ChunkEditService
 from core.services.curated import CuratedService
@@ -30,7 +31,8 @@ SERVICES: dict[str, type] = {
     "settings": SettingsService, "accounts": AccountService, "kbs": KnowledgeBaseService,
     "files": FileService, "jobs": JobService, "answers": AnswerService, "chats": ChatService,
     "sources": SourceService, "drive": DriveService, "curated": CuratedService, "openai": OpenAICompatService,
-    "api": ApiBridge, "chunk_edits": ChunkEditService, "metadata": MetadataService}
+    "api": ApiBridge, "chunk_edits": ChunkEditService, "metadata": MetadataService,
+    "assistants": AssistantService}
 
 OPERATIONS: dict[str, Operation] = collect(SERVICES)
 

@@ -201,8 +201,9 @@ def _show_web_status(status, ev) -> None:
         status.text(url)  # as text: a URL from the web is never rendered as markdown
 
 
-def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
-    """Ask and show the engine's events live: a status line for retrieval, the text as it comes."""
+def ask_streaming(engine: Engine, actor: Actor, question: str, assistant: str | None = None, **kw):
+    """Ask and show the engine's events live: a status line for retrieval, the text as it comes.
+    ``assistant``: answer with that assistant's preset (it sets the knowledge bases and mode)."""
     with st.chat_message("assistant"):
         status = st.status(t("chat.thinking"), expanded=False)
         text_slot = st.empty()
@@ -224,7 +225,10 @@ def ask_streaming(engine: Engine, actor: Actor, question: str, **kw):
                 status.write(label)
 
         try:
-            answer = engine.ask(actor, question, on_event=on_event, **kw)
+            if assistant:
+                answer = engine.ask_assistant(actor, assistant, question, on_event=on_event, **kw)
+            else:
+                answer = engine.ask(actor, question, on_event=on_event, **kw)
         except Exception:  # the caller shows the error; the status must not spin forever
             status.update(label=t("chat.error"), state="error")
             text_slot.empty()

@@ -7,6 +7,7 @@ import streamlit as st
 from core.answering.report import comparison_rows
 from core.demo import demo_questions
 from dashboard.ab_widgets import answer_column, exports, parse_items, question_cards, summary
+from dashboard.assistant_picker import assistant_picker
 from dashboard.errors import guard
 from dashboard.i18n import t
 from dashboard.page import page_context
@@ -21,12 +22,19 @@ st.caption(t("ab.intro"))
 
 with guard():
     names = {kb.id: kb.name for kb in engine.list_kbs(actor)}
-    kbs = st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="ab_kbs",
-                         placeholder=t("chat.kbs_all")) or None
+    assistant = assistant_picker(engine, actor, key="ab_assistant")  # issue 35: its preset on both sides
+    kbs = None if assistant else st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="ab_kbs",
+                                                placeholder=t("chat.kbs_all")) or None
     web_enabled = engine.settings().web_search.enable_web_search
     web = web_enabled and st.toggle(t("ab.web"), key="ab_web")
     if web_enabled:
         st.caption(t("ab.web_strict"))
+
+    def compare_one(question: str):
+        if assistant:
+            return engine.compare_assistant(actor, assistant, question, web=web)
+        return engine.compare(actor, question, kbs=kbs, web=web)
+
     single, batch = st.tabs([t("ab.single"), t("ab.batch")])
 
 with single, guard():
@@ -35,7 +43,7 @@ with single, guard():
         go = st.form_submit_button(t("ab.compare"), type="primary", icon=":material/compare_arrows:")
     if go and question.strip():
         with st.spinner(t("ab.running")):
-            st.session_state["ab_result"] = engine.compare(actor, question.strip(), kbs=kbs, web=web)
+            st.session_state["ab_result"] = compare_one(question.strip())
     result = st.session_state.get("ab_result")
     if result is not None:
         left, right = st.columns(2, border=True)
@@ -67,7 +75,7 @@ with batch, guard():
             progress = st.progress(0.0, text=t("ab.running_batch", n=len(items)))
             comparisons = []
             for n, item in enumerate(items, 1):  # one at a time, so the bar moves
-                comparisons.append(engine.compare(actor, item.question, kbs=kbs, web=web))
+                comparisons.append(compare_one(item.question))
                 progress.progress(n / len(items), text=t("ab.running_batch_n", done=n, n=len(items)))
             progress.empty()
             st.session_state["ab_rows"] = comparison_rows(comparisons, [i.expected for i in items])

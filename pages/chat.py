@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.ingest.service import Upload
 from core.metadata.where import from_cli
+from dashboard.assistant_picker import assistant_picker
 from dashboard.chat_history import history
 from dashboard.chat_widgets import ask_streaming, mentioned_kbs, render_answer, render_stored_message, web_search_toggle
 from dashboard.demo_widgets import demo_loaded_message, first_steps
@@ -26,9 +27,12 @@ with guard():
         st.warning(warning, icon=":material/warning:")
     kbs = engine.list_kbs(actor)
     names = {kb.id: kb.name for kb in kbs}
-    chosen = st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="chat_kbs",
-                            placeholder=t("chat.kbs_all"))
-    typed_filter = st.text_input(t("chat.filter"), key="chat_filter", placeholder=t("chat.filter_help"))
+    assistant = assistant_picker(engine, actor)  # issue 35: its preset replaces the selection
+    chosen = [] if assistant else st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="chat_kbs",
+                                                 placeholder=t("chat.kbs_all"))
+    # an assistant carries no metadata filter yet: the box is for a chat over chosen knowledge bases
+    typed_filter = "" if assistant else st.text_input(t("chat.filter"), key="chat_filter",
+                                                      placeholder=t("chat.filter_help"))
     if kbs:
         st.caption(t("chat.mention_hint", names=" ".join(f"`#{kb.name}`" for kb in kbs[:8])))  # code: no break at a hyphen
     temporary = st.session_state.get("temporary", False)
@@ -70,10 +74,14 @@ if prompt:
                         st.error(t("chat.attach_failed", name=r.name, error=r.error))
         if question:
             st.chat_message("user").markdown(question)
-            selected = list(dict.fromkeys(chosen + mentioned_kbs(question, kbs))) or None
-            where = from_cli([part for part in typed_filter.split(";") if part.strip()])  # a bad one: guard() shows why
-            answer = ask_streaming(engine, actor, question, kbs=selected, chat_id=chat_id, temporary=temporary, web=web,
-                                   where=where)
+            if assistant:
+                answer = ask_streaming(engine, actor, question, assistant=assistant, chat_id=chat_id,
+                                       temporary=temporary, web=web)
+            else:
+                selected = list(dict.fromkeys(chosen + mentioned_kbs(question, kbs))) or None
+                where = from_cli([part for part in typed_filter.split(";") if part.strip()])  # a bad one: guard() shows why
+                answer = ask_streaming(engine, actor, question, kbs=selected, chat_id=chat_id, temporary=temporary,
+                                       web=web, where=where)
             if temporary:
                 st.session_state.setdefault("temp_answers", []).append((question, answer))
             elif answer.chat_id:

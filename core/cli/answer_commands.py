@@ -39,9 +39,17 @@ def _human_answer(p: dict) -> str:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    if args.assistant and (args.kb or args.mode):
+        raise InvalidInput("--assistant sets the knowledge bases and the mode: leave out --kb and --mode")
     with engine_for(args) as engine:
-        answer = engine.ask(SYSTEM_ACTOR, args.question, kbs=args.kb or None, mode=args.mode,
-                            chat_id=args.chat, temporary=args.chat is None, web=args.web, where=from_cli(args.where))
+        if args.assistant:  # its preset (core/assistants/); a preset carries no metadata filter yet
+            if args.where:
+                raise InvalidInput("--where cannot be combined with --assistant: an assistant has no metadata filter yet")
+            answer = engine.ask_assistant(SYSTEM_ACTOR, args.assistant, args.question, chat_id=args.chat,
+                                          temporary=args.chat is None, web=args.web)
+        else:
+            answer = engine.ask(SYSTEM_ACTOR, args.question, kbs=args.kb or None, mode=args.mode,
+                                chat_id=args.chat, temporary=args.chat is None, web=args.web, where=from_cli(args.where))
     emit(args, _answer_payload(answer), _human_answer)
     return 1 if answer.error else 0
 
@@ -118,6 +126,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ask.add_argument("--mode", choices=["normal", "strict"], help="default: the mode set in the settings")
     ask.add_argument("--chat", help="continue this saved chat (default: store nothing)")
     ask.add_argument("--web", action="store_true", help="search the web too (normal mode; needs web_search.enable_web_search)")
+    ask.add_argument("--assistant", help="answer with this assistant's preset (python -m core assistants list)")
     ask.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     add_where_argument(ask)
     ask.add_argument("question")

@@ -292,3 +292,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import metadata_commands  # issue 35: metadata fields and filters
 
     metadata_commands.register(sub)
+    from core.cli import assistant_commands  # issue 35: assistants
+
+    assistant_commands.register(sub)

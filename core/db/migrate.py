@@ -40,6 +40,7 @@ def target_metadata():
     """The models' metadata, every table module imported (what revisions are compared against)."""
     from sqlmodel import SQLModel
 
+    import core.assistants.models  # noqa: F401
     import core.chunk_edits.models  # noqa: F401
     import core.db.models  # noqa: F401
     import core.gdrive.models  # noqa: F401

@@ -20,6 +20,7 @@ from core.llm.factory import provider_for
 from core.metadata.store import resolve_where
 from core.retrieval import search as search_mod
 from core.retrieval.search import SearchResult
+from core.settings.model import Settings
 from core.services.declare import Http, operation
 from core.services.files import readable_file
 from core.services.runtime import Runtime
@@ -110,26 +111,42 @@ class AnswerService:
         strict mode does not use them and says so.
         ``where``: a metadata filter, part of the scope in both modes (search, whole documents; no
         curated answer, which has no metadata)."""
+        return self.ask_tuned(actor, question, kbs=kbs, chat_id=chat_id, mode=mode, temporary=temporary,
+                              file_ids=file_ids, on_event=on_event, web=web, history=history, where=where)
+
+    def ask_tuned(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
+                  mode: str | None = None, temporary: bool = False, file_ids: tuple = (),
+                  on_event: Callable[[AnswerEvent], None] | None = None, web: bool = False,
+                  history: tuple[tuple[str, str], ...] = (), where: dict[str, Any] | None = None,
+                  tune: Callable[[Settings], Settings] | None = None, confine: bool = False) -> Answer:
+        """``ask`` with the snapshot's settings changed by ``tune`` for this answer only (an
+        assistant's preset, core/assistants/); the mode policy still reads the tuned settings'
+        global strict switch, which a preset never changes. ``confine``: the answer sees only
+        ``kbs`` (a #mention of another knowledge base is not reached)."""
         from core.answering.service import ask
 
         started = time.perf_counter()
-        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web, where=where)
+        ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web, where=where, tune=tune, confine=confine)
         check_question(question, ctx.settings)
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
                    file_ids=tuple(file_ids), on_event=on_event, started=started,
                    history=tuple((str(role), str(text)) for role, text in history))
 
     def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False,
-                        where: dict[str, Any] | None = None):
+                        where: dict[str, Any] | None = None,
+                        tune: Callable[[Settings], Settings] | None = None, confine: bool = False):
         from core.answer_context import answer_context
 
         snap = self._rt.snapshot()
+        if tune is not None:
+            snap = replace(snap, settings=tune(snap.settings))
         with self._rt.db.read() as s:
             kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
         for file_id in file_ids:
             readable_file(self._rt, actor, file_id)
         searcher = replace(self._rt.searcher(snap), where=resolve_where(self._rt.db, actor, where))
-        ctx = answer_context(self._rt.parts, snap, searcher, actor, tuple(self._context_providers))
+        ctx = answer_context(self._rt.parts, snap, searcher, actor, tuple(self._context_providers),
+                             only_kbs=tuple(kb_ids) if confine and kb_ids else None)
         return (replace(ctx, open_web=self._web_opener(snap)) if web else ctx), kb_ids
 
     def _web_opener(self, snap: Snapshot):
@@ -155,16 +172,20 @@ class AnswerService:
         self._context_providers.append(provider)
 
     def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False,
-                     where: dict[str, Any] | None = None) -> Comparison:
-        """Both modes of one question from one context: the same snapshot, scope and search."""
+                     where: dict[str, Any] | None = None,
+                     tune: Callable[[Settings], Settings] | None = None, confine: bool = False) -> Comparison:
+        """Both modes of one question from one context: the same snapshot, scope and search
+        (``tune``, ``confine``: an assistant's preset, as in ``ask_tuned``)."""
         from core.answering.compare import compare
         from core.answering.policy import check_compare
         from core.answering.service import ask
 
-        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=where)
+        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=where, tune=tune, confine=confine)
         check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
         check_question(question, ctx.settings)
         return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
+
+    compare_tuned = _compare_one  # for the assistants' compare (core/services/assistants.py)
 
     @operation(handoff=True)
     def compare(self, actor: Actor, question: str, kbs: list[str] | None = None, web: bool = False,

@@ -1,6 +1,7 @@
 """The OpenAI-compatible models and chat completions (``/v1/models``, ``/v1/chat/completions``).
 
-``model`` is ``ragdesk`` (every knowledge base the caller may read) or ``ragdesk:<kb name>``.
+``model`` is ``ragdesk`` (every knowledge base the caller may read), ``ragdesk:<kb name>``, or
+``assistant:<name>`` (an assistant the caller may use: its preset, core/services/assistants.py).
 The question is the last user message; the answer runs exactly as the chat's (``ask``, nothing
 stored): strict mode, its fixed no-hit reply without a model call, and the Web search rules all
 hold. Its citations are ``[n]`` in the content and in full in the extra ``citations`` field.
@@ -42,6 +43,7 @@ from core.services.runtime import Runtime
 from core.types import Actor
 
 TAG = "OpenAI-compatible"
+ASSISTANT = "assistant:"
 
 
 def _kbs_for(model: str) -> list[str] | None:
@@ -49,17 +51,21 @@ def _kbs_for(model: str) -> list[str] | None:
         return None
     if model.startswith(MODEL + ":") and model[len(MODEL) + 1:].strip():
         return [model[len(MODEL) + 1:]]
-    raise NotFound(f"model '{model}' not found: use '{MODEL}' or '{MODEL}:<knowledge base name>'")
+    raise NotFound(f"model '{model}' not found: use '{MODEL}', '{MODEL}:<knowledge base name>' or "
+                   f"'{ASSISTANT}<assistant name>'")
 
 
 class OpenAICompatService:
-    def __init__(self, rt: Runtime, answers):
-        self._rt, self._answers = rt, answers
+    def __init__(self, rt: Runtime, answers, assistants=None):
+        self._rt, self._answers, self._assistants = rt, answers, assistants
 
     @operation(http=Http("GET", "/v1/models", out=ModelList, tag=TAG,
-                         summary="'ragdesk' and 'ragdesk:<kb>' for each knowledge base you may read"))
+                         summary="'ragdesk', 'ragdesk:<kb>' for each knowledge base you may read and "
+                                 "'assistant:<name>' for each assistant you may use"))
     def openai_models(self, actor: Actor) -> ModelList:
         names = [MODEL] + [f"{MODEL}:{kb.name}" for kb in knowledge.list_kbs(self._rt.db, actor)]
+        if self._assistants is not None:
+            names += [ASSISTANT + a.name for a in self._assistants.list_assistants(actor)]
         return ModelList(data=[ModelOut(id=n) for n in names])
 
     @operation(http=Http("POST", "/v1/chat/completions", name="openai_chat", out=CompletionOut, tag=TAG,
@@ -87,8 +93,14 @@ class OpenAICompatService:
         last = max((i for i, (role, text) in enumerate(turns) if role == "user" and text.strip()), default=None)
         if last is None:
             raise InvalidInput("messages: no user message with text to answer")
-        answer = self._answers.ask(actor, turns[last][1], kbs=_kbs_for(model), mode=mode, temporary=True, web=web,
-                                   history=tuple(turns[:last]), on_event=on_event, where=where or filter)
+        if model.startswith(ASSISTANT) and self._assistants is not None:  # its preset sets the mode
+            if where or filter:
+                raise InvalidInput("a metadata filter cannot be combined with an assistant model yet")
+            answer = self._assistants.ask_assistant(actor, model[len(ASSISTANT):], turns[last][1], temporary=True,
+                                                    web=web, history=tuple(turns[:last]), on_event=on_event)
+        else:
+            answer = self._answers.ask(actor, turns[last][1], kbs=_kbs_for(model), mode=mode, temporary=True,
+                                       web=web, history=tuple(turns[:last]), on_event=on_event, where=where or filter)
         if answer.error:  # an HTTP error (503 for a store that cannot be reached), never the assistant's words
             raise failed_answer(answer)
         facts = AnswerFacts(mode=answer.mode, hit=answer.hit, llm_called=answer.llm_called, from_kb=answer.from_kb,

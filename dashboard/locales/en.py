@@ -1,11 +1,12 @@
 """English UI text."""
 
+from dashboard.locales.assistant_words import EN as ASSISTANT_WORDS
 from dashboard.locales.chunk_words import EN as CHUNK_WORDS
 from dashboard.locales.metadata_words import EN as METADATA_WORDS
 from dashboard.locales.page_words import EN as PAGE_WORDS
 from dashboard.locales.progress_words import EN as PROGRESS_WORDS
 
-STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS, **CHUNK_WORDS, **METADATA_WORDS,
+STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS, **CHUNK_WORDS, **METADATA_WORDS, **ASSISTANT_WORDS,
     # navigation, common
     "nav.chat": "Chat", "nav.kbs": "Knowledge Bases", "nav.files": "File Manager",
     "nav.settings": "Documents Settings", "nav.ab": "Strict A/B compare",

@@ -1,11 +1,12 @@
 """中文界面文字。"""
 
+from dashboard.locales.assistant_words import ZH as ASSISTANT_WORDS
 from dashboard.locales.chunk_words import ZH as CHUNK_WORDS
 from dashboard.locales.metadata_words import ZH as METADATA_WORDS
 from dashboard.locales.page_words import ZH as PAGE_WORDS
 from dashboard.locales.progress_words import ZH as PROGRESS_WORDS
 
-STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS, **CHUNK_WORDS, **METADATA_WORDS,
+STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS, **CHUNK_WORDS, **METADATA_WORDS, **ASSISTANT_WORDS,
     "nav.chat": "对话", "nav.kbs": "知识库", "nav.files": "文件管理",
     "nav.settings": "文档设置", "nav.ab": "严格模式 A/B 对比",
     "common.language": "语言", "common.save": "保存", "common.saved": "已保存",

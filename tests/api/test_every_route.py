@@ -23,7 +23,9 @@ def alice_things(world):
     answer = engine.ask(alice, "How many days per week may employees work remotely?", chat_id=chat.id)
     assert FACT_EN in answer.text
     job_id = engine.jobs(alice)[0].id
-    return {"kb": PRIVATE_KB, "file_id": world.file_ids[0], "chat_id": chat.id, "job_id": job_id}
+    assistant = engine.create_assistant(alice, "alice-secret-assistant", [PRIVATE_KB])  # assistants (issue 35)
+    return {"kb": PRIVATE_KB, "file_id": world.file_ids[0], "chat_id": chat.id, "job_id": job_id,
+            "assistant": assistant.id}
 
 
 def _request(op, path_values: dict) -> dict:
@@ -45,7 +47,8 @@ def _names_alice(op) -> bool:
 
 def test_every_route_as_another_user_is_refused_or_shows_nothing_of_alices(world, api, alice_things):
     secrets = [PRIVATE_KB, world.kb_id, *world.file_ids, alice_things["chat_id"], alice_things["job_id"],
-               FACT_EN, FACT_ZH, "handbook.md", "travel-zh.md", "alice's secret chat"]
+               FACT_EN, FACT_ZH, "handbook.md", "travel-zh.md", "alice's secret chat",
+               alice_things["assistant"], "alice-secret-assistant"]
     walked = []
     with client(api, world.bob_token) as bob:
         for op in operations().values():

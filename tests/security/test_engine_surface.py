@@ -68,7 +68,8 @@ def world(tmp_path_factory):
     message = engine.chat_messages(victim, chat.id)[-1]
     curated = engine.add_curated(victim, VICTIM_KB, f"What does {CANARY} mean?", f"The {CANARY} approved answer.")
     token = engine.create_api_token(victim, "victim's laptop")
-    ids = {"kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id, "message": message.id,
+    assistant = engine.create_assistant(victim, "victim-assistant", [kb.id], refusal_text=f"{CANARY} refusal")
+    ids = {"assistant": assistant.id, "kb": kb.id, "file": indexed.file_id, "chat": chat.id, "job": job.id, "message": message.id,
            "source": "src-of-the-victim", "curated": curated.id, "token": token.id, "token_secret": token.token}
     yield engine, victim, mallory, ids
     engine.close()
@@ -82,6 +83,7 @@ def _victim_args(name: str, ids: dict) -> object:
         "user_names": ["mallory"], "message_id": ids["message"], "message_ids": [ids["message"]],
         "source_id": ids["source"], "entry_id": ids["curated"], "token_id": ids["token"],
         "model": f"ragdesk:{ids['kb']}",  # openai_chat: the knowledge base is named in the model
+        "assistant": ids["assistant"],  # assistants (issue 35)
     }.get(name)
 
 
@@ -113,6 +115,8 @@ PLAIN_ARGS = {
     "where": {"file_name": VICTIM_FILE}, "filter": None, "values": {"office": "mallory's"},
     "app_key": "mallorykey", "app_secret": "mallory's secret", "operator_id": "mallory",  # DingTalk sources
     "workspace_id": "ws-of-mallory",
+    "strict_min_similarity": 0.0, "normal_min_similarity": 0.0, "prompt": None,  # assistants
+    "refusal_text": "mallory's", "shared_with": ["mallory"], "clear": None,
 }
 
 
@@ -152,6 +156,8 @@ def _victim_intact(engine: Engine, victim: Actor, ids: dict) -> None:
     kb = engine.get_kb(victim, ids["kb"])
     assert (kb.name, kb.visibility) == (VICTIM_KB, "private") and engine.shared_with(victim, ids["kb"]) == []
     assert engine.get_file(victim, ids["file"]).status == "indexed"
+    mine = engine.get_assistant(victim, ids["assistant"])
+    assert (mine.name, mine.visibility, mine.shared_with, mine.kbs) == ("victim-assistant", "private", [], [VICTIM_KB])
     assert engine.search(victim, CANARY, [ids["kb"]], min_score=0.0).hits
     assert len(engine.chat_messages(victim, ids["chat"])) >= 2
     assert not engine.jobs(victim, ids=[ids["job"]])[0].cancel_requested

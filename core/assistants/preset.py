@@ -1,0 +1,77 @@
+"""An assistant applied to one question: the caller's share of its knowledge bases, and the settings it tunes.
+
+Access is never widened: each of the assistant's knowledge bases is checked for the caller at the
+moment of asking. One the caller may not read (never shared with them, made private since, or
+deleted) is left out, and the answer says how many were left out without naming them. When none
+is left the question is refused (``PermissionDenied``) rather than answered from every knowledge
+base the caller may read. An assistant with no knowledge bases listed answers, like the plain
+``ask``, from every knowledge base its caller may read.
+
+The preset changes only the answer's tuning: thresholds, top-k, the prompt template and the
+strict no-hit reply (a plain user's assistant may raise the strict threshold, never lower it
+below the admin's global one). It never touches ``strict.rag_strict_mode``: with that global policy on,
+a plain user's answer through a normal-mode assistant is still strict (core/answering/policy.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session
+
+from core.accounts.access import can_read_kb
+from core.assistants.models import Assistant
+from core.db.models import KnowledgeBase, User
+from core.errors import PermissionDenied
+from core.settings.model import Settings
+from core.types import SYSTEM_ACTOR, Actor
+
+
+@dataclass(frozen=True)
+class Scope:
+    kb_ids: list[str] | None  # None: every knowledge base the caller may read
+    left_out: int  # the assistant's knowledge bases the caller may not read
+
+
+def caller_scope(session: Session, actor: Actor, a: Assistant) -> Scope:
+    if not a.kb_ids:
+        return Scope(None, 0)
+    kbs = [session.get(KnowledgeBase, kb_id) for kb_id in a.kb_ids]
+    readable = [kb.id for kb in kbs if kb is not None and can_read_kb(session, actor, kb)]
+    if not readable:
+        raise PermissionDenied(f"none of assistant '{a.name}''s knowledge bases is readable by you")
+    return Scope(readable, len(kbs) - len(readable))
+
+
+def left_out_notice(count: int) -> str:
+    verbs = ("is", "was") if count == 1 else ("are", "were")
+    return f"{count} of this assistant's knowledge bases {verbs[0]} not readable by you and {verbs[1]} not searched"
+
+
+def owner_is_admin(session: Session, a: Assistant) -> bool:
+    if a.owner_id == SYSTEM_ACTOR.user_id:  # made by the CLI, the local admin
+        return True
+    owner = session.get(User, a.owner_id)
+    return owner is not None and owner.role == "admin"
+
+
+def tuned(settings: Settings, a: Assistant, by_admin: bool) -> Settings:
+    """The settings of an answer through ``a`` (the global ones where it sets nothing).
+    ``by_admin``: its owner is an admin. Only an admin's assistant may set the strict bar below
+    the admin's global one; a plain user's may only raise it (strict mode is not weakened)."""
+    strict, retrieval, answering = {}, {}, {}
+    if a.strict_min_similarity is not None:
+        floor = 0.0 if by_admin else settings.strict.rag_strict_min_similarity
+        strict["rag_strict_min_similarity"] = max(a.strict_min_similarity, floor)
+    if a.normal_min_similarity is not None:
+        retrieval["rag_min_similarity"] = a.normal_min_similarity
+    if a.top_k is not None:
+        strict["rag_strict_max_results"] = retrieval["rag_max_results"] = a.top_k
+    if a.refusal_text.strip():
+        strict["rag_strict_no_hit_reply"] = a.refusal_text
+    if a.prompt.strip():
+        answering["rag_template"] = a.prompt
+    return settings.model_copy(update={
+        "strict": settings.strict.model_copy(update=strict),
+        "retrieval": settings.retrieval.model_copy(update=retrieval),
+        "answering": settings.answering.model_copy(update=answering)})
