@@ -88,3 +88,7 @@ def test_openai_model_assistant_routes_to_the_preset_and_models_lists_it(api_wor
             bob.chat.completions.create(model="assistant:差旅助手", messages=[{"role": "user", "content": HOTEL_ZH}])
         with pytest.raises(openai.NotFoundError):
             alice.chat.completions.create(model="assistant:nobody", messages=[{"role": "user", "content": HOTEL_ZH}])
+        # a preset takes no metadata filter yet: refused plainly, not silently dropped
+        with pytest.raises(openai.UnprocessableEntityError, match="assistant"):
+            alice.chat.completions.create(model="assistant:差旅助手", extra_body={"where": {"file_name": "travel-zh.md"}},
+                                          messages=[{"role": "user", "content": HOTEL_ZH}])
