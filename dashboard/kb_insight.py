@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from core import Engine
+from core.metadata.where import from_cli
 from core.types import Actor
 from dashboard import jobs_panel
 from dashboard.highlight import highlight_html
@@ -39,10 +40,13 @@ def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
         top_k = c2.number_input(t("rtest.top_k"), 1, 50, int(top_k_default), key=f"rtest_top_k_{top_k_default}")
         min_score = c3.number_input(t("rtest.min_score"), 0.0, 1.0, float(min_default), step=0.05,
                                     key=f"rtest_min_{min_default}")
+        # the same metadata filter as Chat's (a bad one: the page's guard() says why)
+        typed_filter = st.text_input(t("chat.filter"), key="rtest_filter", placeholder=t("chat.filter_help"))
         submitted = st.form_submit_button(t("rtest.run"), icon=":material/search:", type="primary")
     if not submitted or not query.strip():
         return
-    result = engine.search(actor, query, [kb.id], mode=mode, top_k=int(top_k), min_score=float(min_score))
+    where = from_cli([part for part in typed_filter.split(";") if part.strip()])
+    result = engine.search(actor, query, [kb.id], mode=mode, top_k=int(top_k), min_score=float(min_score), where=where)
     for notice in result.notices:
         st.info(notice)
     timing = ", ".join(t("timing.ms", name=_step(k), ms=f"{v:.1f}") for k, v in result.timings_ms.items())

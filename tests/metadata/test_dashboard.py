@@ -56,3 +56,23 @@ def test_the_chat_filter_box_narrows_a_strict_answer(engine):  # noqa: F811
     at.text_input(key="chat_filter").input("部门=财务")
     at.chat_input[0].set_value(QUESTION).run()
     assert "提前三天申请" in _bubbles(at)[-1]
+
+
+def test_the_retrieval_test_takes_the_same_filter(engine):  # noqa: F811
+    at, actor, kb = _ready(engine)
+    engine.define_metadata_field(actor, kb.id, "部门", "text")
+    files = {f.name: f.id for f in engine.list_files(actor, kb.id)}
+    engine.set_file_metadata(actor, files["menu.md"], {"部门": "后勤"})
+    at = goto(at, "kbs")
+    at.text_input(key="rtest_query").input("Lunch canteen")
+    at.text_input(key="rtest_filter").input("部门=后勤")
+    button(at, "Search").click()
+    at.run()
+    assert not at.exception, at.exception
+    shown = texts(at)
+    assert "· menu.md**" in shown and "· 差旅.md**" not in shown  # the hits' headers: "**#1 · menu.md** · …"
+    at.text_input(key="rtest_filter").input("部门=财务")  # no file has it: nothing is shown
+    button(at, "Search").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert "· menu.md**" not in texts(at) and "· 差旅.md**" not in texts(at)
