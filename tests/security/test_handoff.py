@@ -72,7 +72,8 @@ def test_an_unknown_command_is_refused(served):
     engine, data = served
     for command in ("close", "_handoff", "save_settings_raw", "__class__"):
         reply = _raw_request(find_socket(data), encode({"command": command, "args": {}})[4:])
-        assert reply == {"ok": False, "error": {"kind": "InvalidInput", "message": f"unknown hand-off command {command!r}"}}
+        assert reply == {"ok": False, "error": {"kind": "InvalidInput", "module": "core.errors",
+                                          "message": f"unknown hand-off command {command!r}"}}
 
 
 def test_off_schema_arguments_are_refused(served):
