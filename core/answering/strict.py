@@ -16,6 +16,8 @@ passage goes first, and the offline answerer quotes the sentence or table row th
 
 from __future__ import annotations
 
+import logging
+
 from core.answering.answerable import Judgement, best_evidence, judge, passage_text
 from core.answering.context import KnowledgeAccess
 from core.answering.coverage import HAN_RUN
@@ -29,10 +31,13 @@ from core.answering.scope import Scope
 from core.answering.steps import extractive, fit, model_for, report_found, search_step
 from core.answering.tools import STRICT_TOOLS, ToolBox
 from core.answering.verify import check_answer
+from core.errors import CoreError
 from core.llm.extractive import ExtractiveAnswerer
 from core.llm.providers import quotes_only
 from core.notices import Notice, notice
 from core.settings.model import Settings
+
+log = logging.getLogger(__name__)
 
 
 def refusal_notice(judged: Judgement) -> Notice:
@@ -65,7 +70,11 @@ def second_opinion(run: AnswerRun, settings: Settings, question: Question, items
         return None
     run.answer.llm_called = True
     run.emit("generating", f"asking {model.id} whether the passages answer", model=model.id)
-    return ask_model(model, question, [i.text for i in items])
+    try:
+        return ask_model(model, question, [i.text for i in items])
+    except CoreError as exc:  # the model away or failing: the refusal stands, as without a second opinion
+        log.warning("strict mode's second opinion failed, the refusal stands: %s", exc.message)
+        return None
 
 
 def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, query: str) -> None:

@@ -16,7 +16,7 @@ from core.answering.replies import no_hit_reply
 from core.types import SYSTEM_ACTOR as ADMIN
 from tests.answering.conftest import configure, use_openai
 from tests.engine.conftest import make_engine, md
-from tests.fakes import text
+from tests.fakes import http_error, text
 
 RULES = """# Warehouse safety rules
 
@@ -93,11 +93,13 @@ def test_on_the_models_quoted_yes_answers_and_is_checked_like_any_strict_answer(
 def test_on_a_no_or_a_paraphrase_keeps_the_refusal_and_nothing_more_is_asked(rules_engine, server):
     use_openai(rules_engine, server)
     configure(rules_engine, strict={"rag_strict_mode": True, "rag_strict_model_judge": True})
-    for reply in (json.dumps({"passage": 0, "quote": ""}), judged("Gangways must be 3 metres wide")):
+    for reply in (text(json.dumps({"passage": 0, "quote": ""})), text(judged("Gangways must be 3 metres wide")),
+                  http_error(500)):  # a failing model keeps the refusal too, no error shown
         before = server.chat_count
-        server.add(text(reply))
+        server.add(reply)
         answer = rules_engine.ask(ADMIN, QUESTION, kbs=["rules"], temporary=True)
         assert answer.text == no_hit_reply(rules_engine.settings().strict, QUESTION) and not answer.hit
+        assert not answer.error
         assert server.chat_count == before + 1  # the judgement only; no answer was asked for
         assert any("gangways" in n for n in answer.notices)
 
