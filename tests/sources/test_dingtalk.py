@@ -274,7 +274,7 @@ def test_a_key_rotation_re_encrypts_the_secret_and_the_source_still_syncs(opened
 @pytest.mark.skipif(not NETTRAP.is_dir(), reason="the shared nettrap is not on this machine")
 def test_under_the_nettrap_a_metadata_base_url_sends_nothing(tmp_path):
     """A child process with the shared socket trap: DingTalk's API set to the metadata address (and
-    its mapped IPv6 form); adding a source and listing knowledge bases are refused, nothing recorded."""
+    its mapped IPv6 form) or a private one; adding a source and listing knowledge bases are refused, nothing recorded."""
     log = tmp_path / "nettrap.log"
     script = (
         "from pathlib import Path\n"
@@ -284,7 +284,7 @@ def test_under_the_nettrap_a_metadata_base_url_sends_nothing(tmp_path):
         "from tests.engine.conftest import make_engine\n"
         "e = make_engine(Path(%r))\n"
         "e.create_kb(A, 'kb')\n"
-        "for base in ('http://169.254.169.254', 'http://[::ffff:169.254.169.254]'):\n"
+        "for base in ('http://169.254.169.254', 'http://[::ffff:169.254.169.254]', 'http://10.20.30.40'):\n"
         "    e.save_settings(A, {'sources': {'kinds': {'dingtalk': {'base_url': base}}}})\n"
         "    for call in (lambda: e.add_dingtalk_source(A, 'kb', 'k', SecretStr('s'), 'op', 'ws'),\n"
         "                 lambda: e.dingtalk_workspaces(A, 'k', SecretStr('s'), 'op')):\n"
@@ -299,4 +299,5 @@ def test_under_the_nettrap_a_metadata_base_url_sends_nothing(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert not log.exists() or log.read_text() == ""
-    assert done.stdout.count("refused:") == 4 and done.stdout.count("never fetched") == 4, done.stdout
+    assert done.stdout.count("refused:") == 6 and done.stdout.count("never fetched") == 4, done.stdout
+    assert done.stdout.count("url_allow_hosts") == 2, done.stdout  # the private one: an admin may open it

@@ -134,7 +134,7 @@ def test_loopback_not_opened_by_an_admin_is_never_contacted(engine, dav):
 @pytest.mark.skipif(not NETTRAP.is_dir(), reason="the shared nettrap is not on this machine")
 def test_under_the_nettrap_a_metadata_webdav_url_sends_nothing(tmp_path):
     """A child process with the shared socket trap: adding a WebDAV source at the metadata address
-    (also as its mapped IPv6 form) must be refused with nothing recorded by the trap."""
+    (also as its mapped IPv6 form) and at a private one must be refused with nothing recorded by the trap."""
     log = tmp_path / "nettrap.log"
     script = (
         "from pathlib import Path\n"
@@ -144,7 +144,7 @@ def test_under_the_nettrap_a_metadata_webdav_url_sends_nothing(tmp_path):
         "from tests.engine.conftest import make_engine\n"
         "e = make_engine(Path(%r))\n"
         "e.create_kb(A, 'kb')\n"
-        "for url in ('http://169.254.169.254/dav/', 'http://[::ffff:169.254.169.254]/dav/'):\n"
+        "for url in ('http://169.254.169.254/dav/', 'http://[::ffff:169.254.169.254]/dav/', 'http://10.20.30.40/dav/'):\n"
         "    try:\n"
         "        e.add_webdav_source(A, 'kb', url, 'u', SecretStr('p'))\n"
         "    except CoreError as exc:\n"
@@ -156,7 +156,8 @@ def test_under_the_nettrap_a_metadata_webdav_url_sends_nothing(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert not log.exists() or log.read_text() == ""
-    assert done.stdout.count("refused:") == 2 and done.stdout.count("never fetched") == 2, done.stdout
+    assert done.stdout.count("refused:") == 3 and done.stdout.count("never fetched") == 2, done.stdout
+    assert done.stdout.count("url_allow_hosts") == 1, done.stdout  # the private one: an admin may open it
 
 
 def test_a_key_rotation_re_encrypts_the_password_and_the_source_still_syncs(opened, dav, data_dir):
