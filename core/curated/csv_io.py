@@ -52,7 +52,7 @@ class ImportReport:
     errors: list[RowError] = field(default_factory=list)
 
 
-def _rows(text: str) -> list[tuple[int, list[str]]]:
+def csv_rows(text: str) -> list[tuple[int, list[str]]]:
     """(line the row starts on, cells), blank rows left out."""
     reader = csv.reader(io.StringIO(text, newline=""))
     rows, start = [], 1
@@ -127,7 +127,7 @@ def import_csv(db: Database, embedder: Embedder, actor: Actor, kb_ref: str, data
     with db.read() as s:
         kb = resolve_kb(s, actor, kb_ref, write=True)  # a refusal is the whole answer, before any row
         on_record = _approvals_on_record(s, actor)
-    rows = _rows(text)
+    rows = csv_rows(text)
     report = ImportReport()
     if not rows:
         return report

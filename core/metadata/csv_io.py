@@ -10,14 +10,12 @@ stored, in one transaction, and written to the chunks' payload.
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 
 from sqlmodel import select
 
 from core.accounts.access import resolve_kb
-from core.curated.csv_io import decode, restored
+from core.curated.csv_io import RowError, csv_rows, decode, restored
 from core.db.database import Database
 from core.db.models import FileRecord
 from core.errors import CoreError, InvalidInput
@@ -32,28 +30,9 @@ REMOVE = "-"
 
 
 @dataclass
-class RowError:
-    line: int
-    message: str
-
-
-@dataclass
 class MetadataImportReport:
     updated: int = 0  # files whose values were stored
     errors: list[RowError] = field(default_factory=list)
-
-
-def _rows(text: str) -> list[tuple[int, list[str]]]:
-    reader = csv.reader(io.StringIO(text, newline=""))
-    rows, start = [], 1
-    try:
-        for cells in reader:
-            if any(c.strip() for c in cells):
-                rows.append((start, cells))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise InvalidInput(f"the CSV file cannot be read past line {reader.line_num}: {exc}") from None
-    return rows
 
 
 def import_csv(db: Database, store: VectorStore, actor: Actor, kb_ref: str, data: bytes | str) -> MetadataImportReport:
@@ -62,7 +41,7 @@ def import_csv(db: Database, store: VectorStore, actor: Actor, kb_ref: str, data
         kb = resolve_kb(s, actor, kb_ref, write=True)  # a refusal is the whole answer, before any row
         fields = {f.name: f for f in payload.all_fields(s, kb.id)}
         files = list(s.exec(select(FileRecord).where(FileRecord.kb_id == kb.id)))
-    rows = _rows(text)
+    rows = csv_rows(text)
     report = MetadataImportReport()
     if not rows:
         return report
