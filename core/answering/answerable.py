@@ -125,7 +125,12 @@ class PassageText:
         lenient = not self.chinese
         senses = lex.glosses(word)
         if senses:
-            return any(sense_matched(s, self.concepts, lenient) for s in senses)
+            if any(sense_matched(s, self.concepts, lenient) for s in senses):
+                return True
+            # an English passage may say a one-word sense in a synonym of it (提醒 "remind", "warn":
+            # an alert): WordNet's synonyms of the sense's word, as for an English question's words
+            return lenient and any(related_in(base(w), self.concepts) for s in senses[:3] if len(s) == 1
+                                   for w in wordnet().synonyms(s[0]))
         # not a headword (朋友家, 餐补): each of its dictionary words must be meant by the passage, a
         # single character written there (its senses are too many to go by: 脸 is "face" and 面向
         # "to face")

@@ -76,7 +76,10 @@ _ZH_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "月":
 # British spellings the dictionary and most documents write the American way
 _SPELLING = [(re.compile(r"(?<=[a-z])tre(s?)$"), r"ter\1"), (re.compile(r"(?<=[a-z]{2})our(s?)$"), r"or\1"),
              (re.compile(r"^(licen|defen|offen)ce(s?)$"), r"\1se\2")]
-_NUMBER = re.compile(r"(?<![a-z\d.,])\d+(?:[.,]\d+)*(?![a-z\d])")
+# A number stands alone or is written against its unit ("2.4GHz", "10mm", "65W"); a number inside
+# a code ("L7", "IP54", "5G", "v2") is a name, not a quantity.
+_GLUED_UNITS = "ghz|mhz|khz|hz|kg|mg|km|cm|mm|ml|kwh|kw|mah|db|tb|gb|mb|kb|ms|mins|min|hrs|hr|h|m|l|w|v"
+_NUMBER = re.compile(rf"(?<![a-z\d.,])\d+(?:[.,]\d+)*(?![.,]\d)(?:(?=(?:{_GLUED_UNITS})(?![a-z\d]))|(?![a-z\d]))")
 EN_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
                     "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100}

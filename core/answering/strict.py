@@ -62,6 +62,23 @@ def judged_text(item: ContextItem) -> str:
     return passage_text(item.source, item.heading_path, item.text)
 
 
+def judged_with_section(items: list[ContextItem]) -> list[str]:
+    """What each passage is judged on, read with the other passages found in its section (same
+    file, same heading path): a section cut into chunks is one text, so a table's rows are read
+    with the sentence above them that says what the table is of ("Hotels are booked …" over the
+    rate per night). The value asked for must still be in the passage itself."""
+    sections: dict[tuple, list[int]] = {}
+    for n, item in enumerate(items):
+        if item.heading_path:  # a file without headings is not one section
+            sections.setdefault((item.file_id or item.source, tuple(item.heading_path)), []).append(n)
+    out = []
+    for n, item in enumerate(items):
+        mates = sections.get((item.file_id or item.source, tuple(item.heading_path)), []) if item.heading_path else []
+        text = "\n".join([item.text] + [items[m].text for m in mates if m != n])
+        out.append(passage_text(item.source, item.heading_path, text))
+    return out
+
+
 def second_opinion(run: AnswerRun, settings: Settings, question: Question, items: list[ContextItem]) -> ModelJudgement | None:
     """The chat model's judgement of a word refusal (``model_judge.py``); None without a model that
     writes (the offline answerer only quotes) or when its reply does not hold up."""
@@ -86,7 +103,7 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
     answers: dict[int, str] = {}  # the answering passage's sentence or row, by its position
     if items and s.rag_strict_term_check:
         question = read_question(query)
-        judged = judge(question, [judged_text(i) for i in items], [i.text for i in items])
+        judged = judge(question, judged_with_section(items), [i.text for i in items])
         second = (second_opinion(run, settings, question, items)
                   if not judged.answerable and judged.missing and s.rag_strict_model_judge else None)
         if second is not None:  # the model found the answer said in other words, and quoted it

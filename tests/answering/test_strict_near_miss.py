@@ -272,3 +272,34 @@ def test_normal_mode_answers_a_near_miss_and_says_what_the_passages_do_not_menti
     covered = leave_engine.ask(ADMIN, "How many days of paid annual leave does an employee receive?", kbs=["leave"],
                                mode="normal", temporary=True)
     assert not any("do not mention" in n for n in covered.notices)
+
+
+def test_a_number_written_against_its_unit_is_a_quantity_and_a_code_is_not():
+    from core.answering.reading import numbers_with_units
+
+    assert numbers_with_units("仅支持 2.4ghz wi-fi,不支持5ghz") == [(2.4, "ghz"), (5.0, "ghz")]
+    assert numbers_with_units("宽度不小于3m, charge 65w in 2h") == [(3.0, "m"), (65.0, "w"), (2.0, "h")]
+    assert numbers_with_units("model l7, rated ip54, on 5g") == []  # codes, not quantities
+    assert answers("Does the charger deliver 65 W?", "The bundled charger delivers 65W over USB-C.")
+    assert not answers("Does the charger deliver 65 W?", "The bundled charger delivers 45W over USB-C.")
+
+
+def test_a_chinese_word_is_found_in_an_english_synonym_of_its_sense():
+    # 医生 is "doctor" in the dictionary; the policy says "physician" (one WordNet synset)
+    assert answers("看医生的费用每年最多能报销多少？", "Physician visits are reimbursed up to 50 EUR per year.")
+    assert not answers("看律师的费用每年最多能报销多少？", "Physician visits are reimbursed up to 50 EUR per year.")
+
+
+def test_a_passage_is_read_with_the_passages_found_in_its_section():
+    from core.answering.prompts import ContextItem
+    from core.answering.strict import judged_with_section
+
+    table = ContextItem(text="| Office | Limit per night |\n|---|---|\n| Lisbon | 180 EUR |\n| Porto | 120 EUR |",
+                        source="travel.md", heading_path=["4. Travel costs"], file_id="f1")
+    intro = "Hotels are booked through the travel desk; the room rate may not exceed the limit below."
+    same_section = ContextItem(text=intro, source="travel.md", heading_path=["4. Travel costs"], file_id="f1")
+    other_section = ContextItem(text=intro, source="travel.md", heading_path=["5. Meals"], file_id="f1")
+    question = read_question("What is the most a hotel may cost per night in Lisbon?")
+    judged = judge(question, judged_with_section([table, same_section]), [table.text, same_section.text])
+    assert judged.answerable and judged.passage == 0  # the table states the value; its section names hotels
+    assert not judge(question, judged_with_section([table, other_section]), [table.text, other_section.text]).answerable
