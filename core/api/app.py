@@ -31,6 +31,7 @@ from core.api.errors import error_body, error_response, validation_reply
 from core.api.gate import RequestGate
 from core.api.pools import Pools
 from core.api.registry import Operation, operations
+from core.api.event_stream import event_stream
 from core.api.sse import live_stream
 from core.api.uploads import DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, upload
 from core.errors import CoreError, NotAuthenticated
@@ -88,6 +89,9 @@ def _json_endpoint(backend: Backend, op: Operation, pools: Pools):
     async def endpoint(**kw: Any):
         request, token, body = kw.pop("request"), kw.pop("token"), kw.pop("body", None)
         payload = {**(body.model_dump(exclude_unset=True) if body is not None else {}), **kw}
+        if op.events:  # the answer's events as they happen, then the answer (event_stream.py)
+            return await event_stream(lambda on_event: backend.call(op.name, payload, token, _client(request),
+                                                                    on_event=on_event), pool)
         if op.streams and payload.get("stream"):  # the text as the model writes it, on every backend
             return await live_stream(lambda on_event: backend.call(op.name, payload, token, _client(request),
                                                                    on_event=on_event),

@@ -51,6 +51,7 @@ class Operation:
     tag: str = ""
     example: dict[str, Any] = field(default_factory=dict)
     streams: bool = False
+    events: bool = False  # always server-sent events: the operation's events, its reply last
     engine_operation: str = ""  # the engine operation it serves
     pool: str = "light"  # the API's thread pool for it (core/api/pools.py)
     max_body_kb: int = 0  # 0: the API's default cap for a JSON body (core/api/gate.py)
@@ -94,7 +95,7 @@ def _runner(op: EngineOperation, http: Http, output: TypeAdapter) -> Callable[..
     def run(engine: Any, actor: Actor, data: BaseModel, on_event: Callable | None = None) -> Any:
         kwargs = {http.rename.get(name, name): getattr(data, name) for name in type(data).model_fields}
         kwargs.update(http.fixed)
-        if http.streams:
+        if http.streams or http.events:
             kwargs["on_event"] = on_event
         result = getattr(engine, op.name)(actor, **kwargs)
         if http.reply is not None:
@@ -110,7 +111,7 @@ def _route(op: EngineOperation, http: Http) -> Operation:
     missing = [f for f in re.findall(r"{(\w+)}", http.path) if f not in model.model_fields]
     if missing:
         raise TypeError(f"route {name!r}: path field(s) {missing} are not among its parameters")
-    if http.streams and "on_event" not in op.signature.parameters:
+    if (http.streams or http.events) and "on_event" not in op.signature.parameters:
         raise TypeError(f"route {name!r} streams, but {op.name}() takes no on_event")
     body = http.body or ("none" if http.method in ("GET", "DELETE") else "json")
     pool = http.pool or ("upload" if body == "multipart" else "light")
@@ -118,7 +119,8 @@ def _route(op: EngineOperation, http: Http) -> Operation:
         raise TypeError(f"route {name!r}: unknown pool {pool!r}")
     return Operation(name, http.method, http.path, model, http.out, _runner(op, http, TypeAdapter(http.out)),
                      http.summary, access=op.access, job=op.job, body=body, status_code=http.status_code,
-                     tag=http.tag, example=dict(http.example), streams=http.streams, engine_operation=op.name,
+                     tag=http.tag, example=dict(http.example), streams=http.streams, events=http.events,
+                     engine_operation=op.name,
                      pool=pool, max_body_kb=http.max_body_kb, mcp=http.mcp)
 
 

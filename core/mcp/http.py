@@ -5,8 +5,9 @@ Each request is judged before its body is read, as every API route is (core/api/
 there (401/429, the REST API's JSON error); then the SDK's transport serves the one request.
 
 Stateless (the SDK's ``stateless=True``): no MCP session outlives its request, so there is no
-session id that another caller could present — every request stands on its own token. JSON
-replies (``json_response=True``): the tools answer once, so there is nothing to stream. A browser
+session id that another caller could present — every request stands on its own token. Replies
+are server-sent events (``json_response=False``), so the ask tool's progress notifications (the
+answer's text as it is written, core/mcp/server.py) reach the client before its result. A browser
 page cannot call it with a user's token: the token is a header, never a cookie, and no CORS
 headers are sent, so the SDK's DNS-rebinding (Host/Origin) check is not needed here.
 """
@@ -57,7 +58,7 @@ class McpEndpoint:
             return
         # one manager per request: stateless, it keeps nothing between requests, and it needs no
         # lifespan of the app (the dashboard serves the API with lifespan="off")
-        manager = StreamableHTTPSessionManager(self.server, json_response=True, stateless=True,
+        manager = StreamableHTTPSessionManager(self.server, json_response=False, stateless=True,
                                                max_request_body_size=DEFAULT_JSON_KB * KB)
         async with manager.run():
             await manager.handle_request(scope, receive, send)

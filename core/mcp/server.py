@@ -9,6 +9,8 @@ blocking engine calls, so they run on threads (``Runner``: the API's bounded poo
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -20,6 +22,7 @@ from mcp.server.lowlevel import Server
 from core.errors import CoreError
 from core.mcp import tools as tool_defs
 
+log = logging.getLogger(__name__)
 NAME = "ragdesk"
 INSTRUCTIONS = ("ragdesk answers from a team's knowledge bases. list_knowledge_bases shows those you may read; "
                 "search returns passages with their file, location and score; ask answers a question with "
@@ -44,6 +47,43 @@ def _tool(t: tool_defs.Tool) -> types.Tool:
                       output_schema=t.output_schema)
 
 
+def _progress_token(ctx: ServerRequestContext) -> str | int | None:
+    """The progress token the client sent with the call, if it asked for progress."""
+    meta = ctx.meta
+    if isinstance(meta, dict):
+        return meta.get("progress_token", meta.get("progressToken"))
+    return getattr(meta, "progress_token", None)
+
+
+class _TextProgress:
+    """The answer's text as it is written, sent as ``notifications/progress`` (progress 1, 2, …,
+    the piece as its message), in order, on the call's own stream; statuses are not sent."""
+
+    def __init__(self, ctx: ServerRequestContext, token: str | int):
+        self.ctx, self.token = ctx, token
+        self.loop = asyncio.get_running_loop()
+        self.pieces: asyncio.Queue = asyncio.Queue()
+        self.sender = asyncio.create_task(self._send())
+
+    def on_event(self, event: Any) -> None:  # on the tool's thread
+        if getattr(event, "kind", "") == "text" and getattr(event, "message", ""):
+            self.loop.call_soon_threadsafe(self.pieces.put_nowait, event.message)
+
+    async def _send(self) -> None:
+        sent = 0
+        while (piece := await self.pieces.get()) is not None:
+            sent += 1
+            try:
+                await self.ctx.session.send_progress_notification(self.token, sent, message=piece,
+                                                                  related_request_id=self.ctx.request_id)
+            except Exception:  # a client gone or a closed stream: the result still goes out (or fails) alone
+                log.debug("an MCP progress notification was not sent", exc_info=True)
+
+    async def close(self) -> None:
+        self.pieces.put_nowait(None)
+        await self.sender
+
+
 def build_server(backend: Any, caller: Caller, run: Runner = run_on_thread) -> Server:
     """An MCP server whose tools run on ``backend`` (core/api/backend.py) as ``caller``'s user."""
 
@@ -55,11 +95,17 @@ def build_server(backend: Any, caller: Caller, run: Runner = run_on_thread) -> S
         if tool is None:
             return types.CallToolResult(content=[types.TextContent(text=f"unknown tool {params.name!r}")],
                                         is_error=True)
+        progress = _progress_token(ctx) if tool.events else None
+        texts = _TextProgress(ctx, progress) if progress is not None else None
         try:
             token, client = caller(ctx)
-            reply = await run(tool.pool, tool_defs.call, (backend, tool, params.arguments, token, client))
+            reply = await run(tool.pool, tool_defs.call, (backend, tool, params.arguments, token, client,
+                                                          texts.on_event if texts else None))
         except CoreError as exc:  # before the call: its pool's waiting line is full (server_busy)
             reply = tool_defs.refusal(exc)
+        finally:
+            if texts:
+                await texts.close()  # every piece sent before the result
         return types.CallToolResult(content=[types.TextContent(text=reply.text)],
                                     structured_content=reply.structured, is_error=reply.is_error)
 

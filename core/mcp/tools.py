@@ -13,7 +13,7 @@ access and token checks are exactly the engine's.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -37,6 +37,7 @@ class Tool:
     output_schema: dict[str, Any]
     wrapped: bool  # the route's output is no object: the structured result is {"result": output}
     pool: str  # the API's thread pool for it (core/api/pools.py)
+    events: bool = False  # its route sends the operation's events: the text goes out as progress notifications
 
 
 def _output_schema(out: Any) -> tuple[dict[str, Any], bool]:
@@ -60,11 +61,11 @@ def tools_of(routes: Iterable[Route]) -> dict[str, Tool]:
             raise TypeError(f"MCP tool {route.mcp!r} is declared on two routes")
         if route.body not in ("json", "none"):  # an upload's files are no JSON arguments
             raise TypeError(f"MCP tool {route.mcp!r}: a {route.body} route cannot be a tool")
-        if route.streams:  # its events would need MCP progress notifications: not built yet
-            raise TypeError(f"MCP tool {route.mcp!r}: a streaming route cannot be a tool yet")
+        if route.streams:  # OpenAI's chunks are no tool result; an events route is (its reply last)
+            raise TypeError(f"MCP tool {route.mcp!r}: an OpenAI streaming route cannot be a tool")
         output, wrapped = _output_schema(route.output)
         found[route.mcp] = Tool(route.mcp, route.name, route.summary, route.input.model_json_schema(), output,
-                                wrapped, route.pool)
+                                wrapped, route.pool, route.events)
     return found
 
 
@@ -86,12 +87,15 @@ def refusal(exc: CoreError) -> ToolReply:
     return ToolReply(None, f"{error_code(exc)}: {exc.message}", is_error=True)
 
 
-def call(backend: Any, tool: Tool, arguments: dict[str, Any] | None, token: str, client: str) -> ToolReply:
+def call(backend: Any, tool: Tool, arguments: dict[str, Any] | None, token: str, client: str,
+         on_event: Callable[[Any], None] | None = None) -> ToolReply:
     """Run ``tool`` as the token's user (blocking: call it on a thread). A CoreError — a wrong token,
     a knowledge base the user may not read, bad arguments — is the tool's error result with the
-    engine's message and the REST API's code; anything else propagates (the SDK reports it)."""
+    engine's message and the REST API's code; anything else propagates (the SDK reports it).
+    ``on_event``: the answer's events as they happen (a tool whose route sends them)."""
     try:
-        result = backend.call(tool.route, dict(arguments or {}), token, client)
+        result = backend.call(tool.route, dict(arguments or {}), token, client,
+                              **({"on_event": on_event} if tool.events and on_event is not None else {}))
     except CoreError as exc:
         return refusal(exc)
     structured = {RESULT: result} if tool.wrapped else result

@@ -84,11 +84,19 @@ class AnswerService:
     # web: the normal side may search the web; strict answering never does (the engine decides)
     @operation(handoff=True, http=(
         Http("POST", "/api/v1/ask", params=ANSWER_FIELDS, fixed={"temporary": True}, out=AnswerOut, tag=TAG,
-             pool="answer", reply=_answered, mcp="ask",
+             pool="answer", reply=_answered,
              example={"question": "How many days may I work remotely?"},
              summary="Answer a question from the knowledge bases, with its citations; nothing is stored. Strict "
                      "mode holds as in the chat: with it on, only admins get a normal answer; a question without "
                      "a hit gets the fixed reply and no model is called"),
+        # the same answer as server-sent events (core/api/event_stream.py); the MCP ask tool, whose
+        # progress notifications carry the text as it is written
+        Http("POST", "/api/v1/ask/stream", name="ask_stream", params=ANSWER_FIELDS, fixed={"temporary": True},
+             out=AnswerOut, tag=TAG, pool="answer", reply=_answered, events=True, mcp="ask",
+             example={"question": "How many days may I work remotely?"},
+             summary="The answer of /api/v1/ask as server-sent events: each step and piece of text as it happens, "
+                     "the answer last. Strict mode checks a model's text before any of it is sent, and a refusal "
+                     "is the fixed reply (from_kb false) with no model call"),
         Http("POST", "/api/v1/chats/{chat_id}/messages", name="chat_ask", params=(*ANSWER_FIELDS, "chat_id"),
              out=AnswerOut, tag="chats", example={"question": "How many days may I work remotely?"}, pool="answer",
              reply=_answered,

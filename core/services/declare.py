@@ -73,6 +73,9 @@ class Http:
     example: dict[str, Any] = field(default_factory=dict)  # values for required fields (docs, security walk)
     reply: Callable[[dict, Any], Any] | None = None
     streams: bool = False  # ``stream: true`` asks for server-sent events; the method takes ``on_event``
+    # the route always answers with server-sent events: the operation's events as they happen, its
+    # reply last (core/api/event_stream.py); the method takes ``on_event``
+    events: bool = False
     extra: str = "forbid"  # "ignore": unknown fields are dropped (OpenAI clients send many)
     # the API's thread pool for it (core/api/pools.py): "light" (default), "answer"; a multipart
     # route is an "upload"

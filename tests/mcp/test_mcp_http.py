@@ -19,7 +19,7 @@ from core.api.registry import operations
 from tests.fakes.llm_server import fake_llm_server, text
 from tests.mcp.conftest import FACT_EN, FACT_ZH, FIXED_REPLY, OFF_TOPIC, PRIVATE_KB, http_client
 
-TOOLS = {"list_knowledge_bases": "list_kbs", "search": "search", "ask": "ask"}
+TOOLS = {"list_knowledge_bases": "list_kbs", "search": "search", "ask": "ask_stream"}
 
 
 def test_the_tools_are_the_registrys_routes(world, api):

@@ -67,7 +67,7 @@ def test_what_cannot_be_a_tool_is_refused():
 
 def test_ragdesk_declares_three_tools():
     assert {name: t.route for name, t in tools().items()} == {
-        "list_knowledge_bases": "list_kbs", "search": "search", "ask": "ask"}
+        "list_knowledge_bases": "list_kbs", "search": "search", "ask": "ask_stream"}
 
 
 def test_a_full_pool_is_the_tools_error_not_a_protocol_failure():
