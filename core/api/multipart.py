@@ -14,7 +14,7 @@ from pathlib import Path
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, MultipartState, parse_options_header
 
-from core.api.staging import new_staged_file, remove_staged
+from core.ingest.staging import new_staged_file, remove_staged
 from core.errors import InvalidInput
 from core.upload_limits import UploadLimits
 

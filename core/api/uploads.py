@@ -17,7 +17,7 @@ from typing import Any
 from core.api.gate import LIMITS_STATE
 from core.api.multipart import stage_upload
 from core.api.pools import Pools
-from core.api.staging import remove_staged
+from core.ingest.staging import remove_staged
 
 DEFAULT_WAIT_SECONDS = 60.0
 MAX_WAIT_SECONDS = 600.0

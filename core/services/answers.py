@@ -12,7 +12,7 @@ from pydantic import Field
 from core import knowledge
 from core.accounts.access import resolve_kb
 from core.answering.types import Answer, AnswerEvent, Comparison
-from core.api.models import AnswerOut, SearchOut
+from core.services.outputs import AnswerOut, SearchOut
 from core.errors import error_named
 from core.ingest.parts import Snapshot
 from core.limits import check_question, check_search

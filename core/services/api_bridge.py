@@ -18,7 +18,7 @@ class ApiBridge:
         self._engine = engine
         self._invoke = invoke
 
-    # uploads come as files the API staged (core/api/staging.py)
+    # uploads come as files the API staged (core/ingest/staging.py)
     @operation(access="open", why="the API token is the credential, checked by the engine for every call",
                handoff=True)
     def api_call(self, op: str, input: dict, token: str, client: str = "",

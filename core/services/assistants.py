@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from core.answering.types import Answer, AnswerEvent, Comparison
-from core.api.models import AnswerOut, Deleted
+from core.services.outputs import AnswerOut, Deleted
 from core.assistants import preset, store
 from core.assistants.types import AssistantView
 from core.services.answers import MAX_KBS, _answered

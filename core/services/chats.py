@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.api.models import ChatOut, MessageOut
+from core.services.outputs import ChatOut, MessageOut
 from core.chats import extras, store
 from core.chats.extras import FeedbackItem
 from core.db.models import Chat, Message

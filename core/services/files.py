@@ -12,8 +12,8 @@ from pydantic import Field
 from sqlmodel import select
 
 from core import knowledge
-from core.api.models import FileOut, IngestOut, Limits, StagedFile, UploadOut
-from core.api.staging import read_staged
+from core.services.outputs import FileOut, IngestOut, Limits, StagedFile, UploadOut
+from core.ingest.staging import read_staged
 from core.accounts.access import check_file, resolve_kb
 from core.errors import InvalidInput
 from core.db.models import FileRecord, Job
@@ -97,7 +97,7 @@ class FileService:
                                  "and queued (202, one job per file; their progress under /api/v1/uploads). "
                                  "?wait=true waits for the results (200), at most ?timeout= seconds (default 60)"))
     def upload_staged(self, actor: Actor, kb: str, files: list[StagedFile]) -> dict:
-        """Files the HTTP API staged from a multipart upload (core/api/staging.py), stored and queued
+        """Files the HTTP API staged from a multipart upload (core/ingest/staging.py), stored and queued
         like every upload; the reply names their jobs and does not wait for them (the API waits
         without holding a thread when the caller asks it to)."""
         knowledge.get_kb(self._rt.db, actor, kb)  # unknown or unreadable: not found, before any file is read

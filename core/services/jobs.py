@@ -6,7 +6,7 @@ from concurrent.futures import Future
 from dataclasses import asdict
 
 from core import doctor as doctor_mod
-from core.api.models import JobOut
+from core.services.outputs import JobOut
 from core.db.models import Job
 from core.doctor import DoctorReport
 from core.ingest import jobs as jobs_mod

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import Field
 
 from core import knowledge
-from core.api.models import Deleted, KbDetail, KbOut, Shared
+from core.services.outputs import Deleted, KbDetail, KbOut, Shared
 from core.db.models import KnowledgeBase
 from core.demo import DemoResult
 from core.services.declare import Http, Remote, operation

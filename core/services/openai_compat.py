@@ -24,8 +24,8 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from core import knowledge
-from core.api.models import CitationOut, Mode
-from core.api.openai_models import (
+from core.services.outputs import CitationOut, Mode
+from core.services.openai_models import (
     MAX_MESSAGES,
     MODEL,
     AnswerFacts,

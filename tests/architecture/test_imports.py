@@ -181,3 +181,12 @@ def test_no_engine_mixins_share_private_state():
 
     assert Engine.__bases__ == (object,), "the engine composes services; it inherits none"
     assert not (CORE / "engine_drive.py").exists()
+
+
+def test_the_services_do_not_import_the_http_layer():
+    """The HTTP API sits over the services it serves: their output models and the upload staging
+    folder live below it (core/services/outputs.py, core/ingest/staging.py), and core/api imports them."""
+    graph = _import_graph()
+    upward = sorted((m, t) for m, targets in graph.items() if m.startswith(("core.services", "core.ingest"))
+                    for t in targets if t.startswith("core.api"))
+    assert not upward, f"services importing the HTTP layer: {upward}"

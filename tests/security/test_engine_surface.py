@@ -17,8 +17,8 @@ from concurrent.futures import Future
 
 import pytest
 
-from core.api.models import StagedFile
-from core.api.openai_models import ChatMessageIn
+from core.services.outputs import StagedFile
+from core.services.openai_models import ChatMessageIn
 
 from core.engine import OPERATIONS, Engine
 from core.errors import CoreError, NotFound, PermissionDenied

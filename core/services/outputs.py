@@ -1,5 +1,6 @@
-"""The API's typed inputs and outputs (pydantic). Outputs say only what a caller may see: no owner
-ids of other users' rows, no collection names, no secrets."""
+"""The services' typed outputs (pydantic), which every surface shows: the HTTP API, MCP, the CLI's
+JSON. They live with the services, and core/api imports them, not the reverse. Outputs say only
+what a caller may see: no owner ids of other users' rows, no collection names, no secrets."""
 
 from __future__ import annotations
 

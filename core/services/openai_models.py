@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.api.models import CitationOut, Mode
+from core.services.outputs import CitationOut, Mode
 
 MODEL = "ragdesk"
 MAX_MESSAGES = 1000  # turns of one conversation a client may send
