@@ -270,8 +270,10 @@ _NEGATION = re.compile(r"\b(?:no|not|never|cannot|prohibited|forbidden|banned|di
 
 def _things(question: Question, chinese_text: bool) -> list[Term]:
     """What a value must be about: the thing counted ("how many *faces*"), else every named word
-    — the verbs too when the text is Chinese (the deadline to 提出), not across languages."""
-    things = [t for t in question.named + question.kinds if t.kind in ("word", "name") and (chinese_text or not t.verb)]
+    or level — the verbs too when the text is Chinese (the deadline to 提出), not across languages.
+    A level stands for its kind, which need not be said (一级故障: "Severity 1 … within five days")."""
+    things = [t for t in question.named + question.kinds
+              if t.kind in ("word", "name", "level") and (chinese_text or not t.verb)]
     if question.counted:
         things = [t for t in things if t.text == question.counted]
     return things

@@ -111,6 +111,9 @@ def related_in(word: str, words: set[str] | frozenset[str]) -> bool:
             root = word[: -len(ending)]
             if root in words or root + "e" in words or root + "y" in words:
                 return True
+            # siblings of one long root: procuratorial / procuratorate (procurator + ial, + ate)
+            if len(root) >= 7 and any(root + other in words for other in _DERIVED if other != ending):
+                return True
     return False
 
 

@@ -303,3 +303,19 @@ def test_a_passage_is_read_with_the_passages_found_in_its_section():
     judged = judge(question, judged_with_section([table, same_section]), [table.text, same_section.text])
     assert judged.answerable and judged.passage == 0  # the table states the value; its section names hotels
     assert not judge(question, judged_with_section([table, other_section]), [table.text, other_section.text]).answerable
+
+
+def test_two_words_built_on_one_long_root_are_one_family():
+    from core.retrieval.bilingual import related_in
+
+    assert related_in("procuratorial", {"procuratorate"})  # procurator + ial, procurator + ate
+    assert related_in("administrative", {"administration"})
+    assert not related_in("internal", {"intern"}) and not related_in("intern", {"internal"})  # no "-al"
+    assert not related_in("station", {"stative"})  # a short root makes no family
+
+
+def test_a_value_may_be_about_the_level_a_question_names_whose_kind_goes_unsaid():
+    body = ("## Outages\n- A Severity 1 outage gets a written review within three working days\n"
+            "- Severity 2: one feature is degraded; it is fixed within a week")
+    assert answers("一级故障要在几天内复盘？", body)  # 故障 is never said; Severity 1 is, by the value
+    assert not answers("三级故障要在几天内复盘？", body)
