@@ -34,32 +34,43 @@ def frame(kind: str, data: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
+class EventFeed:
+    """``run(on_event)`` running on a thread of ``pool``, its events handed to this request's event
+    loop in order, then ("result", its return value) or ("error", what it raised): ``next()``
+    gives them one by one. ``task`` holds the run (cancelled with the request)."""
+
+    def __init__(self, run: Callable[[Callable[[Any], None]], Any], pool: Pool):
+        loop = asyncio.get_running_loop()
+        self.items: asyncio.Queue = asyncio.Queue()
+
+        def on_event(event: Any) -> None:  # on the operation's thread
+            loop.call_soon_threadsafe(self.items.put_nowait, ("event", event))
+
+        async def work() -> None:
+            try:
+                self.items.put_nowait(("result", await pool.run(run, on_event)))
+            except BaseException as exc:  # handed to the request: raised there or sent as an event
+                self.items.put_nowait(("error", exc))
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+
+        self.task = asyncio.create_task(work())
+
+    async def next(self) -> tuple[str, Any]:
+        return await self.items.get()
+
+
 async def event_stream(run: Callable[[Callable[[Any], None]], Any], pool: Pool) -> StreamingResponse:
     """``run(on_event)`` runs the operation on a thread of ``pool``, passing its events to
-    ``on_event``; they are handed to this request's event loop in order."""
-    loop = asyncio.get_running_loop()
-    items: asyncio.Queue = asyncio.Queue()
-
-    def on_event(event: Any) -> None:  # on the operation's thread
-        loop.call_soon_threadsafe(items.put_nowait, ("event", event))
-
-    async def work() -> None:
-        try:
-            items.put_nowait(("result", await pool.run(run, on_event)))
-        except BaseException as exc:  # handed to the request: raised there or sent as an event
-            items.put_nowait(("error", exc))
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-
-    task = asyncio.create_task(work())
-    first = await items.get()
+    ``on_event``; they are sent as they come, its reply last."""
+    feed = EventFeed(run, pool)
+    first = await feed.next()
     if first[0] == "error":
         raise first[1]
-    return StreamingResponse(_frames(first, items, task), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache"})
+    return StreamingResponse(_frames(first, feed), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
 
-async def _frames(item: tuple, items: asyncio.Queue, task: asyncio.Task) -> AsyncIterator[str]:
+async def _frames(item: tuple, feed: EventFeed) -> AsyncIterator[str]:
     while True:
         kind, value = item
         if kind == "event":
@@ -74,4 +85,4 @@ async def _frames(item: tuple, items: asyncio.Queue, task: asyncio.Task) -> Asyn
                 log.error("a streamed operation failed", exc_info=value)
                 yield frame("error", error_body("internal_error", "the server failed on this answer (see its log)"))
             return
-        item = await items.get()
+        item = await feed.next()

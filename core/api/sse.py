@@ -12,7 +12,6 @@ runs on to its end where the engine is (nothing of a completion is stored).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -23,6 +22,7 @@ from typing import Any
 from fastapi.responses import StreamingResponse
 
 from core.api.errors import error_body, error_code
+from core.api.event_stream import EventFeed
 from core.api.pools import Pool
 from core.errors import CoreError
 
@@ -62,33 +62,19 @@ async def live_stream(run: Callable[[Callable[[Any], None]], dict], model: str, 
     event loop. A failure before the answer's first text (a wrong token, an unknown model, a
     question over the limit, a store that cannot be reached) raises here, so it is an HTTP error
     with its status, not a stream."""
-    loop = asyncio.get_running_loop()
-    items: asyncio.Queue = asyncio.Queue()
-
-    def on_event(event: Any) -> None:  # on the answer's thread
-        loop.call_soon_threadsafe(items.put_nowait, ("event", event))
-
-    async def work() -> None:
-        try:
-            items.put_nowait(("result", await pool.run(run, on_event)))
-        except BaseException as exc:  # handed to the request: raised there or sent as an event
-            items.put_nowait(("error", exc))
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-
-    task = asyncio.create_task(work())
-    first = await items.get()
+    feed = EventFeed(run, pool)
+    first = await feed.next()
     while first[0] == "event" and not (first[1].kind == "text" and first[1].message):
-        first = await items.get()  # statuses send nothing: the reply starts with the first text
+        first = await feed.next()  # statuses send nothing: the reply starts with the first text
     if first[0] == "error":
         raise first[1]
     head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion.chunk", "created": int(time.time()),
             "model": model}
-    return StreamingResponse(_live_chunks(head, first, items, task), media_type="text/event-stream",
+    return StreamingResponse(_live_chunks(head, first, feed), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache"})
 
 
-async def _live_chunks(head: dict, item: tuple, items: asyncio.Queue, task: asyncio.Task) -> AsyncIterator[str]:
+async def _live_chunks(head: dict, item: tuple, feed: EventFeed) -> AsyncIterator[str]:
     yield _opening(head)
     sent: list[str] = []
     while True:
@@ -108,7 +94,7 @@ async def _live_chunks(head: dict, item: tuple, items: asyncio.Queue, task: asyn
                 yield _event(error_body("internal_error", "the server failed on this answer (see its log)"))
             yield "data: [DONE]\n\n"
             return
-        item = await items.get()
+        item = await feed.next()
 
 
 def _finish(head: dict, sent: str, completion: dict) -> Iterator[str]:
