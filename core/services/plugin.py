@@ -3,7 +3,7 @@
 A plugin module defines a class whose methods carry ``@operation`` (core/services/declare.py: access
 rule, hand-off, HTTP routes, a ``Cli`` subcommand) and ``@job_kind``, and registers it once:
 
-    register_service("toy_shelves", ToyShelfService)
+    register_service("bookmarks", BookmarkService)
 
 The engine builds it with its ``Runtime`` (the database, the store, the settings: what core's
 services share) and puts it at ``engine.services.<name>``; its operations join the operations table
