@@ -138,3 +138,18 @@ def test_the_toy_operations_over_http_and_through_the_hand_off(data_dir):
         assert "hand-off" in tidied.stderr and json.loads(tidied.stdout) == 3
     finally:
         _stopped_within(proc, 30)
+
+
+def test_the_toy_metadata_and_its_revisions_agree(either_database):
+    """The toy (loaded in this process by the conftest) is migrated by every Database that opens:
+    its chain, compared with its own metadata only, shows no drift."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from core.db.plugin_tables import include_table
+    from tests.plugins.toy.shelves import metadata
+
+    opts = {"compare_type": True, "include_name": lambda name, type_, _: type_ != "table" or include_table(name, metadata)}
+    with either_database.engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn, opts=opts), metadata) == []
+        assert "toy_shelf_bookmark" in inspect(conn).get_table_names()
