@@ -28,7 +28,7 @@ from core.ingest import ready as ready_mod
 from core.ingest import service as ingest_mod
 from core.jobs import queue as job_queue
 from core.jobs.worker import WorkerPool
-from core.operations import OPERATIONS
+from core.operations import OPERATIONS, PLUGIN_SERVICES
 from core.services.accounts import AccountService
 from core.services.answers import AnswerService
 from core.services.api_bridge import ApiBridge
@@ -63,7 +63,8 @@ class Engine:
             answers=answers, chats=chats, sources=sources,
             drive=DriveService(rt, accounts, kbs, chats, sources), curated=CuratedService(rt),
             openai=OpenAICompatService(rt, answers, assistants), api=ApiBridge(self, invoke_api),
-            chunk_edits=ChunkEditService(rt), metadata=MetadataService(rt), assistants=assistants)
+            chunk_edits=ChunkEditService(rt), metadata=MetadataService(rt), assistants=assistants,
+            **{name: service_cls(rt) for name, service_cls in PLUGIN_SERVICES.items()})  # plugins' (docs/plugins.md)
         self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
         self._workers_lock = threading.Lock()
         try:

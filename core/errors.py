@@ -211,9 +211,15 @@ def error_class(name: str, module: str = "") -> type[CoreError]:
     return found or CoreError
 
 
-def error_classes() -> dict[str, type[CoreError]]:
-    """Every CoreError class registered so far (those of the modules imported in this process), by name."""
-    return dict(_REGISTRY)
+def is_core_class(cls: type) -> bool:
+    """Defined in core/ (pinned by tests/architecture/test_error_registry.py), not by a plugin."""
+    return cls.__module__ == "core" or cls.__module__.startswith("core.")
+
+
+def error_classes(*, core_only: bool = False) -> dict[str, type[CoreError]]:
+    """Every CoreError class registered so far (those of the modules imported in this process), by
+    name; ``core_only``: core's own, without plugins' (whose codes and statuses are their own)."""
+    return {name: cls for name, cls in _REGISTRY.items() if not core_only or is_core_class(cls)}
 
 
 def error_identity(exc: CoreError) -> dict[str, str]:

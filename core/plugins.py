@@ -1,7 +1,11 @@
 """Plugin registries: one per kind of thing ragdesk can be extended with.
 
 Document formats, web-search engines, remote sources, LLM providers and embedding providers each
-have one ``Registry``. A plugin is one module that calls ``register`` once at import; the places
+have one ``Registry``; so do the two things a plugin adds around them: a service (its operations —
+hence CLI, hand-off and HTTP —, and its job kinds, core/services/plugin.py) and a table set (its
+own tables and Alembic revisions, core/db/plugin_tables.py). A plugin's error classes need no
+registry of their own: defining a ``CoreError`` subclass registers it (core/errors.py). See
+docs/plugins.md. A plugin is one module that calls ``register`` once at import; the places
 that used to switch on a name (``if provider == ...``) ask the registry instead, and capability
 questions are attributes of the plugin, not ``isinstance`` checks.
 
@@ -102,6 +106,10 @@ CHAT_PROVIDERS: Registry = Registry("LLM provider", tuple(
     f"core.llm.{m}" for m in ("extractive", "openai_provider", "ollama_provider")))
 EMBEDDING_PROVIDERS: Registry = Registry("embedding provider", tuple(
     f"core.embeddings.{m}" for m in ("factory", "openai_api", "ollama_api")))
+# What a plugin adds around its thing. No built-ins: core's own services are composed by the engine
+# and core's own tables are core's revision chain; these hold what outside packages add.
+PLUGIN_SERVICES: Registry = Registry("plugin service")
+TABLE_SETS: Registry = Registry("plugin table set")
 
 
 def plugin_modules(environ: Mapping[str, str] | None = None) -> list[str]:

@@ -23,7 +23,8 @@ COMMANDS: dict[str, Handler] = {}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from core.cli import commands  # after the offline defaults above are set
+    from core.cli import commands, derived  # after the offline defaults above are set
+    from core.services.plugin import plugin_operations
 
     p = argparse.ArgumentParser(prog="python -m core", description="ragdesk engine command line")
     p.add_argument("--data-dir", help="data folder (default: $RAGDESK_DATA_DIR or ./data)")
@@ -33,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="command", required=True)
     commands.register(sub)
+    derived.register(sub, plugin_operations())  # plugins' operations that declare a CLI command
     _accept_json_everywhere(p)
     return p
 

@@ -8,7 +8,8 @@ and the revisions disagree.
 
 Upgrading takes the database's write lock first (SQLite ``BEGIN IMMEDIATE``, PostgreSQL an
 advisory lock), so two processes starting at once run each step once: the second waits, then
-finds the database at head.
+finds the database at head. Plugins' tables (core/db/plugin_tables.py) are brought up to date
+right after core's, under the same lock, each on its own revision chain and version table.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.engine import Engine as SAEngine
 
 from core.db.connect import WRITE_OPTION, create_db_engine, sqlite_url
+from core.db.plugin_tables import upgrade_plugin_tables
 from core.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -109,6 +111,7 @@ def upgrade(engine: SAEngine) -> list[str]:
             _before_alembic(conn)
         command.upgrade(_config(conn), "head")
         after = MigrationContext.configure(conn).get_current_revision()
+        upgrade_plugin_tables(conn)
     applied = _between(scripts, before, after)
     if applied:
         log.info("database upgraded: %s", ", ".join(applied))

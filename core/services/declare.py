@@ -11,7 +11,9 @@
   (``True``, or a ``Remote`` saying how);
 - ``http``: the HTTP API's route(s) over it (``Http``: method and path, which parameters the
   route takes and under what names, values it fixes, the output model a caller sees; ``mcp``
-  names the MCP tool the route also is).
+  names the MCP tool the route also is);
+- ``cli``: the CLI subcommand over it (``Cli``), built by ``core/cli/derived.py`` from the
+  signature (arguments), the docstring (help) and the output model (``--json``).
 
 From these declarations come the Engine's facade (``core/engine.py``: ``engine.<name>`` runs the
 owning service's method after the access rule), the CLI hand-off's schema, server and client
@@ -86,6 +88,18 @@ class Http:
 
 
 @dataclass(frozen=True)
+class Cli:
+    """A CLI subcommand over an operation (core/cli/derived.py): ``name`` is the subcommand,
+    ``out`` what it prints (a pydantic model or ``list[Model]``; default: the first HTTP route's
+    ``out``, else the return annotation), ``human`` the text form without ``--json`` (default: a
+    line per row)."""
+
+    name: str
+    out: Any = None
+    human: Callable[[Any], str] | None = None
+
+
+@dataclass(frozen=True)
 class Operation:
     name: str
     service: str  # the Engine attribute holding the service
@@ -96,6 +110,7 @@ class Operation:
     admin_does: str
     why: str
     routes: tuple[Http, ...] = ()
+    cli: Cli | None = None
 
     @cached_property
     def signature(self) -> inspect.Signature:
@@ -161,10 +176,12 @@ class _Declared:
     admin_does: str
     why: str
     routes: tuple[Http, ...] = ()
+    cli: Cli | None = None
 
 
 def operation(*, access: Access = "user", job: bool = False, handoff: bool | Remote = False,
-              admin_does: str = "", why: str = "", http: Http | tuple[Http, ...] = ()) -> Callable:
+              admin_does: str = "", why: str = "", http: Http | tuple[Http, ...] = (),
+              cli: Cli | None = None) -> Callable:
     """Declare the decorated service method as an engine operation (see the module's docstring)."""
     if access == "admin" and not admin_does:
         raise ValueError("an admin operation says what it does (admin_does), for its refusal")
@@ -176,7 +193,7 @@ def operation(*, access: Access = "user", job: bool = False, handoff: bool | Rem
         raise ValueError("an HTTP route acts as the API token's user: an operation without an Actor has none")
 
     def declare(method: Callable) -> Callable:
-        method.__operation__ = _Declared(access, job, remote, admin_does, why, routes)
+        method.__operation__ = _Declared(access, job, remote, admin_does, why, routes, cli)
         return method
 
     return declare
@@ -190,7 +207,7 @@ def operations_of(service_attr: str, cls: type) -> list[Operation]:
         if declared is None:
             continue
         op = Operation(name, service_attr, member, declared.access, declared.job, declared.remote,
-                       declared.admin_does, declared.why, declared.routes)
+                       declared.admin_does, declared.why, declared.routes, declared.cli)
         if op.access in ("user", "admin") and not op.takes_actor:
             raise TypeError(f"operation {name!r} is for signed-in callers but takes no actor")
         found.append(op)
