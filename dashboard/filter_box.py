@@ -20,3 +20,19 @@ def typed_where(text: str) -> dict[str, Any] | None:
     """The filter as the engine's ``where`` (None: no filter); a malformed one raises InvalidInput,
     which the page's guard() shows."""
     return from_cli([part for part in text.split(";") if part.strip()])
+
+
+_OPS = {"gte": ">=", "gt": ">", "lte": "<=", "lt": "<"}
+
+
+def written(where: dict[str, Any]) -> str:
+    """A stored filter in the box's form, to show (an assistant's: ``office=Porto; year<2025``)."""
+    parts = []
+    for name, value in where.items():
+        if isinstance(value, dict):
+            parts += [f"{name}{_OPS.get(op, op)}{v}" for op, v in value.items()]
+        elif isinstance(value, list):
+            parts.append(f"{name}={'|'.join(map(str, value))}")
+        else:
+            parts.append(f"{name}={value}")
+    return "; ".join(parts)

@@ -30,7 +30,7 @@ with guard():
     assistant = assistant_picker(engine, actor)  # issue 35: its preset replaces the selection
     chosen = [] if assistant else st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="chat_kbs",
                                                  placeholder=t("chat.kbs_all"))
-    # an assistant carries no metadata filter yet: the box is for a chat over chosen knowledge bases
+    # the box is for a chat over chosen knowledge bases: an assistant carries its own filter (its caption shows it)
     typed_filter = "" if assistant else filter_box("chat_filter")
     if kbs:
         st.caption(t("chat.mention_hint", names=" ".join(f"`#{kb.name}`" for kb in kbs[:8])))  # code: no break at a hyphen

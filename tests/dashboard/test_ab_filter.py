@@ -56,3 +56,25 @@ def test_a_malformed_or_unknown_filter_is_said_and_nothing_is_compared(engine):
     button(at, "Compare").click()
     at.run()
     assert "no knowledge base you search has a field named 'office'" in texts(at) and not at.subheader
+
+
+def test_an_assistants_own_filter_scopes_both_sides_and_replaces_the_box(engine):
+    at = sign_up(new_app(), "alice")  # the first account: an admin, who may compare
+    actor = engine.actor_for(at.session_state["user_id"])
+    kb = engine.create_kb(actor, "travel")
+    engine.ingest(actor, kb.id, [Upload("lisbon.md", LISBON.encode()), Upload("porto.md", PORTO.encode())])
+    engine.define_metadata_field(actor, kb.id, "office", "text")
+    ids = {f.name: f.id for f in engine.list_files(actor, kb.id)}
+    engine.set_file_metadata(actor, ids["lisbon.md"], {"office": "Lisbon"})
+    engine.set_file_metadata(actor, ids["porto.md"], {"office": "Porto"})
+    engine.create_assistant(actor, "lisbon-desk", [kb.id], mode="strict", where={"office": "Lisbon"})
+    at = goto(at, "ab")
+    at.selectbox(key="ab_assistant").select_index(1).run()
+    assert "Only files matching its filter: office=Lisbon" in texts(at)
+    assert not [x for x in at.text_input if x.key == "ab_filter"]  # the assistant's filter, not a second one
+    at.text_area(key="ab_question").input(QUESTION)
+    button(at, "Compare").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    sides = [{name.split(" · ")[0] for name in d.value["File"]} for d in at.dataframe]
+    assert len(sides) == 2 and all(side == {"lisbon.md"} for side in sides)
