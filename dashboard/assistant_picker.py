@@ -1,6 +1,7 @@
-"""The assistant picker (Chat): a named preset of knowledge bases, mode, thresholds, prompt and
-refusal text (core/assistants/). Picked, it replaces the knowledge-base selection; the engine
-applies the preset, keeps the global strict policy and never widens what the user may read."""
+"""The assistant picker (Chat, Strict A/B): a named preset of knowledge bases, mode, thresholds, prompt,
+refusal text and metadata filter (core/assistants/). Picked, it replaces the knowledge-base selection
+and the filter box; the engine applies the preset, keeps the global strict policy and never widens
+what the user may read."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import streamlit as st
 
 from core import Engine
 from core.types import Actor
+from dashboard.filter_box import written
 from dashboard.i18n import t
 
 
@@ -23,6 +25,8 @@ def assistant_picker(engine: Engine, actor: Actor, key: str = "chat_assistant") 
     a = assistants[chosen]
     kbs = ", ".join(a.kbs) if a.kbs else t("assistants.all_kbs")
     st.caption(t("assistants.caption", kbs=kbs, mode=t(f"assistants.mode.{a.mode}")))
+    if a.where:  # its filter replaces the page's filter box
+        st.caption(t("assistants.filter", where=written(a.where)))
     if a.hidden_kbs:
         st.caption(t("assistants.hidden", n=a.hidden_kbs))
     return chosen

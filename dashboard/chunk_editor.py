@@ -12,7 +12,7 @@ from dashboard.files_widgets import can_delete
 from dashboard.i18n import t
 
 PAGE_SIZE = 20
-_DONE = "ce_done"  # the last action's message, shown after the rerun it causes
+_DONE = "ce_done"  # (file id, the last action's message): shown until the next action or another file
 
 
 def _keywords(raw: str) -> list[str]:
@@ -27,8 +27,10 @@ def _label(c) -> str:
     return f"#{c.chunk_index}" + (f" · {', '.join(marks)}" if marks else "") + f" · {text[:70]}{'…' if len(text) > 70 else ''}"
 
 
-def _done(message: str) -> None:
-    st.session_state[_DONE] = message
+def _done(file_id: str, message: str) -> None:
+    # kept, not popped: a rerun from elsewhere on the page (a panel refreshing, a busy server's late
+    # rerun) must not wipe the confirmation before the person has read it
+    st.session_state[_DONE] = (file_id, message)
     st.rerun()
 
 
@@ -41,16 +43,16 @@ def _chunk_form(engine: Engine, actor: Actor, file_id: str, c) -> None:
             new_text = text if text.strip() != c.text.strip() else None
             new_keywords = _keywords(keywords) if _keywords(keywords) != list(c.keywords) else None
             if new_text is None and new_keywords is None:
-                _done(t("chunks.unchanged"))
+                _done(file_id, t("chunks.unchanged"))
             engine.edit_chunk(actor, file_id, c.chunk_index, text=new_text, keywords=new_keywords)
-            _done(t("chunks.saved", n=c.chunk_index))
+            _done(file_id, t("chunks.saved", n=c.chunk_index))
     if c.disabled:
         if st.button(t("chunks.enable"), key=f"{key}_enable", icon=":material/visibility:"):
             engine.enable_chunk(actor, file_id, c.chunk_index)
-            _done(t("chunks.enabled_done", n=c.chunk_index))
+            _done(file_id, t("chunks.enabled_done", n=c.chunk_index))
     elif st.button(t("chunks.disable"), key=f"{key}_disable", icon=":material/visibility_off:"):
         engine.disable_chunk(actor, file_id, c.chunk_index)
-        _done(t("chunks.disabled_done", n=c.chunk_index))
+        _done(file_id, t("chunks.disabled_done", n=c.chunk_index))
 
 
 def _add_form(engine: Engine, actor: Actor, file_id: str) -> None:
@@ -60,7 +62,7 @@ def _add_form(engine: Engine, actor: Actor, file_id: str) -> None:
             keywords = st.text_input(t("chunks.keywords"), key=f"ce_add_kw_{file_id}")
             if st.form_submit_button(t("chunks.add_button")):
                 view = engine.add_chunk(actor, file_id, text, keywords=_keywords(keywords))
-                _done(t("chunks.added", n=view.chunk_index))
+                _done(file_id, t("chunks.added", n=view.chunk_index))
 
 
 def _history(engine: Engine, actor: Actor, file_id: str) -> None:
@@ -76,14 +78,15 @@ def _history(engine: Engine, actor: Actor, file_id: str) -> None:
 
 def chunk_editor(engine: Engine, actor: Actor, files: list, kbs: dict[str, str], owners: dict[str, str]) -> None:
     st.subheader(t("chunks.title"))
-    if _DONE in st.session_state:
-        st.success(st.session_state.pop(_DONE))
     indexed = {f.id: f for f in files if f.status == "indexed" and f.kb_id}
     if not indexed:
         st.caption(t("chunks.none"))
         return
     file_id = st.selectbox(t("chunks.file"), list(indexed), key="ce_file",
                            format_func=lambda i: f"{indexed[i].name} · {kbs.get(indexed[i].kb_id, '')}")
+    done_in, done = st.session_state.get(_DONE, ("", ""))
+    if done and done_in == file_id:
+        st.success(done, icon=":material/check_circle:")
     writable = can_delete(actor, indexed[file_id], owners)
     st.caption(t("chunks.help") if writable else t("chunks.read_only"))
     listing = engine.list_chunks(actor, file_id)

@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from core import Engine
-from core.metadata.where import from_cli
 from core.types import Actor
 from dashboard import jobs_panel
+from dashboard.filter_box import filter_box, typed_where
 from dashboard.highlight import highlight_html
 from dashboard.i18n import lang_key, t, worded
 from dashboard.page import fmt_score, fmt_where
@@ -41,11 +41,11 @@ def retrieval_test(engine: Engine, actor: Actor, kb) -> None:
         min_score = c3.number_input(t("rtest.min_score"), 0.0, 1.0, float(min_default), step=0.05,
                                     key=f"rtest_min_{min_default}")
         # the same metadata filter as Chat's (a bad one: the page's guard() says why)
-        typed_filter = st.text_input(t("chat.filter"), key="rtest_filter", placeholder=t("chat.filter_help"))
+        typed_filter = filter_box("rtest_filter")
         submitted = st.form_submit_button(t("rtest.run"), icon=":material/search:", type="primary")
     if not submitted or not query.strip():
         return
-    where = from_cli([part for part in typed_filter.split(";") if part.strip()])
+    where = typed_where(typed_filter)
     result = engine.search(actor, query, [kb.id], mode=mode, top_k=int(top_k), min_score=float(min_score), where=where)
     for notice in result.notices:
         st.info(notice)

@@ -18,10 +18,12 @@ KINDS = ("text", "number", "date", "tags")
 
 def metadata_panel(engine: Engine, actor: Actor, kb, files: list) -> None:
     st.caption(t("meta.intro"))
-    with st.container(key="meta_notices"):  # drawn every run: the forms below keep their place
-        for message in st.session_state.pop("meta_notices", []):
+    # drawn every run (the forms below keep their place) and kept until the next action: a rerun from
+    # elsewhere must not wipe a confirmation before it is read
+    with st.container(key="meta_notices"):
+        for message in st.session_state.get("meta_notices", []):
             st.success(message, icon=":material/check_circle:")
-        for message in st.session_state.pop("meta_errors", []):
+        for message in st.session_state.get("meta_errors", []):
             st.error(message, icon=":material/error:")
     fields = engine.metadata_fields(actor, kb.id)
     st.dataframe([{t("meta.name"): f.name, t("meta.kind"): f.kind, t("meta.auto"): f.auto} for f in fields],
@@ -35,8 +37,8 @@ def metadata_panel(engine: Engine, actor: Actor, kb, files: list) -> None:
     _import_form(engine, actor, kb)
 
 
-def _done(message: str) -> None:
-    st.session_state["meta_notices"] = [message]
+def _done(message: str, errors: list[str] | None = None) -> None:
+    st.session_state["meta_notices"], st.session_state["meta_errors"] = [message], errors or []
     st.rerun()
 
 
@@ -105,5 +107,5 @@ def _import_form(engine: Engine, actor: Actor, kb) -> None:
             except CoreError as exc:
                 show_error(exc)
             else:
-                st.session_state["meta_errors"] = [t("meta.line", line=e.line, message=e.message) for e in report.errors]
-                _done(t("meta.imported", n=report.updated))
+                _done(t("meta.imported", n=report.updated),
+                      [t("meta.line", line=e.line, message=e.message) for e in report.errors])

@@ -1,6 +1,7 @@
 """Strict Mode A/B compare: one question in normal and strict mode side by side, or a batch
 (pasted, CSV or JSONL, with optional expected answers) → summary, per-question cards scored per
-mode, a filter for the questions where the modes differ, HTML / CSV / JSONL exports."""
+mode, a filter for the questions where the modes differ, HTML / CSV / JSONL exports. The metadata
+filter box (as on Chat) scopes both sides."""
 
 import streamlit as st
 
@@ -9,6 +10,7 @@ from core.demo import demo_questions
 from dashboard.ab_widgets import answer_column, exports, parse_items, question_cards, summary
 from dashboard.assistant_picker import assistant_picker
 from dashboard.errors import guard
+from dashboard.filter_box import filter_box, typed_where
 from dashboard.i18n import t
 from dashboard.page import page_context
 from dashboard.uploads import upload_limit_mb
@@ -25,6 +27,8 @@ with guard():
     assistant = assistant_picker(engine, actor, key="ab_assistant")  # issue 35: its preset on both sides
     kbs = None if assistant else st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="ab_kbs",
                                                 placeholder=t("chat.kbs_all")) or None
+    # as on Chat: a filter for a comparison over chosen knowledge bases (an assistant carries its own)
+    typed_filter = "" if assistant else filter_box("ab_filter")
     web_enabled = engine.settings().web_search.enable_web_search
     web = web_enabled and st.toggle(t("ab.web"), key="ab_web")
     if web_enabled:
@@ -33,7 +37,8 @@ with guard():
     def compare_one(question: str):
         if assistant:
             return engine.compare_assistant(actor, assistant, question, web=web)
-        return engine.compare(actor, question, kbs=kbs, web=web)
+        # both sides under the same filter; a malformed one: guard() says why
+        return engine.compare(actor, question, kbs=kbs, web=web, where=typed_where(typed_filter))
 
     single, batch = st.tabs([t("ab.single"), t("ab.batch")])
 

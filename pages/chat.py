@@ -5,12 +5,12 @@ context-length warning, the Web search switch; on an empty install, what to do f
 import streamlit as st
 
 from core.ingest.service import Upload
-from core.metadata.where import from_cli
 from dashboard.assistant_picker import assistant_picker
 from dashboard.chat_history import history
 from dashboard.chat_widgets import ask_streaming, mentioned_kbs, render_answer, render_stored_message, web_search_toggle
 from dashboard.demo_widgets import demo_loaded_message, first_steps
 from dashboard.errors import guard
+from dashboard.filter_box import filter_box, typed_where
 from dashboard.gdrive_widgets import chat_attach
 from dashboard.i18n import t
 from dashboard.page import page_context
@@ -30,9 +30,8 @@ with guard():
     assistant = assistant_picker(engine, actor)  # issue 35: its preset replaces the selection
     chosen = [] if assistant else st.multiselect(t("chat.kbs"), list(names), format_func=names.get, key="chat_kbs",
                                                  placeholder=t("chat.kbs_all"))
-    # an assistant carries no metadata filter yet: the box is for a chat over chosen knowledge bases
-    typed_filter = "" if assistant else st.text_input(t("chat.filter"), key="chat_filter",
-                                                      placeholder=t("chat.filter_help"))
+    # the box is for a chat over chosen knowledge bases: an assistant carries its own filter (its caption shows it)
+    typed_filter = "" if assistant else filter_box("chat_filter")
     if kbs:
         st.caption(t("chat.mention_hint", names=" ".join(f"`#{kb.name}`" for kb in kbs[:8])))  # code: no break at a hyphen
     temporary = st.session_state.get("temporary", False)
@@ -79,7 +78,7 @@ if prompt:
                                        temporary=temporary, web=web)
             else:
                 selected = list(dict.fromkeys(chosen + mentioned_kbs(question, kbs))) or None
-                where = from_cli([part for part in typed_filter.split(";") if part.strip()])  # a bad one: guard() shows why
+                where = typed_where(typed_filter)  # a bad one: guard() shows why
                 answer = ask_streaming(engine, actor, question, kbs=selected, chat_id=chat_id, temporary=temporary,
                                        web=web, where=where)
             if temporary:

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 
 from core.answering.context import TIERS, FileInfo, KBInfo, KnowledgeAccess
 from core.answering.replies import Choice, Clarification
+from core.metadata.where import is_filter_mention
 from core.notices import Notice, notice
 
 _TOKEN = r"[^\s，。！？、；：（）【】「」《》]+"  # a reference ends at a space or CJK punctuation
@@ -94,6 +95,8 @@ def parse_references(knowledge: KnowledgeAccess, message: str) -> References:
                 else:
                     refs.file_ids.append(best[0].id)
                     refs.file_kbs.append(best[0].kb_id)
+            elif is_filter_mention(token):  # #office=Lisbon: a metadata filter (the engine applies it)
+                pass
             else:
                 _unknown(token, list(kbs_by_name) + list(files), knowledge, refs)
                 continue

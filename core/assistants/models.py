@@ -1,7 +1,7 @@
-"""The tables of assistants (made by revision 0010_assistants).
+"""The tables of assistants (made by revision 0010_assistants; its filter by 0011_assistant_filter).
 
 An ``Assistant`` row is one preset: the knowledge bases it answers from (ids; empty: every one the
-caller may read), its mode, thresholds, top-k, prompt template and refusal text; ``None`` in a
+caller may read), its mode, thresholds, top-k, prompt template, refusal text and metadata filter; ``None`` in a
 tuning field means "the global setting". Owner and visibility work as a knowledge base's
 (private / shared / public); an ``AssistantShare`` row opens a shared assistant to one user.
 """
@@ -31,6 +31,9 @@ class Assistant(SQLModel, table=True):
     top_k: int | None = None
     prompt: str = Field(default="", sa_column=Column(Text))  # a RAG template with {{CONTEXT}}; "": the global one
     refusal_text: str = Field(default="", sa_column=Column(Text))  # strict no-hit reply; "": the global one
+    # a metadata filter on every question asked through it, in the written form of core/metadata/where.py
+    # (revision 0011); None: no filter. Part of the scope: strict mode refuses when nothing inside it answers
+    where: dict | None = Field(default=None, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

@@ -2,7 +2,8 @@
 
 Readable by its owner, by users it is shared with (visibility "shared" + a share row), by everyone
 when public, and by admins; changed or deleted by its owner or an admin. An unknown and an
-unreadable assistant give the same "not found", so private names do not leak. Its knowledge bases
+unreadable assistant give the same "not found", so private names do not leak. Its metadata filter
+is checked against its knowledge bases' fields at each change. Its knowledge bases
 are checked at each change (the author must be able to read every one) and again at each use,
 for the caller (preset.py): an assistant never widens what its caller may read.
 """
@@ -20,6 +21,7 @@ from core.assistants.types import AssistantView
 from core.db.database import Database
 from core.db.models import KnowledgeBase, User, utcnow
 from core.errors import AlreadyExists, InvalidInput, NotFound, PermissionDenied
+from core.metadata.store import checked_filter
 from core.names import clean_name, clean_text, printable, user_name_key
 from core.types import Actor
 
@@ -27,7 +29,7 @@ VISIBILITIES = ("private", "shared", "public")
 MODES = ("strict", "normal")
 MAX_NAME_CHARS = 120
 MAX_TEXT_CHARS = 20_000
-TUNING = ("mode", "strict_min_similarity", "normal_min_similarity", "top_k", "prompt", "refusal_text")
+TUNING = ("mode", "strict_min_similarity", "normal_min_similarity", "top_k", "prompt", "refusal_text", "where")
 
 
 def can_use(session: Session, actor: Actor, a: Assistant) -> bool:
@@ -92,6 +94,15 @@ def _check_tuning(values: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
+def _filter(session: Session, actor: Actor, name: str, where: dict | None, kb_ids: list[str]) -> dict | None:
+    """Its filter checked against the fields of its knowledge bases (the author's view of them): a
+    field none of them has, or a value that does not suit the field, is refused at saving, naming it."""
+    try:
+        return checked_filter(session, actor, where, kb_ids or None)
+    except InvalidInput as e:
+        raise InvalidInput(f"assistant '{name}': {e}") from None
+
+
 def _kb_ids(session: Session, actor: Actor, kbs: list[str]) -> list[str]:
     """The author's knowledge bases by id or name: each must be readable by the author."""
     ids: list[str] = []
@@ -134,8 +145,10 @@ def create(db: Database, actor: Actor, name: str, *, kbs: list[str], description
     with db.write() as s:
         if s.exec(select(Assistant).where(Assistant.owner_id == actor.user_id, Assistant.name == name)).first():
             raise AlreadyExists(f"you already have an assistant named '{name}'")
+        kb_ids = _kb_ids(s, actor, kbs)
+        tuning["where"] = _filter(s, actor, name, tuning.get("where"), kb_ids)
         a = Assistant(name=name, description=clean_text(description, "assistant description", MAX_TEXT_CHARS),
-                      owner_id=actor.user_id, visibility=visibility, kb_ids=_kb_ids(s, actor, kbs), **tuning)
+                      owner_id=actor.user_id, visibility=visibility, kb_ids=kb_ids, **tuning)
         s.add(a)
         s.flush()
         if shared_with:
@@ -152,6 +165,7 @@ def update(db: Database, actor: Actor, ref: str, changes: dict[str, Any]) -> Ass
             raise InvalidInput(f"cannot clear {printable(key)!r}: one of {', '.join(TUNING[1:])}")
     given = {k: v for k, v in changes.items() if v is not None}
     _check_tuning(given)
+    recheck = "where" in given or "kbs" in given  # its filter's fields must be in its (new) knowledge bases
     with db.write() as s:
         a = resolve(s, actor, ref, write=True)
         if "name" in given and given["name"] != a.name:
@@ -170,6 +184,8 @@ def update(db: Database, actor: Actor, ref: str, changes: dict[str, Any]) -> Ass
             setattr(a, key, value)
         for key in clear:
             setattr(a, key, "" if key in ("prompt", "refusal_text") else None)
+        if recheck:
+            a.where = _filter(s, actor, a.name, a.where, a.kb_ids)
         a.updated_at = utcnow()
         s.add(a)
     return a
@@ -194,4 +210,4 @@ def view(session: Session, actor: Actor, a: Assistant) -> AssistantView:
                          visibility=a.visibility, mode=a.mode, kbs=[kb.name for kb in readable],
                          hidden_kbs=len(kbs) - len(readable), strict_min_similarity=a.strict_min_similarity,
                          normal_min_similarity=a.normal_min_similarity, top_k=a.top_k, prompt=a.prompt,
-                         refusal_text=a.refusal_text, shared_with=sorted(shared), may_change=mine)
+                         refusal_text=a.refusal_text, where=a.where, shared_with=sorted(shared), may_change=mine)

@@ -19,5 +19,6 @@ class AssistantView(BaseModel):
     top_k: int | None
     prompt: str
     refusal_text: str
+    where: dict | None  # its metadata filter on every question (None: none)
     shared_with: list[str]  # user names (shown to its owner and admins only)
     may_change: bool

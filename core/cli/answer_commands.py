@@ -42,9 +42,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.assistant and (args.kb or args.mode):
         raise InvalidInput("--assistant sets the knowledge bases and the mode: leave out --kb and --mode")
     with engine_for(args) as engine:
-        if args.assistant:  # its preset (core/assistants/); a preset carries no metadata filter yet
+        if args.assistant:  # its preset (core/assistants/), its own metadata filter included
             if args.where:
-                raise InvalidInput("--where cannot be combined with --assistant: an assistant has no metadata filter yet")
+                raise InvalidInput("--where cannot be combined with --assistant: the assistant's own filter applies "
+                                   "(python -m core assistants update NAME --where ...)")
             answer = engine.ask_assistant(SYSTEM_ACTOR, args.assistant, args.question, chat_id=args.chat,
                                           temporary=args.chat is None, web=args.web)
         else:

@@ -1,14 +1,16 @@
 """``python -m core assistants list|show|create|update|delete``: assistants, named presets of knowledge
-bases, mode, thresholds, top-k, prompt and refusal text (core/assistants/). The CLI acts as the
+bases, mode, thresholds, top-k, prompt, refusal text and metadata filter (core/assistants/). The CLI acts as the
 local admin. ``python -m core ask --assistant NAME QUESTION`` answers with one (answer_commands.py).
 When the dashboard holds the embedded store, the command runs there (hand-off)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from core.cli.context import emit, engine_for
+from core.cli.metadata_commands import add_where_argument, from_cli
 from core.errors import InvalidInput
 from core.types import SYSTEM_ACTOR
 
@@ -28,7 +30,8 @@ def _details(a: dict) -> str:
             ("knowledge bases", ", ".join(a["kbs"]) or "every readable knowledge base"),
             ("strict min similarity", a["strict_min_similarity"]), ("normal min similarity", a["normal_min_similarity"]),
             ("top-k", a["top_k"]), ("refusal text", a["refusal_text"] or "(the global no-hit reply)"),
-            ("prompt", a["prompt"] or "(the global template)"), ("description", a["description"] or "-")]
+            ("prompt", a["prompt"] or "(the global template)"), ("description", a["description"] or "-"),
+            ("filter", json.dumps(a["where"], ensure_ascii=False) if a["where"] else "-")]
     return "\n".join(f"{k:<22} {'(global)' if v is None else v}" for k, v in rows)
 
 
@@ -49,6 +52,8 @@ def _fields(args: argparse.Namespace) -> dict:
         fields["kbs"] = [] if args.kb == [""] else args.kb
     if args.share is not None:
         fields["shared_with"] = [u.strip() for u in args.share.split(",") if u.strip()]
+    if args.where:
+        fields["where"] = from_cli(args.where)
     return fields
 
 
@@ -94,6 +99,7 @@ def _preset_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--description")
     p.add_argument("--visibility", choices=["private", "shared", "public"])
     p.add_argument("--share", help="comma-separated user names it is shared with ('' clears)")
+    add_where_argument(p)  # its metadata filter on every question (replaces the one it had)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -110,6 +116,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     update.add_argument("name", help="the assistant's name or id")
     update.add_argument("--rename", help="its new name")
     update.add_argument("--clear", action="append", choices=["strict_min_similarity", "normal_min_similarity",
-                                                             "top_k", "prompt", "refusal_text"],
+                                                             "top_k", "prompt", "refusal_text", "where"],
                         help="put this tuning back to the global setting (repeatable)")
     _preset_options(update)

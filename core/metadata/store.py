@@ -18,7 +18,7 @@ from core.errors import AlreadyExists, InvalidInput, NotFound
 from core.metadata import payload
 from core.metadata.fields import AUTO_FIELDS, FieldDef, check_kind, check_name, stored_value, user_key
 from core.metadata.models import FileMetadataValue, MetadataField
-from core.metadata.where import Where, check_where, conditions
+from core.metadata.where import Where, check_where, condition, conditions
 from core.metadata.conditions import MetaCondition
 from core.names import printable
 from core.types import Actor
@@ -171,3 +171,24 @@ def resolve_where(db: Database, actor: Actor, where: Where | None,
     if unknown:
         raise InvalidInput(f"no knowledge base you search has a field named {', '.join(map(repr, unknown))}")
     return out
+
+
+def checked_filter(s, actor: Actor, where: Where | None, kb_ids: list[str] | None) -> Where | None:
+    """A filter to keep (an assistant's preset), checked against the fields of these knowledge bases
+    (None: every one the actor may read): each field must be in at least one of them, and its value
+    must suit the field's kind in every one that has it. None or {}: no filter."""
+    where = check_where(where)
+    if where is None:
+        return None
+    readable = [k.id for k in readable_kbs(s, actor)]
+    ids = [k for k in readable if kb_ids is None or k in set(kb_ids)]
+    own = payload.user_fields(s, ids)
+    by_kb = [{f.name: f for f in [*AUTO_FIELDS, *own.get(kb_id, [])]} for kb_id in ids] or [
+        {f.name: f for f in AUTO_FIELDS}]
+    for name, value in where.items():
+        having = [fields[name.strip()] for fields in by_kb if name.strip() in fields]
+        if not having:
+            raise InvalidInput(f"the filter's field '{printable(name)}' is in none of its knowledge bases")
+        for f in having:
+            condition(f, value)  # InvalidInput naming the field and its kind
+    return {name.strip(): value for name, value in where.items()}

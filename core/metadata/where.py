@@ -11,6 +11,9 @@ The one written form (API ``where``, the OpenAI endpoint's ``ragdesk_filter``, t
 
 CLI: ``--where year=2025``, ``year>=2020``, ``date=2025-01-01..2025-06-30`` (either side may be
 empty), ``topics=hr|travel`` (any of); several ``--where`` on one field combine into one range.
+
+In a question, the same conditions as ``#mentions``: ``#office=Lisbon #year>=2024 hotel costs?``
+(``mentioned``); they add to the question's other filter, never replace one of its fields.
 """
 
 from __future__ import annotations
@@ -29,6 +32,27 @@ _CLI = re.compile(r"^\s*([^=<>]+?)\s*(>=|<=|=|>|<)\s*(.*)$", re.S)
 _OPS = {">=": "gte", "<=": "lte", ">": "gt", "<": "lt"}
 
 Where = dict[str, Any]
+# a #mention with a comparison in it (#office=Lisbon, #year>=2024): a filter, not a knowledge base or a file
+MENTION = re.compile(r"(?<![\w#])#([^\s#=<>]+(?:>=|<=|=|>|<)[^\s，。！？、；：（）【】「」《》]+)")
+_TRAILING = "，。！？,.!?;；:：)）]】"
+
+
+def is_filter_mention(token: str) -> bool:
+    return bool(MENTION.fullmatch("#" + token))
+
+
+def mentioned(question: str, where: Where | None) -> Where | None:
+    """``where`` with the question's filter #mentions added (each a condition in the CLI's form).
+    A field both in ``where`` and in a mention is refused: a mention narrows, it never replaces
+    a condition (an assistant's filter stays whole)."""
+    items = [m.group(1).rstrip(_TRAILING) for m in MENTION.finditer(question or "")]
+    found = from_cli(items)
+    if not found:
+        return where
+    clash = [name for name in found if name in (where or {})]
+    if clash:
+        raise InvalidInput(f"the filter on '{clash[0]}' is given twice (in the question's #mentions and the filter)")
+    return {**(where or {}), **found}
 
 
 def from_cli(items: list[str] | tuple[str, ...]) -> Where | None:

@@ -18,6 +18,7 @@ from core.ingest.parts import Snapshot
 from core.limits import check_question, check_search
 from core.llm.factory import provider_for
 from core.metadata.store import resolve_where
+from core.metadata.where import mentioned
 from core.retrieval import search as search_mod
 from core.retrieval.search import SearchResult
 from core.settings.model import Settings
@@ -134,6 +135,7 @@ class AnswerService:
         from core.answering.service import ask
 
         started = time.perf_counter()
+        where = mentioned(question, where)  # #office=Lisbon in the question: part of the filter
         ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web, where=where, tune=tune, confine=confine)
         check_question(question, ctx.settings)
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
@@ -188,7 +190,8 @@ class AnswerService:
         from core.answering.policy import check_compare
         from core.answering.service import ask
 
-        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=where, tune=tune, confine=confine)
+        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=mentioned(question, where), tune=tune,
+                                           confine=confine)
         check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
         check_question(question, ctx.settings)
         return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)

@@ -1,11 +1,12 @@
-"""Assistants (core/assistants/): named presets of knowledge bases, mode, thresholds, top-k, prompt and
-refusal text, owned and shared like a knowledge base; asking through one applies its preset for the
-caller's share of its knowledge bases (never more), under the global strict policy."""
+"""Assistants (core/assistants/): named presets of knowledge bases, mode, thresholds, top-k, prompt,
+refusal text and metadata filter, owned and shared like a knowledge base; asking through one applies its
+preset for the caller's share of its knowledge bases (never more), under the global strict policy. Its
+filter is part of the scope: in strict mode nothing inside it answering gives the refusal text, no model call."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -13,7 +14,7 @@ from core.answering.types import Answer, AnswerEvent, Comparison
 from core.services.outputs import AnswerOut, Deleted
 from core.assistants import preset, store
 from core.assistants.types import AssistantView
-from core.services.answers import MAX_KBS, _answered
+from core.services.answers import MAX_KBS, WHERE_HELP, _answered
 from core.services.declare import Http, operation
 from core.services.runtime import Runtime
 from core.types import Actor
@@ -28,7 +29,9 @@ Text = Annotated[str | None, Field(max_length=store.MAX_TEXT_CHARS)]
 Users = Annotated[list[str] | None, Field(max_length=1000, description="user names it is shared with")]
 Visibility = Literal["private", "shared", "public"]
 Mode = Literal["strict", "normal"]
-Clearable = Literal["strict_min_similarity", "normal_min_similarity", "top_k", "prompt", "refusal_text"]
+Clearable = Literal["strict_min_similarity", "normal_min_similarity", "top_k", "prompt", "refusal_text", "where"]
+Where = Annotated[dict[str, Any] | None, Field(description="on every question asked through it: " + WHERE_HELP
+                                                          + "; each field must be in one of its knowledge bases")]
 
 
 class AssistantService:
@@ -42,16 +45,17 @@ class AssistantService:
     @operation(handoff=True, http=Http("POST", "/api/v1/assistants", out=AssistantView, tag=TAG, status_code=201,
                                        example={"name": "hr-bot", "kbs": []},
                                        summary="Create an assistant (you own it): its knowledge bases (each one you "
-                                               "may read), mode, thresholds, top-k, prompt and refusal text"))
+                                               "may read), mode, thresholds, top-k, prompt, refusal text and "
+                                               "metadata filter"))
     def create_assistant(self, actor: Actor, name: str, kbs: Kbs, *, description: str = "",
                          visibility: Visibility = "private", mode: Mode = "strict",
                          strict_min_similarity: Similarity = None, normal_min_similarity: Similarity = None,
                          top_k: TopK = None, prompt: Text = None, refusal_text: Text = None,
-                         shared_with: Users = None) -> AssistantView:
+                         shared_with: Users = None, where: Where = None) -> AssistantView:
         a = store.create(self._rt.db, actor, name, kbs=kbs, description=description, visibility=visibility,
                          shared_with=shared_with, mode=mode, strict_min_similarity=strict_min_similarity,
                          normal_min_similarity=normal_min_similarity, top_k=top_k, prompt=prompt,
-                         refusal_text=refusal_text)
+                         refusal_text=refusal_text, where=where)
         return self._view(actor, a.id)
 
     @operation(handoff=True, http=Http("GET", "/api/v1/assistants", out=list[AssistantView], tag=TAG,
@@ -72,11 +76,12 @@ class AssistantService:
                          kbs: Kbs | None = None, visibility: Visibility | None = None, mode: Mode | None = None,
                          strict_min_similarity: Similarity = None, normal_min_similarity: Similarity = None,
                          top_k: TopK = None, prompt: Text = None, refusal_text: Text = None,
-                         shared_with: Users = None, clear: list[Clearable] | None = None) -> AssistantView:
+                         shared_with: Users = None, where: Where = None,
+                         clear: list[Clearable] | None = None) -> AssistantView:
         a = store.update(self._rt.db, actor, assistant, dict(
             name=name, description=description, kbs=kbs, visibility=visibility, mode=mode,
             strict_min_similarity=strict_min_similarity, normal_min_similarity=normal_min_similarity, top_k=top_k,
-            prompt=prompt, refusal_text=refusal_text, shared_with=shared_with, clear=clear))
+            prompt=prompt, refusal_text=refusal_text, shared_with=shared_with, where=where, clear=clear))
         return self._view(actor, a.id)
 
     @operation(handoff=True, http=Http("DELETE", _ONE, out=Deleted, tag=TAG,
@@ -101,7 +106,8 @@ class AssistantService:
             by_admin = preset.owner_is_admin(s, a)
         answer = self._answers.ask_tuned(actor, question, kbs=scope.kb_ids, chat_id=chat_id, mode=a.mode,
                                          temporary=temporary, web=web, history=history, on_event=on_event,
-                                         tune=lambda settings: preset.tuned(settings, a, by_admin), confine=True)
+                                         where=a.where, confine=True,
+                                         tune=lambda settings: preset.tuned(settings, a, by_admin))
         if scope.left_out:
             answer.notices.append(preset.left_out_notice(scope.left_out))
         return answer
@@ -110,13 +116,13 @@ class AssistantService:
     def compare_assistant(self, actor: Actor, assistant: str, question: Annotated[str, Field(min_length=1)],
                           web: bool = False) -> Comparison:
         """The Strict A/B compare through an assistant: both modes with its knowledge bases (the
-        caller's share), thresholds, top-k, prompt and refusal text. Like ``compare``, for those
+        caller's share), thresholds, top-k, prompt, refusal text and filter. Like ``compare``, for those
         who may see normal answers while strict mode is on (admins, ``strict.compare_roles``)."""
         with self._rt.db.read() as s:
             a = store.resolve(s, actor, assistant)
             scope = preset.caller_scope(s, actor, a)
             by_admin = preset.owner_is_admin(s, a)
-        result = self._answers.compare_tuned(actor, question, scope.kb_ids, web=web,
+        result = self._answers.compare_tuned(actor, question, scope.kb_ids, web=web, where=a.where,
                                              tune=lambda settings: preset.tuned(settings, a, by_admin), confine=True)
         if scope.left_out:
             for answer in (result.normal, result.strict):

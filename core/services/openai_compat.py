@@ -95,7 +95,8 @@ class OpenAICompatService:
             raise InvalidInput("messages: no user message with text to answer")
         if model.startswith(ASSISTANT) and self._assistants is not None:  # its preset sets the mode
             if where or filter:
-                raise InvalidInput("a metadata filter cannot be combined with an assistant model yet")
+                raise InvalidInput("a metadata filter cannot be combined with an assistant model: the assistant's "
+                                   "own filter applies")
             answer = self._assistants.ask_assistant(actor, model[len(ASSISTANT):], turns[last][1], temporary=True,
                                                     web=web, history=tuple(turns[:last]), on_event=on_event)
         else:

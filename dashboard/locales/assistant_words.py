@@ -6,6 +6,7 @@ EN: dict[str, str] = {
     "assistants.caption": "Answers from {kbs} in {mode} mode, with this assistant's thresholds, prompt and refusal text.",
     "assistants.all_kbs": "every knowledge base you may read",
     "assistants.hidden": "{n} of its knowledge bases are not readable by you and are not searched.",
+    "assistants.filter": "Only files matching its filter: {where}",
 }
 
 ZH: dict[str, str] = {
@@ -14,4 +15,5 @@ ZH: dict[str, str] = {
     "assistants.caption": "以{mode}模式从 {kbs} 作答，使用该助手的阈值、提示词和拒答文本。",
     "assistants.all_kbs": "你可访问的全部知识库",
     "assistants.hidden": "其中 {n} 个知识库你无权访问，不会被检索。",
+    "assistants.filter": "只检索符合其过滤条件的文件：{where}",
 }

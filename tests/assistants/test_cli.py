@@ -63,3 +63,29 @@ def test_assistant_commands_are_handed_off_to_the_process_holding_the_store(data
         assert [a.name for a in holder.list_assistants(SYSTEM_ACTOR)] == ["hr-bot"]
         refused = as_json(run_cli(data_dir, "--json", "ask", "--assistant", "hr-bot", DEPLOY))
         assert refused["text"] == REFUSAL_ZH and not refused["llm_called"]
+
+
+def test_an_assistants_filter_from_the_cli_scopes_ask_assistant(data_dir, tmp_path):
+    from tests.metadata.conftest import LISBON, PORTO
+
+    run_cli(data_dir, "kb", "create", "travel")
+    for name, text in (("lisbon.md", LISBON), ("porto.md", PORTO)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        run_cli(data_dir, "ingest", "--kb", "travel", str(tmp_path / name))
+    run_cli(data_dir, "fields", "add", "--kb", "travel", "office", "text")
+    files = {f["name"]: f["id"] for f in as_json(run_cli(data_dir, "--json", "files", "list", "--kb", "travel"))}
+    run_cli(data_dir, "meta", "set", files["lisbon.md"], "office=Lisbon")
+    run_cli(data_dir, "meta", "set", files["porto.md"], "office=Porto")
+    typo = run_cli(data_dir, "assistants", "create", "porto", "--kb", "travel", "--where", "ofice=Porto", check=False)
+    assert typo.returncode == 2 and "'ofice'" in typo.stderr
+    made = as_json(run_cli(data_dir, "--json", "assistants", "create", "porto", "--kb", "travel", "--where",
+                           "office=Porto", "--refusal-text", "Porto only."))
+    assert made["where"] == {"office": "Porto"}
+    assert "office" in run_cli(data_dir, "assistants", "show", "porto").stdout
+    taxi = "Are taxi rides to the airport reimbursed?"  # only Lisbon's policy answers it
+    refused = as_json(run_cli(data_dir, "--json", "ask", "--assistant", "porto", taxi))
+    assert refused["text"] == "Porto only." and not refused["hit"] and not refused["llm_called"]
+    run_cli(data_dir, "assistants", "update", "porto", "--clear", "where")
+    assert as_json(run_cli(data_dir, "--json", "ask", "--assistant", "porto", taxi))["hit"]
+    both = run_cli(data_dir, "ask", "--assistant", "porto", "--where", "office=Lisbon", taxi, check=False)
+    assert both.returncode == 2 and "own filter" in both.stderr

@@ -35,6 +35,8 @@ def test_the_metadata_tab_defines_sets_and_imports(engine):  # noqa: F811
     at.run()
     assert not at.exception, at.exception
     assert engine.file_metadata(actor, files["差旅.md"]).values["部门"] == "财务"
+    at.run()  # another rerun keeps the confirmation until the next action
+    assert "Values of '差旅.md' saved." in texts(at) and "Field '部门' added." not in texts(at)
     at.file_uploader(key="meta_csv").set_value([("m.csv", "file,部门\nmenu.md,后勤\nnope.md,x\n".encode(), "text/csv")])
     button(at, "Import values").click()
     at.run()
