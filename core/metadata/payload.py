@@ -6,7 +6,8 @@ No vector is touched: a changed value costs one payload update per collection, n
 Automatic values, from the file's record: ``file_name`` (the name's last part), ``folder`` (the
 part before it, when the name carries a path, or what the source recorded), ``title`` (the
 document's own title: an HTML page's <title>, a PDF's or a slide deck's title), ``modified``
-(the source's modified time where it knows one — Google Drive — else when the file was added),
+(the source's modified time where it knows one — Google Drive, a folder, WebDAV, DingTalk — else
+when the file was added),
 ``owner`` (the source's owner of the file — Google Drive — when it names one). A synced source
 records its item's metadata after the file is indexed, so the sync writes the payload again then.
 """

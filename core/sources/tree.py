@@ -32,6 +32,7 @@ class TreeFile:
     path: str  # relative to the source's root, "/"-separated
     stamp: str  # changes when the file may have changed (size + mtime, ETag + last-modified)
     mime: str = ""
+    modified: str = ""  # when the source says it last changed (ISO 8601): the automatic "modified" field
 
 
 def supported(path: str) -> str:
@@ -110,7 +111,8 @@ def tree_listing(files: list[TreeFile], held: dict[str, SourceItemRecord], curso
         if rec is None and vanished.get(digest_):
             rec = vanished[digest_].pop()  # moved or renamed: the same item at a new path
         item_id = rec.item_id if rec else uuid.uuid4().hex
-        items.append(RemoteItem(item_id, f.path, f.mime, digest_, meta=(meta(f) if meta else {"path": f.path})))
+        kept = {"path": f.path, **({"modified_time": f.modified} if f.modified else {})}
+        items.append(RemoteItem(item_id, f.path, f.mime, digest_, meta=(meta(f) if meta else kept)))
     new_stamps = {f.path: [f.stamp, hashes[f.path]] for f in files if f.path in hashes}
     return Listing(items=items, full=True, errors=failed, skipped=dict(skipped or {}),
                    cursor=json.dumps({"stamps": new_stamps}, separators=(",", ":")))

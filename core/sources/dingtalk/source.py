@@ -119,7 +119,7 @@ class DingTalkSource:
             new_stamps[node_id] = [stamp, digest]
             items.append(RemoteItem(node_id, path, _MIME[self.export_format], digest,
                                     meta={"path": path, "link": str(node.get("url") or ""),
-                                          "modified": str(node.get("modifiedTime") or "")}))
+                                          "modified_time": str(node.get("modifiedTime") or "")}))
         return Listing(items=items, full=True, errors=errors, skipped=skipped,
                        cursor=json.dumps({"stamps": new_stamps}, separators=(",", ":")))
 

@@ -13,6 +13,7 @@ import hashlib
 import mimetypes
 import os
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,8 @@ class FolderSource:
                 except OSError as exc:
                     errors[rel] = f"cannot read: {exc.strerror}"
                     continue
-                files.append(TreeFile(rel, f"{st.st_size}:{st.st_mtime_ns}", mimetypes.guess_type(name)[0] or ""))
+                files.append(TreeFile(rel, f"{st.st_size}:{st.st_mtime_ns}", mimetypes.guess_type(name)[0] or "",
+                                      datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat()))
         return tree_listing(files, held_items(self.parts, self.source_id), cursor, lambda f: self._digest(root, f),
                             skipped=skipped, errors=errors)
 

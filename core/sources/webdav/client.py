@@ -14,6 +14,7 @@ import tempfile
 import weakref
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -130,7 +131,7 @@ class WebDavSource:
                     skipped[f"path:{rel}"] = (rel, why)
                     continue
                 stamp = "|".join((props.get("getetag", ""), props.get("getlastmodified", ""), props.get("getcontentlength", "")))
-                files.append(TreeFile(rel, stamp, props.get("getcontenttype", "")))
+                files.append(TreeFile(rel, stamp, props.get("getcontenttype", ""), _iso(props.get("getlastmodified", ""))))
         return tree_listing(files, held_items(self.parts, self.source_id), cursor, self._digest, skipped=skipped)
 
     def _download(self, rel: str) -> str:
@@ -183,3 +184,11 @@ def _quote_part(part: str) -> str:
 def _cleanup(client: httpx.Client, folder: str) -> None:
     client.close()
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def _iso(http_date: str) -> str:
+    """A WebDAV getlastmodified (an HTTP date, RFC 1123) as ISO 8601; "" when it is not one."""
+    try:
+        return parsedate_to_datetime(http_date).isoformat() if http_date else ""
+    except (TypeError, ValueError):
+        return ""
