@@ -22,6 +22,7 @@ from core.errors import BlockedAddress
 from core.sources.dingtalk.api import forget_tokens
 from core.sources.models import SourceSecret
 from core.types import SYSTEM_ACTOR
+from tests.security.conftest import connections, hosts  # noqa: F401 (connections: a fixture)
 from tests.sources.conftest import kb_text
 from tests.sources.dingtalk_server import APP_KEY, APP_SECRET, OPERATOR, WORKSPACE, dingtalk_server
 
@@ -215,11 +216,12 @@ def test_the_workspaces_are_listed_to_pick_one(opened, ding):
 
 
 @pytest.mark.parametrize("base", ["http://169.254.169.254", "http://[::ffff:169.254.169.254]", "http://10.20.30.40"])
-def test_a_refused_base_url_is_refused_before_a_source_exists(engine, base):
+def test_a_refused_base_url_is_refused_before_a_source_exists(engine, base, connections):
     engine.save_settings(A, {"sources": {"kinds": {"dingtalk": {"base_url": base}}}})
     with pytest.raises(BlockedAddress):
         _add(engine)
     assert engine.sources(A) == []
+    assert all(h in ("127.0.0.1", "::1") for h in hosts(connections)), hosts(connections)  # nothing else was tried
 
 
 def test_loopback_not_opened_by_an_admin_is_never_contacted(engine, ding):
@@ -239,7 +241,7 @@ def test_bad_config_is_refused_before_a_source_exists(opened):
     assert opened.sources(A) == []
 
 
-def test_a_download_url_at_a_refused_address_fails_that_document_alone(opened, ding):
+def test_a_download_url_at_a_refused_address_fails_that_document_alone(opened, ding, connections):
     engine = opened
     ding.add("d1", "Handbook", text="The meeting room code is wombat.")
     ding.download_base = "http://169.254.169.254"  # the metadata address: never fetched
@@ -247,6 +249,7 @@ def test_a_download_url_at_a_refused_address_fails_that_document_alone(opened, d
     assert _actions(report) == {"d1": "failed"} and engine.list_files(A, "kb") == []
     [failed] = report.results
     assert failed.error.startswith("Handbook.md: ") and "169.254.169.254" in failed.error, failed.error
+    assert "169.254.169.254" not in hosts(connections)  # refused before any connection
     ding.download_base = ""
     [row] = engine.sources(A, kind="dingtalk")
     assert _actions(engine.sync_source(A, row.id)) == {"Handbook.md": "added"}  # retried by the next sync

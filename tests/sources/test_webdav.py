@@ -19,6 +19,7 @@ from sqlmodel import select
 from core.errors import BlockedAddress
 from core.sources.models import SourceSecret
 from core.types import SYSTEM_ACTOR
+from tests.security.conftest import connections, hosts  # noqa: F401 (connections: a fixture)
 from tests.sources.conftest import kb_text
 from tests.sources.webdav_server import PASSWORD, USER, webdav_server
 
@@ -119,10 +120,11 @@ def test_the_password_is_in_no_listing_log_or_plain_storage(opened, dav, caplog,
 
 @pytest.mark.parametrize("url", ["http://169.254.169.254/remote.php/dav/", "http://[::ffff:169.254.169.254]/dav/",
                                  "http://10.20.30.40/dav/"])
-def test_a_refused_address_is_refused_before_a_source_exists(engine, url):
+def test_a_refused_address_is_refused_before_a_source_exists(engine, url, connections):
     with pytest.raises(BlockedAddress):
         engine.add_webdav_source(A, "kb", url, USER, SecretStr(PASSWORD))
     assert engine.sources(A) == []
+    assert all(h in ("127.0.0.1", "::1") for h in hosts(connections)), hosts(connections)  # nothing else was tried
 
 
 def test_loopback_not_opened_by_an_admin_is_never_contacted(engine, dav):
