@@ -21,15 +21,21 @@ def _compare(at, typed_filter: str) -> list[set[str]]:
     return [{name.split(" · ")[0] for name in d.value["File"]} for d in at.dataframe]
 
 
-def test_a_filtered_comparison_retrieves_and_cites_only_files_inside_the_filter(engine):
-    at = sign_up(new_app(), "alice")
-    actor = engine.actor_for(at.session_state["user_id"])
+def _two_offices(engine, actor):
+    """A knowledge base with Lisbon's and Porto's files, each with its ``office`` value."""
     kb = engine.create_kb(actor, "travel")
     engine.ingest(actor, kb.id, [Upload("lisbon.md", LISBON.encode()), Upload("porto.md", PORTO.encode())])
     engine.define_metadata_field(actor, kb.id, "office", "text")
     ids = {f.name: f.id for f in engine.list_files(actor, kb.id)}
     engine.set_file_metadata(actor, ids["lisbon.md"], {"office": "Lisbon"})
     engine.set_file_metadata(actor, ids["porto.md"], {"office": "Porto"})
+    return kb
+
+
+def test_a_filtered_comparison_retrieves_and_cites_only_files_inside_the_filter(engine):
+    at = sign_up(new_app(), "alice")
+    actor = engine.actor_for(at.session_state["user_id"])
+    _two_offices(engine, actor)
     at = goto(at, "ab")
 
     unfiltered = _compare(at, "")
@@ -61,12 +67,7 @@ def test_a_malformed_or_unknown_filter_is_said_and_nothing_is_compared(engine):
 def test_an_assistants_own_filter_scopes_both_sides_and_replaces_the_box(engine):
     at = sign_up(new_app(), "alice")  # the first account: an admin, who may compare
     actor = engine.actor_for(at.session_state["user_id"])
-    kb = engine.create_kb(actor, "travel")
-    engine.ingest(actor, kb.id, [Upload("lisbon.md", LISBON.encode()), Upload("porto.md", PORTO.encode())])
-    engine.define_metadata_field(actor, kb.id, "office", "text")
-    ids = {f.name: f.id for f in engine.list_files(actor, kb.id)}
-    engine.set_file_metadata(actor, ids["lisbon.md"], {"office": "Lisbon"})
-    engine.set_file_metadata(actor, ids["porto.md"], {"office": "Porto"})
+    kb = _two_offices(engine, actor)
     engine.create_assistant(actor, "lisbon-desk", [kb.id], mode="strict", where={"office": "Lisbon"})
     at = goto(at, "ab")
     at.selectbox(key="ab_assistant").select_index(1).run()
