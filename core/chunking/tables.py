@@ -72,7 +72,7 @@ def split_with_headers(
     for table in tables:
         start = _with_leading_headings(text, pos, table.start, sticky)
         out += [(pos + s, pos + e, "") for s, e in split_to_size(text[pos:start], size, overlap, count, sticky)]
-        out += _split_table(text, start, table, size, overlap, count, sticky)
+        out += _split_table(text, start, table, size, count, sticky)
         pos = table.end
     out += [(pos + s, pos + e, "") for s, e in split_to_size(text[pos:], size, overlap, count, sticky)]
     return out
@@ -90,7 +90,7 @@ def _with_leading_headings(text: str, floor: int, start: int, sticky: Callable[[
 
 
 def _split_table(
-    text: str, start: int, table: Table, size: int, overlap: int, count: Counter, sticky: Callable[[str], bool]
+    text: str, start: int, table: Table, size: int, count: Counter, sticky: Callable[[str], bool]
 ) -> list[PrefixedSpan]:
     prefix = table.header + "\n"
     out: list[PrefixedSpan] = []
@@ -100,7 +100,9 @@ def _split_table(
         budget = max(1, size - reserve)
         retry: list[tuple[int, int]] = []
         for lo, hi in pending:
-            spans = split_to_size(text[lo:hi], budget, min(overlap, budget // 2), count, sticky)
+            # no overlap inside a table: rows are records and the header is repeated, while an
+            # overlap starts at a sentence mark inside a cell and carries half a row over
+            spans = split_to_size(text[lo:hi], budget, 0, count, sticky)
             for s, e in spans:
                 s, e = lo + s, lo + e
                 if s < table.body_start:

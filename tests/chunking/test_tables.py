@@ -148,3 +148,24 @@ def test_pipes_in_prose_are_not_a_table():
     doc = ParsedDoc("p.md", "text/markdown", [DocPart(text)])
     assert find_tables(text) == []
     assert all(c.header_chars == 0 for c in chunk_document(doc, CFG))
+
+
+def test_overlap_never_carries_half_a_row_into_the_next_piece():
+    # Rows are records: a piece that opened with the tail of the row before it ("… up to 250
+    # words |") would be read as a row of its own. Cells hold sentence marks, where overlap used
+    # to begin.
+    rows = [(f"R-{n:02d}", f"Service {n}", f"{n * 7} EUR", f"Billed per page. One page is up to 250 words, {n} pages minimum.")
+            for n in range(1, 31)]
+    table = "| Code | Service | Rate | Notes |\n| --- | --- | --- | --- |\n" + "\n".join(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows)
+    doc = ParsedDoc("rates.md", "text/markdown", [DocPart(table)])
+    chunks = chunk_document(doc, ChunkingSettings(chunk_size=400, chunk_overlap=80))
+    assert len(chunks) >= 3
+    whole = {f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows}
+    seen = []
+    for chunk in chunks:
+        lines = [ln for ln in chunk.text.splitlines() if ln.strip()]
+        assert lines[0] == "| Code | Service | Rate | Notes |", chunk.text
+        body = lines[2:]
+        assert body and all(ln in whole for ln in body), chunk.text
+        seen += body
+    assert set(seen) == whole
