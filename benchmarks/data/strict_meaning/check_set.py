@@ -116,7 +116,7 @@ def validate(records: list[dict], shared_data: Path | None) -> list[str]:
         lang_of_doc[r["doc"]].add(r["doc_lang"])
         doc = r["doc"]
         if doc not in sources:
-            path = (shared_data / doc) if doc.startswith(SHARED_PREFIX) else HERE / doc
+            path = ((shared_data or HERE) / doc) if doc.startswith(SHARED_PREFIX) else HERE / doc
             if doc.startswith(SHARED_PREFIX) and shared_data is None:
                 sources[doc] = None
             elif path.is_file():
