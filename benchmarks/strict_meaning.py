@@ -53,6 +53,7 @@ SHARED = REPO.parent / "shared" / "data"
 KB = "strict-meaning"
 # the set's sources that are uploaded as generated files (make_docs.py)
 UPLOADED_AS = {"lingbridge_rates_en.csv": "lingbridge_rates_2025.xlsx", "lingbridge_rates_zh.csv": "lingbridge_rates_2025.xlsx",
+               "kestrel_tariff_en.csv": "kestrel_tariff_2025.xlsx", "kestrel_tariff_zh.csv": "kestrel_tariff_2025.xlsx",
                "en_engineering_onboarding_slides.md": "en_engineering_onboarding_slides.pptx"}
 _NUMBER = re.compile(r"^[\d.,]+$")
 

@@ -27,10 +27,26 @@ CLASSES = {
 BASE_FIELDS = ["id", "doc", "split", "lang", "doc_lang", "kind", "class", "question"]
 EXTRA_FIELD = {"covered": "facts", "near_miss": "note", "off_topic": None}
 SHARED_PREFIX = "zh-policy/"
+# The split of every document in this folder, as fixed in the README (the sheets of one workbook share one).
+DOC_SPLIT = {
+    "en_travel_expense_policy.md": "tune",
+    "en_managed_database_sla.md": "tune",
+    "en_engineering_onboarding_slides.md": "tune",
+    "鹿鸣L7智能门锁_常见问题.md": "tune",
+    "青禾物流_仓库安全管理规定.md": "tune",
+    "kestrel_tariff_en.csv": "tune",
+    "kestrel_tariff_zh.csv": "tune",
+    "en_information_security_policy.md": "report",
+    "en_label_printer_manual.md": "report",
+    "lingbridge_rates_en.csv": "report",
+    "lingbridge_rates_zh.csv": "report",
+    "青禾数据_员工手册.md": "report",
+    "客服系统迁移项目_启动会纪要.md": "report",
+}
 
 
 def generated_texts() -> dict[str, str]:
-    """Text read back from the generated workbook (per sheet source) and deck, keyed by source file name."""
+    """Text read back from the generated workbooks (per sheet source) and deck, keyed by source file name."""
     sys.path.insert(0, str(HERE))
     import make_docs  # the generator beside this file
     from openpyxl import load_workbook
@@ -38,10 +54,11 @@ def generated_texts() -> dict[str, str]:
 
     texts: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as out:
-        workbook = load_workbook(make_docs.write_workbook(Path(out)))
-        for title, source in make_docs.SHEETS.items():
-            rows = workbook[title].iter_rows(values_only=True)
-            texts[source] = "\n".join(" | ".join("" if v is None else str(v) for v in row) for row in rows)
+        for name, sheets in make_docs.WORKBOOKS.items():
+            workbook = load_workbook(make_docs.write_workbook(Path(out), name))
+            for title, source in sheets.items():
+                rows = workbook[title].iter_rows(values_only=True)
+                texts[source] = "\n".join(" | ".join("" if v is None else str(v) for v in row) for row in rows)
         deck = Presentation(make_docs.write_deck(Path(out)))
         parts = []
         for slide in deck.slides:
@@ -99,7 +116,7 @@ def validate(records: list[dict], shared_data: Path | None) -> list[str]:
         lang_of_doc[r["doc"]].add(r["doc_lang"])
         doc = r["doc"]
         if doc not in sources:
-            path = (shared_data / doc) if doc.startswith(SHARED_PREFIX) else HERE / doc
+            path = ((shared_data or HERE) / doc) if doc.startswith(SHARED_PREFIX) else HERE / doc
             if doc.startswith(SHARED_PREFIX) and shared_data is None:
                 sources[doc] = None
             elif path.is_file():
@@ -120,6 +137,8 @@ def validate(records: list[dict], shared_data: Path | None) -> list[str]:
     for doc, splits in split_of_doc.items():
         if not doc.startswith(SHARED_PREFIX) and len(splits) != 1:
             errors.append(f"{doc}: questions in both splits")
+        elif not doc.startswith(SHARED_PREFIX) and splits != {DOC_SPLIT.get(doc)}:
+            errors.append(f"{doc}: split {sorted(splits)} but the README fixes {DOC_SPLIT.get(doc)!r}")
         if len(lang_of_doc[doc]) != 1:
             errors.append(f"{doc}: several doc_lang values")
     shared = [r for r in records if r.get("doc", "").startswith(SHARED_PREFIX)]

@@ -1,4 +1,4 @@
-"""Build the binary documents of the strict_meaning set: the rate card as .xlsx, the slides as .pptx.
+"""Build the binary documents of the strict_meaning set: the two workbooks as .xlsx, the slides as .pptx.
 
 Usage: python make_docs.py OUT_DIR [--with-sources]
 
@@ -22,9 +22,19 @@ from pptx import Presentation
 from pptx.util import Inches, Pt
 
 HERE = Path(__file__).resolve().parent
-WORKBOOK_NAME = "lingbridge_rates_2025.xlsx"
-# Sheet title -> CSV source; the order is the workbook's sheet order.
-SHEETS = {"Translation rates (EUR)": "lingbridge_rates_en.csv", "口译与设备报价（人民币）": "lingbridge_rates_zh.csv"}
+# Workbook file name -> {sheet title -> CSV source}; the order is the workbook's sheet order.
+WORKBOOKS = {
+    "lingbridge_rates_2025.xlsx": {
+        "Translation rates (EUR)": "lingbridge_rates_en.csv",
+        "口译与设备报价（人民币）": "lingbridge_rates_zh.csv",
+    },
+    "kestrel_tariff_2025.xlsx": {
+        "Parcel tariff 2025 (EUR)": "kestrel_tariff_en.csv",
+        "仓储与增值服务报价（人民币）": "kestrel_tariff_zh.csv",
+    },
+}
+WORKBOOK_NAME = "lingbridge_rates_2025.xlsx"  # the first workbook (kept for older callers)
+SHEETS = WORKBOOKS[WORKBOOK_NAME]
 SLIDES_SOURCE = "en_engineering_onboarding_slides.md"
 DECK_NAME = "en_engineering_onboarding_slides.pptx"
 NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
@@ -39,10 +49,10 @@ def cell_value(text: str) -> str | int | float | None:
     return text
 
 
-def write_workbook(out_dir: Path) -> Path:
+def write_workbook(out_dir: Path, name: str = WORKBOOK_NAME) -> Path:
     workbook = Workbook()
     workbook.remove(workbook.active)
-    for title, source in SHEETS.items():
+    for title, source in WORKBOOKS[name].items():
         sheet = workbook.create_sheet(title)
         with open(HERE / source, encoding="utf-8", newline="") as handle:
             for row in csv.reader(handle):
@@ -50,9 +60,13 @@ def write_workbook(out_dir: Path) -> Path:
         for cell in sheet[1]:
             cell.font = Font(bold=True)
         sheet.freeze_panes = "A2"
-    path = out_dir / WORKBOOK_NAME
+    path = out_dir / name
     workbook.save(path)
     return path
+
+
+def write_workbooks(out_dir: Path) -> list[Path]:
+    return [write_workbook(out_dir, name) for name in WORKBOOKS]
 
 
 def parse_slides(markdown: str) -> list[dict]:
@@ -103,7 +117,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--with-sources", action="store_true", help="also copy the Markdown documents")
     args = parser.parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    made = [write_workbook(args.out_dir), write_deck(args.out_dir)]
+    made = [*write_workbooks(args.out_dir), write_deck(args.out_dir)]
     if args.with_sources:
         for source in sorted(HERE.glob("*.md")):
             if source.name not in {"README.md", SLIDES_SOURCE}:
