@@ -39,6 +39,35 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 
     raise RuntimeError(f"{url} not healthy after {timeout}s:\n{log.read_text()[-3000:]}")
 
 
+# Resolves once the page has stopped scrolling: the same scroll positions over two frames. A scroll's
+# event reaches the page on the frame after the scroll itself.
+SCROLL_SETTLED = """() => new Promise(resolve => {
+  const scrollers = () => [document.scrollingElement,
+                           ...document.querySelectorAll('[data-testid=stMain], [data-testid=stSidebarContent]')];
+  const positions = () => scrollers().map(e => `${e.scrollTop},${e.scrollLeft}`).join(';');
+  let last = positions(), still = 0;
+  const frame = () => {
+    const now = positions();
+    still = now === last ? still + 1 : 0;
+    last = now;
+    if (still >= 2) resolve(); else requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})"""
+
+
+def pick(page, box, option: str) -> None:
+    """Choose ``option`` in the select box ``box`` (its combobox) as a person does: scroll to it,
+    then click it once and click the option. Streamlit's select list closes when a box around it
+    scrolls; playwright's click scrolls a box below the fold into view and presses at once, so the
+    scroll's event arrives after the list opened and shuts it. Waiting until the page has stopped
+    scrolling is waiting for a state, not clicking again."""
+    box.scroll_into_view_if_needed()
+    page.evaluate(SCROLL_SETTLED)
+    box.click()
+    page.get_by_role("option", name=option).first.click()
+
+
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory, request) -> Path:
     folder = Path(os.environ.get("RAGDESK_E2E_ARTIFACTS") or tmp_path_factory.mktemp("e2e-screenshots"))
