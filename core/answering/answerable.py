@@ -387,6 +387,21 @@ def evidence(question: Question, body: str) -> tuple[str | None, float]:
     return best, best_score
 
 
+def _row_shortfall(question: Question, raw: str) -> tuple[str, ...]:
+    """A table row is one record: what the question names and the passage says only in its table
+    must be in one row (read with its header). Express in one row and the United Kingdom in another
+    do not make an express rate to the United Kingdom. Returns what the nearest row lacks."""
+    rows = [segment for segment, whole, faq in _segments(raw) if whole and not faq]
+    if not rows:
+        return ()
+    around = PassageText("\n".join(line for line in raw.splitlines() if not line.lstrip().startswith("|")))
+    in_rows = [t for t in question.named if not around.mentions(t)]
+    if not in_rows:
+        return ()
+    shortfalls = [tuple(t.text for t in in_rows if not PassageText(row).mentions(t)) for row in rows]
+    return min(shortfalls, key=len)
+
+
 def passage_text(source: str, heading_path: list[str], text: str) -> str:
     """What a passage is judged on: its file name and heading path with its text."""
     return f"{source}\n{' / '.join(heading_path)}\n{text}"
@@ -402,7 +417,7 @@ def judge(question: Question, passages: list[str], bodies: list[str] | None = No
     answering: list[int] = []
     for i, raw in enumerate(passages):
         passage = PassageText(raw)
-        missing = tuple(t.text for t in question.named if not passage.mentions(t))
+        missing = tuple(t.text for t in question.named if not passage.mentions(t)) or _row_shortfall(question, raw)
         no_value = question.wanted is not None and _states_about(question, bodies[i]) is None
         if not missing and not no_value:
             answering.append(i)

@@ -219,7 +219,10 @@ def read_question(question: str) -> Question:
     names = {m.group(1).lower() for m in _CAPITALISED.finditer(question)}
     if has_chinese(question):  # Latin written capitalised inside Chinese names something: Enterprise 套餐, L7
         names |= {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", question) if not w.islower()}
-    flat = EN_NUMBER_WORD.sub(lambda m: str(EN_NUMBER_WORDS[m.group()]), digits_for_numerals(normalise(question)))
+    # "one container" is "a container", as 一个托盘 is: the price per unit answers it, so "one" is
+    # not a number the passage must state (the digit 1 still is: 1 kg)
+    flat = EN_NUMBER_WORD.sub(lambda m: m.group() if m.group() == "one" else str(EN_NUMBER_WORDS[m.group()]),
+                              digits_for_numerals(normalise(question)))
     levels = ranked_levels(normalise(question))
     for level, words_of_level in levels:
         named.append(Term(words_of_level, "level", (level,)))

@@ -319,3 +319,30 @@ def test_a_value_may_be_about_the_level_a_question_names_whose_kind_goes_unsaid(
             "- Severity 2: one feature is degraded; it is fixed within a week")
     assert answers("一级故障要在几天内复盘？", body)  # 故障 is never said; Severity 1 is, by the value
     assert not answers("三级故障要在几天内复盘？", body)
+
+
+_TARIFF = """## Parcel tariff 2025
+
+| Code | Service | Destination | Weight (kg) | Price (EUR) |
+| --- | --- | --- | --- | --- |
+| ST-1 | Standard parcel | Belgium | up to 10 | 14.2 |
+| EX-1 | Express parcel | Netherlands | up to 10 | 14.9 |
+| UK-1 | Standard parcel | United Kingdom | up to 10 | 27.5 |
+| PL-1 | Pallet | Netherlands | 10.01 to 800 | 89 |
+"""
+
+
+def test_a_table_row_is_one_record():
+    # express is in one row and the United Kingdom in another: no row prices express to the UK
+    assert answers("How much is a standard parcel to the United Kingdom?", _TARIFF)
+    assert not answers("How much is an express parcel to the United Kingdom?", _TARIFF)
+    # a number the question gives is the row's condition too: 15 kg is in the pallet row's range only
+    assert answers("How much is a 5 kg standard parcel to Belgium?", _TARIFF)
+    assert not answers("How much is a 15 kg standard parcel to Belgium?", _TARIFF)
+    # what the text around the table says (its heading) need not be in the row
+    assert answers("What is the 2025 price of a pallet to the Netherlands?", _TARIFF)
+
+
+def test_one_before_a_noun_is_an_article_not_a_number_to_find():
+    body = "| Service | Unit | Price (CNY) |\n| --- | --- | --- |\n| Port trucking | per container | 1500 |"
+    assert answers("What does it cost to truck one container to the port?", body)
