@@ -31,6 +31,8 @@ _NOUN_PHRASE_START = frozenset(
     "a an the this that these those my your his her its our their what which whose each every any some "
     "no per of for on in at to from with by about into over under between during".split()
 )
+# A word right after one of these is the sentence's verb: "when we *ship*", "who *covers*".
+_SUBJECT_PRONOUNS = frozenset("i we you they he she who".split())
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # jieba tags of function words (p preposition, c conjunction, d adverb, r pronoun, u particle,
 # y modal particle, e interjection, o onomatopoeia, f direction word) and the modal verbs jieba
@@ -72,8 +74,8 @@ def _en_names_something(words: list[str], i: int) -> bool:
     if "VERB" not in readings:
         return True
     before = words[i - 1].lower() if i else ""
-    if before == "to":
-        return False
+    if before == "to" or before in _SUBJECT_PRONOUNS:
+        return False  # "to ship", "when we ship", "who covers": the verb
     if not before or before in _NOUN_PHRASE_START or before in _AUXILIARIES:
         return True  # "the approach", "per ride", "do part-time…": a noun phrase starts here
     # Right after the subject of an auxiliary question: the main verb ("does DPR reach").

@@ -346,3 +346,10 @@ def test_a_table_row_is_one_record():
 def test_one_before_a_noun_is_an_article_not_a_number_to_find():
     body = "| Service | Unit | Price (CNY) |\n| --- | --- | --- |\n| Port trucking | per container | 1500 |"
     assert answers("What does it cost to truck one container to the port?", body)
+
+
+def test_a_word_after_a_subject_pronoun_is_the_verb():
+    body = "| Service | Zone | Notes |\n| --- | --- | --- |\n| Standard parcel | United Kingdom | import duties paid by the receiver |"
+    # "ship" after "we" is what we do, not a thing the passage must name ("ship" is also a noun)
+    assert answers("Who pays the import duties when we ship a parcel to the United Kingdom?", body)
+    assert not answers("Who pays the import duties on a ship to the United Kingdom?", body)
