@@ -119,6 +119,9 @@ class PassageText:
     def _has_chinese_word(self, word: str) -> bool:
         if word in self.text or in_order_within(word, self.text, 2 * len(word) + 1) or has_parts(word, self.text):
             return True
+        if len(word) > 2 and word[-1] in "来去":  # 退回来 is 退回 with its direction: the verb carries the meaning
+            stems = [word[:-1]] + ([word[:-2]] if len(word) > 3 and word[-2] in _DIRECTION_FIRST else [])
+            return any(self._has_chinese_word(stem) for stem in stems)
         lex = lexicon()
         # in an English passage a Chinese word is matched by half of a sense's words (出差: business
         # trip, in "business travel"); in Chinese, a synonym must say the sense (超速 / 限速: speed)
@@ -164,6 +167,8 @@ class PassageText:
 
 # Resultative complements: 送到 is 送 done, 锁住 is 锁 holding; the verb carries the meaning.
 _COMPLEMENTS = frozenset("到住给完好掉上下出进回过起开成走来去")
+# A directional complement (来, 去, 回来, 出去…) after a verb of two characters or more (退回来, 交上来).
+_DIRECTION_FIRST = frozenset("上下进出回过起开")
 
 
 def _within_edits(a: str, b: str, limit: int) -> bool:

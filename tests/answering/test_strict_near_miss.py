@@ -353,3 +353,12 @@ def test_a_word_after_a_subject_pronoun_is_the_verb():
     # "ship" after "we" is what we do, not a thing the passage must name ("ship" is also a noun)
     assert answers("Who pays the import duties when we ship a parcel to the United Kingdom?", body)
     assert not answers("Who pays the import duties on a ship to the United Kingdom?", body)
+
+
+def test_a_chinese_verb_with_its_direction_is_the_verb():
+    from core.answering.answerable import PassageText
+    from core.answering.reading import Term
+
+    row = PassageText("| RT-01 | 退回处理 | 每件 | 3元 | 入库并质检 |")
+    assert row.mentions(Term("退回来", "word")) and row.mentions(Term("退回去", "word"))
+    assert not row.mentions(Term("寄过来", "word"))  # the verb must still be there
