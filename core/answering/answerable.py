@@ -293,6 +293,8 @@ def _answer_spans(segment: str, question: Question) -> list[tuple[int, int]]:
     """Where ``segment`` states a value of the kind asked for, other than a number the question
     itself gives ("more than five nights" is the question's condition, not its answer)."""
     spans = value_spans(segment, question.wanted) if segment.strip() and question.wanted else []
+    if question.wanted:
+        spans += _cells_in_header_units(segment, question.wanted)
     asked = _ZH_COUNT.sub(lambda m: str(_ZH_ONE_NUMERAL[m.group(1)]), digits_for_numerals(normalise(question.text)))
     given = set(numbers(EN_NUMBER_WORD.sub(lambda m: str(EN_NUMBER_WORDS[m.group()]), asked)))
     if not given:
@@ -304,6 +306,26 @@ def _answer_spans(segment: str, question: Question) -> list[tuple[int, int]]:
         if not values or not values <= given:
             kept.append((start, end))
     return kept
+
+
+_HEADER_UNIT = re.compile(r"[(（]([^()（）]{1,24})[)）]\s*$")
+_CELL = re.compile(r"(?<=\|)[^|]+(?=\|)")  # a cell between two pipes
+
+
+def _cells_in_header_units(segment: str, wanted) -> list[tuple[int, int]]:
+    """A table row's cells that state the value asked for in the unit their column's header gives:
+    "up to 2" under "Weight band (kg)" is a weight, "1" under "Delivery time (working days)" a
+    duration. ``segment`` is a header line and a row, as ``_segments`` gives them."""
+    header, _, row = segment.partition("\n")
+    if "\n" in row or not header.lstrip().startswith("|") or not row.lstrip().startswith("|"):
+        return []
+    heads = [m.group() for m in _CELL.finditer(header)]
+    out = []
+    for n, cell in enumerate(_CELL.finditer(row)):
+        unit = _HEADER_UNIT.search(heads[n]) if n < len(heads) else None
+        if unit and numbers(cell.group()) and value_spans(f"{cell.group().strip()} {unit.group(1)}", wanted):
+            out.append((len(header) + 1 + cell.start(), len(header) + 1 + cell.end()))
+    return out
 
 
 def _states_about(question: Question, body: str) -> str | None:

@@ -362,3 +362,9 @@ def test_a_chinese_verb_with_its_direction_is_the_verb():
     row = PassageText("| RT-01 | 退回处理 | 每件 | 3元 | 入库并质检 |")
     assert row.mentions(Term("退回来", "word")) and row.mentions(Term("退回去", "word"))
     assert not row.mentions(Term("寄过来", "word"))  # the verb must still be there
+
+
+def test_a_cell_states_its_value_in_the_unit_its_column_header_gives():
+    assert answers("What is the weight limit for a pallet to the Netherlands?", _TARIFF)  # "10.01 to 800" under (kg)
+    prices_only = "| Service | Destination | Price (EUR) |\n| --- | --- | --- |\n| Pallet | Netherlands | 89 |"
+    assert not answers("What is the weight limit for a pallet to the Netherlands?", prices_only)
