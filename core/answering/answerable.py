@@ -153,16 +153,27 @@ class PassageText:
             stated = numbers_with_units(line)
             if any(v == value for v, _ in stated) or (month and re.search(rf"\b{month}", line)):
                 return True  # 十二月 is December
-            same = [v for v, u in stated if same_unit(unit, u)]
+            # a bare number (双十一's 11) is not placed inside a bare range or under a bare bound:
+            # nothing says they count the same thing
+            same = [v for v, u in stated if same_unit(unit, u) and (_known_unit(unit) or _known_unit(u))]
             if len(same) >= 2 and any(a < value < b or b < value < a for a, b in zip(same, same[1:])):
                 return True
             for pattern, beyond in ((AT_LEAST, lambda bound: value >= bound), (AT_MOST, lambda bound: value <= bound)):
                 for m in pattern.finditer(line):
                     bound = number_value(m.group(1) or m.group(2) or "")
                     after = unit_at(line, m.end(1) if m.group(1) else m.end(2))
-                    if bound is not None and beyond(bound) and same_unit(unit, after):
+                    if bound is not None and beyond(bound) and same_unit(unit, after) and (_known_unit(unit) or _known_unit(after)):
                         return True
         return False
+
+
+def _known_unit(unit: str | None) -> bool:
+    """Whether ``unit`` is a unit of measure or money (kg, 天, %, EUR), not any word after a number
+    (期 in 十一期间, "by" before 15:00)."""
+    return bool(unit) and any(value_spans(f"2 {unit}", kind) for kind in _MEASURES)
+
+
+_MEASURES = ("money", "duration", "length", "weight", "percentage")
 
 
 # Resultative complements: 送到 is 送 done, 锁住 is 锁 holding; the verb carries the meaning.

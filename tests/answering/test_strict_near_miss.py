@@ -368,3 +368,13 @@ def test_a_cell_states_its_value_in_the_unit_its_column_header_gives():
     assert answers("What is the weight limit for a pallet to the Netherlands?", _TARIFF)  # "10.01 to 800" under (kg)
     prices_only = "| Service | Destination | Price (EUR) |\n| --- | --- | --- |\n| Pallet | Netherlands | 89 |"
     assert not answers("What is the weight limit for a pallet to the Netherlands?", prices_only)
+
+
+def test_a_number_goes_inside_a_range_or_under_a_bound_only_with_a_unit_of_measure():
+    from core.answering.answerable import PassageText
+    from core.answering.reading import read_question
+
+    eleven = next(t for t in read_question("双十一期间拣货单价会上调多少？").named if t.kind == "number")
+    assert not PassageText("| EX-C1 | Express | up to 10 | Order by 15:00 |").mentions(eleven)  # 期 is no unit
+    five_kg = next(t for t in read_question("How much is a 5 kg parcel?").named if t.kind == "number")
+    assert PassageText("| ST-B2 | Standard parcel | up to 10 kg |").mentions(five_kg)
