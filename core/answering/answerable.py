@@ -91,6 +91,8 @@ class PassageText:
         if term.kind == "name" and not self.chinese:
             # a name is itself, not its dictionary synonyms: the Enterprise plan is not the Business one
             return word in self.words or form in self.stems or self._spells(word) or self._misspelt(word)
+        if term.kind == "name":  # in Chinese text, as written or as the very word a headword means
+            return word in self.words or form in self.stems or form in self.concepts  # Shanghai: 上海, not Starter: 启动
         if related_in(form, self.stems) or word in self.stems or related_in(form, self.concepts) or self._spells(word):
             return True
         if self._misspelt(word):

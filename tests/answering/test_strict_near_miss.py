@@ -378,3 +378,13 @@ def test_a_number_goes_inside_a_range_or_under_a_bound_only_with_a_unit_of_measu
     assert not PassageText("| EX-C1 | Express | up to 10 | Order by 15:00 |").mentions(eleven)  # 期 is no unit
     five_kg = next(t for t in read_question("How much is a 5 kg parcel?").named if t.kind == "number")
     assert PassageText("| ST-B2 | Standard parcel | up to 10 kg |").mentions(five_kg)
+
+
+def test_a_name_in_a_chinese_passage_is_itself_or_the_word_it_translates():
+    from core.answering.answerable import PassageText
+    from core.answering.reading import Term
+
+    minutes = PassageText("项目启动会：系统可用性不低于 99.9%。")
+    assert not minutes.mentions(Term("starter", "name"))  # 启动 means "start", not the Starter plan
+    assert PassageText("仓库至上海港集卡运输，每柜1500元。").mentions(Term("shanghai", "name"))
+    assert PassageText("Starter 套餐的可用性承诺为 99.5%。").mentions(Term("starter", "name"))
