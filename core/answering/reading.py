@@ -238,7 +238,7 @@ def read_question(question: str) -> Question:
         if LATIN.fullmatch(token):
             if token.isdigit() or en_term(token) is None or token in EN_NUMBER_WORDS or token in level_words:
                 continue
-            if token in names and token not in _EN_FRAME:
+            if token in names and (token not in _EN_FRAME or previous in names):  # L7 *Max*: a name goes on
                 named.append(Term(token, "name"))
             elif previous in names and previous not in _EN_FRAME and names_something(question, token):
                 kinds.append(Term(american(token), "word"))

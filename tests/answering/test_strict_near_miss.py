@@ -388,3 +388,9 @@ def test_a_name_in_a_chinese_passage_is_itself_or_the_word_it_translates():
     assert not minutes.mentions(Term("starter", "name"))  # 启动 means "start", not the Starter plan
     assert PassageText("仓库至上海港集卡运输，每柜1500元。").mentions(Term("shanghai", "name"))
     assert PassageText("Starter 套餐的可用性承诺为 99.5%。").mentions(Term("starter", "name"))
+
+
+def test_a_capitalised_word_after_a_name_goes_on_with_the_name():
+    faq = "问：LM-L7 和 LM-L7 Pro 最多能录入多少个指纹？\n答：两款都最多可录入 100 个指纹。"
+    assert answers("L7 Pro 最多能录入多少个指纹？", faq)
+    assert not answers("L7 Max 最多能录入多少个指纹？", faq)  # Max names a model, not a limit
