@@ -434,12 +434,20 @@ def _row_shortfall(question: Question, raw: str) -> tuple[str, ...]:
     rows = [segment for segment, whole, faq in _segments(raw) if whole and not faq]
     if not rows:
         return ()
-    around = PassageText("\n".join(line for line in raw.splitlines() if not line.lstrip().startswith("|")))
-    in_rows = [t for t in question.named if not around.mentions(t)]
+    around_text = "\n".join(line for line in raw.splitlines() if not line.lstrip().startswith("|"))
+    around = PassageText(around_text) if around_text.strip() else None
+    in_rows = [t for t in question.named if around is None or not around.mentions(t)]
     if not in_rows:
         return ()
+    if question.wanted is not None:  # a value of what a row excludes is not asked for in that row
+        rows = [_EXCLUDED.sub(" ", row) for row in rows]
     shortfalls = [tuple(t.text for t in in_rows if not PassageText(row).mentions(t)) for row in rows]
     return min(shortfalls, key=len)
+
+
+# What a cell excludes: 不接收冷冻品, "excluding frozen goods". The price of the row is not the price
+# of the thing it excludes (a yes/no question is answered by the exclusion, so this is only for values).
+_EXCLUDED = re.compile(r"(?:不接收|不接受|不含|不包括|不包含|不适用于?|excluding|except|not including)[^|，。；,;.]*", re.I)
 
 
 def passage_text(source: str, heading_path: list[str], text: str) -> str:

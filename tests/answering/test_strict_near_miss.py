@@ -394,3 +394,10 @@ def test_a_capitalised_word_after_a_name_goes_on_with_the_name():
     faq = "问：LM-L7 和 LM-L7 Pro 最多能录入多少个指纹？\n答：两款都最多可录入 100 个指纹。"
     assert answers("L7 Pro 最多能录入多少个指纹？", faq)
     assert not answers("L7 Max 最多能录入多少个指纹？", faq)  # Max names a model, not a limit
+
+
+def test_a_row_does_not_price_what_it_excludes():
+    sheet = ("| 编号 | 服务项目 | 计价单位 | 单价（元） | 备注 |\n| --- | --- | --- | --- | --- |\n"
+             "| WH-01 | 常温仓储 | 每托盘每天 | 3.5 | |\n| WH-02 | 恒温仓储 | 每托盘每天 | 6 | 不接收冷冻品 |")
+    assert answers("恒温仓储一个托盘每天多少钱？", sheet)
+    assert not answers("冷冻仓储一个托盘每天多少钱？", sheet)
