@@ -66,7 +66,7 @@ from core.ingest.pipeline import point_id  # noqa: E402
 from core.ingest.service import Upload  # noqa: E402
 from core.retrieval import bm25, late  # noqa: E402
 from core.types import SYSTEM_ACTOR, ChannelQuery, SearchFilter, VectorPoint  # noqa: E402
-from core.vectorstore import edge as edge_store, server as server_store  # noqa: E402
+from core.vectorstore import edge as edge_store, edge_requests, server as server_store  # noqa: E402
 from core.vectorstore.base import READY, READY_KEY  # noqa: E402
 from memory_phases import PhasePeaks, resident_mb  # noqa: E402
 
@@ -220,15 +220,15 @@ def beam_sweep(engine: Engine, collection: str, queries: np.ndarray, exact: np.n
 
     Patches the embedded engine's search parameters: a benchmark's knob, not a setting.
     """
-    kept = edge_store._DENSE_PARAMS
+    kept = edge_requests.DENSE_PARAMS
     rows = []
     try:
         for ef in beams:
-            edge_store._DENSE_PARAMS = edge_store.qe.SearchParams(hnsw_ef=ef, quantization=kept.quantization)
+            edge_requests.DENSE_PARAMS = edge_requests.qe.SearchParams(hnsw_ef=ef, quantization=kept.quantization)
             per_query = dense_recall(engine, collection, queries, exact, file_ids)
             rows.append((ef, statistics.mean(per_query[0::2]), statistics.mean(per_query[1::2])))
     finally:
-        edge_store._DENSE_PARAMS = kept
+        edge_requests.DENSE_PARAMS = kept
     return rows
 
 
@@ -327,7 +327,7 @@ def main() -> None:
             print(f"dense vectors: {shape.describe()}; graph {graph}")
             print(f"upsert {n / upsert_s:.0f} chunks/s in store calls ({upsert_s:.1f} s); whole build with BM25 "
                   f"encoding {n / build_s:.0f} chunks/s ({build_s:.1f} s); index: {index}")
-            print(f"dense recall@10 against exact search: {recall:.4f} (hnsw_ef {edge_store.HNSW_EF}, all queries)")
+            print(f"dense recall@10 against exact search: {recall:.4f} (hnsw_ef {edge_requests.HNSW_EF}, all queries)")
             for ef, tune, report in sweep:
                 print(f"  hnsw_ef {ef:>5}: recall@10 tune half {tune:.4f}, report half {report:.4f}")
             print(f"{'mode':<11} {'p50 excl. embed':>16} {'p95 excl. embed':>16} {'p50 total':>10} {'p95 total':>10}")

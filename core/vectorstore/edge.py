@@ -35,9 +35,8 @@ import qdrant_edge as qe
 from core.storage.diskspace import STORE_MIN_FREE_MB, check_store_room
 from core.errors import AlreadyExists, CoreError, InvalidInput, NotFound, StoreBusy, StoreError
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
-from core.vectorstore import _common, edge_metadata
+from core.vectorstore import edge_metadata
 from core.vectorstore._common import (
-    HNSW_EF,
     HNSW_EF_CONSTRUCT,
     HNSW_FULL_SCAN_KB,
     HNSW_M,
@@ -54,6 +53,8 @@ from core.vectorstore._common import (
     ready_batches,
 )
 from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, READY, READY_KEY, SPARSE, TOKENS
+from core.vectorstore import edge_requests
+from core.vectorstore.edge_requests import NOT_READY, channel_request, edge_filter, scored, token_params
 
 _META = "collection.json"
 _SCROLL_PAGE = 512
@@ -101,59 +102,6 @@ def _lock_root(root: Path, wait_seconds: float) -> int:
     os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
     os.fsync(fd)
     return fd
-
-
-def _edge_filter(flt: SearchFilter | None = None, file_id: str | None = None) -> qe.Filter | None:
-    must: list = []
-    if flt is not None and flt.kb_ids:
-        must.append(qe.FieldCondition("kb_id", match=qe.MatchAny(list(flt.kb_ids))))
-    if flt is not None and flt.file_ids:
-        must.append(qe.FieldCondition("file_id", match=qe.MatchAny(list(flt.file_ids))))
-    if file_id is not None:
-        must.append(qe.FieldCondition("file_id", match=qe.MatchValue(file_id)))
-    if flt is not None and flt.ready_only:
-        must.append(qe.FieldCondition(READY_KEY, match=qe.MatchValue(READY)))
-    if flt is not None and flt.point_ids:
-        must.append(qe.HasIdCondition(set(flt.point_ids)))
-    if flt is not None and flt.metadata:
-        must.extend(edge_metadata.conditions(flt.metadata))
-    must_not: list = []
-    if flt is not None and flt.exclude_file_ids:
-        must_not.append(qe.FieldCondition("file_id", match=qe.MatchAny(list(flt.exclude_file_ids))))
-    if not must and not must_not:
-        return None
-    return qe.Filter(must=must or None, must_not=must_not or None)
-
-
-# Dense search on optimized (HNSW) segments scores int8 copies, then rescores the best
-# ``oversampling`` x limit with the stored vectors: returned scores are exact float16 cosines, so
-# calibration and thresholds do not move. Segments not optimized yet scan the stored vectors.
-# HNSW_EF: the search beam (_common.py says why 1024).
-_DENSE_PARAMS = qe.SearchParams(hnsw_ef=HNSW_EF,
-                                quantization=qe.QuantizationSearchParams(rescore=True, oversampling=2.0))
-_NOT_READY = qe.Filter(must_not=[qe.FieldCondition(READY_KEY, match=qe.MatchValue(READY))])
-
-
-def _channel_request(q: ChannelQuery) -> qe.QueryRequest:
-    if q.dense is not None:
-        return qe.QueryRequest(limit=q.limit, query=qe.Query.Nearest(q.dense, using=DENSE), filter=_edge_filter(q.flt),
-                               with_payload=True, params=_DENSE_PARAMS)
-    assert q.sparse is not None
-    sparse = qe.Query.Nearest(qe.SparseVector(q.sparse.indices, q.sparse.values), using=SPARSE)
-    return qe.QueryRequest(limit=q.limit, query=sparse, filter=_edge_filter(q.flt), with_payload=True)
-
-
-def _scored(hits: list) -> list[ScoredPoint]:
-    return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
-
-
-def _token_params(size: int) -> qe.EdgeVectorParams:
-    """The token multivector: MaxSim, no HNSW graph (m 0: it is only ever compared by id), on disk."""
-    datatype = qe.VectorStorageDatatype.Turbo8 if _common.TOKEN_STORAGE == "turbo8" else qe.VectorStorageDatatype.Float16
-    return qe.EdgeVectorParams(
-        size=size, distance=qe.Distance.Cosine, datatype=datatype, memory=qe.Memory.Cold,
-        multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
-        hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=HNSW_FULL_SCAN_KB))
 
 
 class EdgeStore:
@@ -232,14 +180,14 @@ class EdgeStore:
                 # float16 storage: brute-force search over the unindexed segment reads half the
                 # memory (100k x 384: p50 17 -> 4.4 ms measured); cosine moves by ~1e-3 at most
                 # int8 scalar quantization (kept in RAM) for the segments optimize() indexes: a
-                # million 384-d chunks stay in the memory budget and fast, rescored (_DENSE_PARAMS)
+                # million 384-d chunks stay in the memory budget and fast, rescored (DENSE_PARAMS)
                 vectors={
                     DENSE: qe.EdgeVectorParams(
                         size=dimension, distance=qe.Distance.Cosine, datatype=qe.VectorStorageDatatype.Float16,
                         quantization_config=qe.ScalarQuantizationConfig(
                             qe.ScalarType.Int8, quantile=0.99, memory=qe.Memory.Pinned),
                     )
-                } | ({TOKENS: _token_params(token_dimension)} if token_dimension else {}),
+                } | ({TOKENS: token_params(token_dimension)} if token_dimension else {}),
                 sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
                 hnsw_config=qe.HnswIndexConfig(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
                                                full_scan_threshold=HNSW_FULL_SCAN_KB),
@@ -310,7 +258,7 @@ class EdgeStore:
     def delete_file(self, name: str, file_id: str) -> None:
         with self._shard(name) as shard, self._engine("delete a file's points", name):
             check_store_room(self.root, f"delete points in collection {name}", self._min_free_mb)
-            shard.engine.update(qe.UpdateOperation.delete_points_by_filter(_edge_filter(file_id=file_id)))
+            shard.engine.update(qe.UpdateOperation.delete_points_by_filter(edge_filter(file_id=file_id)))
             shard.written()
 
     def delete_points(self, name: str, ids: list[str]) -> None:
@@ -322,7 +270,7 @@ class EdgeStore:
             shard.written()
 
     def count(self, name: str, file_id: str | None = None) -> int:
-        flt = _edge_filter(file_id=file_id) if file_id is not None else None
+        flt = edge_filter(file_id=file_id) if file_id is not None else None
         with self._shard(name) as shard, self._engine("count points", name):
             return int(shard.engine.count(qe.CountRequest(exact=True, filter=flt)))
 
@@ -345,10 +293,10 @@ class EdgeStore:
 
     def unready_file_ids(self, name: str) -> dict[str, int]:
         with self._shard(name) as shard, self._engine("list unfinished files", name):
-            total = int(shard.engine.count(qe.CountRequest(exact=True, filter=_NOT_READY)))
+            total = int(shard.engine.count(qe.CountRequest(exact=True, filter=NOT_READY)))
             if total == 0:
                 return {}
-            facet = shard.engine.facet(qe.FacetRequest("file_id", limit=total, exact=True, filter=_NOT_READY))
+            facet = shard.engine.facet(qe.FacetRequest("file_id", limit=total, exact=True, filter=NOT_READY))
             return {str(hit.value): int(hit.count) for hit in facet.hits if hit.count > 0}
 
     def ensure_ready_index(self, name: str) -> None:
@@ -365,7 +313,7 @@ class EdgeStore:
             shard.written()
 
     def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
-        flt = _edge_filter(file_id=file_id)
+        flt = edge_filter(file_id=file_id)
         found: list[ScoredPoint] = []
         offset = None
         with self._shard(name) as shard, self._engine("read a file's points", name):
@@ -384,7 +332,7 @@ class EdgeStore:
         with self._shard(name) as shard:
             check_query(dense, shard.dimension)
             with self._engine("search", name):
-                return _scored(shard.engine.query(request))
+                return scored(shard.engine.query(request))
 
     def search_batch(self, queries: list[ChannelQuery]) -> list[list[ScoredPoint]]:
         """In-process: one ``query_batch`` per collection (one shard each; the engine plans the
@@ -399,11 +347,11 @@ class EdgeStore:
                     if not asked:
                         continue
                     with self._engine("search", name):
-                        found = shard.engine.query_batch(qe.QueryBatchRequest([_channel_request(q) for _, q in asked]))
+                        found = shard.engine.query_batch(qe.QueryBatchRequest([channel_request(q) for _, q in asked]))
             except NotFound:
                 continue  # dropped, or never made: nothing to find there
             for (i, _), hits in zip(asked, found):
-                out[i] = _scored(hits)
+                out[i] = scored(hits)
         return out
 
     def late_scores(self, name: str, ids: list[str], tokens: list[list[float]]) -> dict[str, float]:
@@ -421,8 +369,8 @@ class EdgeStore:
                 return {str(h.id): float(h.score) for h in shard.engine.query(request)}
 
     def search_dense(self, name: str, vector: list[float], limit: int, flt: SearchFilter) -> list[ScoredPoint]:
-        request = qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector, using=DENSE), filter=_edge_filter(flt),
-                                  with_payload=True, params=_DENSE_PARAMS)
+        request = qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector, using=DENSE), filter=edge_filter(flt),
+                                  with_payload=True, params=edge_requests.DENSE_PARAMS)
         return self._query(name, request, vector)
 
     def search_sparse(self, name: str, vector: SparseVector, limit: int, flt: SearchFilter) -> list[ScoredPoint]:
@@ -430,7 +378,7 @@ class EdgeStore:
             self.dimension(name)  # still NotFound for a missing collection
             return []
         query = qe.Query.Nearest(qe.SparseVector(vector.indices, vector.values), using=SPARSE)
-        request = qe.QueryRequest(limit=limit, query=query, filter=_edge_filter(flt), with_payload=True)
+        request = qe.QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
         return self._query(name, request, None)
 
     def search_hybrid(
@@ -442,7 +390,7 @@ class EdgeStore:
         flt: SearchFilter,
         prefetch_limit: int,
     ) -> list[ScoredPoint]:
-        where = _edge_filter(flt)
+        where = edge_filter(flt)
         prefetches = [qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest(dense, using=DENSE), filter=where)]
         if not is_empty(sparse):
             sparse_q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)

@@ -28,9 +28,8 @@ from qdrant_client import QdrantClient, models
 
 from core.errors import AlreadyExists, CoreError, InvalidInput, InvalidSettings, NotFound, StoreError, StoreUnavailable
 from core.types import ChannelQuery, ScoredPoint, SearchFilter, SparseVector, VectorPoint
-from core.vectorstore import _common, server_metadata
+from core.vectorstore import server_metadata
 from core.vectorstore._common import (
-    HNSW_EF,
     HNSW_EF_CONSTRUCT,
     HNSW_FULL_SCAN_KB,
     HNSW_M,
@@ -46,97 +45,11 @@ from core.vectorstore._common import (
     ready_batches,
 )
 from core.vectorstore.base import DENSE, INDEXED_KEYWORDS, READY, READY_KEY, SPARSE, TOKENS
+from core.vectorstore.server_requests import (DENSE_PARAMS, NOT_READY, channel_request, scored, server_filter, token_params,
+                                              upsert_batches, why_unreachable)
 
-_UPSERT_BATCH = 256
-# Token vectors travel as JSON numbers (~4 KB a token): a request carries at most this many token
-# rows (~8 MB), well under a server's default 32 MB request limit.
-_UPSERT_TOKEN_ROWS = 2048
 _SCROLL_PAGE = 512
 _PARALLEL_COLLECTIONS = 4  # requests of one query's collections in flight together
-# int8 copies searched, the best 2 x limit rescored with the stored vectors (exact scores back);
-# the same search beam as the embedded engine (HNSW_EF, _common.py)
-_DENSE_PARAMS = models.SearchParams(hnsw_ef=HNSW_EF,
-                                    quantization=models.QuantizationSearchParams(rescore=True, oversampling=2.0))
-_NOT_READY = models.Filter(must_not=[models.FieldCondition(key=READY_KEY, match=models.MatchValue(value=READY))])
-
-
-def _server_filter(flt: SearchFilter | None = None, file_id: str | None = None) -> models.Filter | None:
-    must: list[models.Condition] = []
-    if flt is not None and flt.kb_ids:
-        must.append(models.FieldCondition(key="kb_id", match=models.MatchAny(any=list(flt.kb_ids))))
-    if flt is not None and flt.file_ids:
-        must.append(models.FieldCondition(key="file_id", match=models.MatchAny(any=list(flt.file_ids))))
-    if file_id is not None:
-        must.append(models.FieldCondition(key="file_id", match=models.MatchValue(value=file_id)))
-    if flt is not None and flt.ready_only:
-        must.append(models.FieldCondition(key=READY_KEY, match=models.MatchValue(value=READY)))
-    if flt is not None and flt.point_ids:
-        must.append(models.HasIdCondition(has_id=list(flt.point_ids)))
-    if flt is not None and flt.metadata:
-        must.extend(server_metadata.conditions(flt.metadata))
-    must_not: list[models.Condition] = []
-    if flt is not None and flt.exclude_file_ids:
-        must_not.append(models.FieldCondition(key="file_id", match=models.MatchAny(any=list(flt.exclude_file_ids))))
-    if not must and not must_not:
-        return None
-    return models.Filter(must=must or None, must_not=must_not or None)
-
-
-def _channel_request(q: ChannelQuery, params: models.SearchParams | None) -> models.QueryRequest:
-    if q.dense is not None:
-        return models.QueryRequest(query=q.dense, using=DENSE, filter=_server_filter(q.flt), limit=q.limit,
-                                   with_payload=True, params=params)
-    assert q.sparse is not None
-    sparse = models.SparseVector(indices=q.sparse.indices, values=q.sparse.values)
-    return models.QueryRequest(query=sparse, using=SPARSE, filter=_server_filter(q.flt), limit=q.limit,
-                               with_payload=True)
-
-
-def _why_unreachable(exc: BaseException) -> str:
-    """The server was not reached, or answered that it cannot serve now: why, in words ("" when
-    it answered something else — a refusal of the request itself is no outage)."""
-    import httpx
-    from qdrant_client.http.exceptions import UnexpectedResponse
-
-    if isinstance(exc, UnexpectedResponse) and exc.status_code in (502, 503, 504):
-        return f"it answered HTTP {exc.status_code}"
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, (ConnectionRefusedError, httpx.ConnectError)) and "refused" in str(seen).lower():
-            return "connection refused"
-        if isinstance(seen, (httpx.TimeoutException, TimeoutError)):
-            return "no answer in time"
-        if isinstance(seen, (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, ConnectionError)):
-            return f"the connection failed ({str(seen)[:120] or type(seen).__name__})"
-        seen = seen.__cause__ or seen.__context__
-    return ""
-
-
-def _token_params(size: int) -> models.VectorParams:
-    """The token multivector: MaxSim, no HNSW graph (m 0: only compared by id), on disk."""
-    datatype = models.Datatype.TURBO8 if _common.TOKEN_STORAGE == "turbo8" else models.Datatype.FLOAT16
-    return models.VectorParams(size=size, distance=models.Distance.COSINE, datatype=datatype, on_disk=True,
-                               multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM),
-                               hnsw_config=models.HnswConfigDiff(m=0))
-
-
-def _upsert_batches(structs: list[models.PointStruct], token_rows: list[int]) -> list[list[models.PointStruct]]:
-    """Up to ``_UPSERT_BATCH`` points a request, fewer when their token vectors would make it large."""
-    batches: list[list[models.PointStruct]] = [[]]
-    rows = 0
-    for struct, n in zip(structs, token_rows):
-        if batches[-1] and (len(batches[-1]) >= _UPSERT_BATCH or rows + n > _UPSERT_TOKEN_ROWS):
-            batches.append([])
-            rows = 0
-        batches[-1].append(struct)
-        rows += n
-    return batches
-
-
-def _scored(hits: list) -> list[ScoredPoint]:
-    return [ScoredPoint(id=str(h.id), score=float(h.score), payload=dict(h.payload or {})) for h in hits]
-
-
 class QdrantServerStore:
     """``VectorStore`` on a Qdrant server (``url`` + ``api_key``) or qdrant-client's local mode."""
 
@@ -160,7 +73,7 @@ class QdrantServerStore:
         self._lock = threading.Lock()  # only guards the caches; the client is thread-safe
         self._pool: ThreadPoolExecutor | None = None  # made on the first query of several collections
         # local mode searches exactly and warns that search parameters do nothing there
-        self._dense_params = None if self._local else _DENSE_PARAMS
+        self._dense_params = None if self._local else DENSE_PARAMS
 
     def __repr__(self) -> str:
         return f"QdrantServerStore({self._where})"
@@ -185,7 +98,7 @@ class QdrantServerStore:
         except CoreError:
             raise
         except Exception as exc:  # qdrant-client raises HTTP, gRPC, connection and ValueError alike
-            why = _why_unreachable(exc)
+            why = why_unreachable(exc)
             if why:  # transient: a 503 with a stable code at the API, a pause and another try for a job
                 raise StoreUnavailable(f"The vector store ({self._where}) cannot be reached: {why} "
                                        f"(while trying to {action}).", detail=str(exc)) from exc
@@ -232,7 +145,7 @@ class QdrantServerStore:
                         quantization_config=models.ScalarQuantization(scalar=models.ScalarQuantizationConfig(
                             type=models.ScalarType.INT8, quantile=0.99, always_ram=True)),
                     )
-                } | ({TOKENS: _token_params(token_dimension)} if token_dimension else {}),
+                } | ({TOKENS: token_params(token_dimension)} if token_dimension else {}),
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                 hnsw_config=models.HnswConfigDiff(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
                                                   full_scan_threshold=HNSW_FULL_SCAN_KB),
@@ -289,12 +202,12 @@ class QdrantServerStore:
             for p in points
         ]
         with self._engine("store points", name):
-            for batch in _upsert_batches(structs, [len(p.tokens or ()) for p in points]):
+            for batch in upsert_batches(structs, [len(p.tokens or ()) for p in points]):
                 self._client.upsert(name, batch, wait=True)
 
     def delete_file(self, name: str, file_id: str) -> None:
         self._dimension(name)
-        selector = models.FilterSelector(filter=_server_filter(file_id=file_id))
+        selector = models.FilterSelector(filter=server_filter(file_id=file_id))
         with self._engine("delete a file's points", name):
             self._client.delete(name, points_selector=selector, wait=True)
 
@@ -308,7 +221,7 @@ class QdrantServerStore:
 
     def count(self, name: str, file_id: str | None = None) -> int:
         self._dimension(name)
-        flt = _server_filter(file_id=file_id) if file_id is not None else None
+        flt = server_filter(file_id=file_id) if file_id is not None else None
         with self._engine("count points", name):
             return int(self._client.count(name, count_filter=flt, exact=True).count)
 
@@ -331,10 +244,10 @@ class QdrantServerStore:
     def unready_file_ids(self, name: str) -> dict[str, int]:
         self._dimension(name)
         with self._engine("list unfinished files", name):
-            total = int(self._client.count(name, count_filter=_NOT_READY, exact=True).count)
+            total = int(self._client.count(name, count_filter=NOT_READY, exact=True).count)
             if total == 0:
                 return {}
-            facet = self._client.facet(name, key="file_id", facet_filter=_NOT_READY, limit=total, exact=True)
+            facet = self._client.facet(name, key="file_id", facet_filter=NOT_READY, limit=total, exact=True)
         return {str(hit.value): int(hit.count) for hit in facet.hits if hit.count > 0}
 
     def ensure_ready_index(self, name: str) -> None:
@@ -355,7 +268,7 @@ class QdrantServerStore:
 
     def scroll_file(self, name: str, file_id: str) -> list[ScoredPoint]:
         self._dimension(name)
-        flt = _server_filter(file_id=file_id)
+        flt = server_filter(file_id=file_id)
         found: list[ScoredPoint] = []
         offset = None
         with self._engine("read a file's points", name):
@@ -401,7 +314,7 @@ class QdrantServerStore:
     def _batch(self, name: str, queries: list[ChannelQuery]) -> list[list[ScoredPoint]]:
         """One request for every channel query of one collection."""
         try:
-            responses = self._client.query_batch_points(name, requests=[_channel_request(q, self._dense_params) for q in queries])
+            responses = self._client.query_batch_points(name, requests=[channel_request(q, self._dense_params) for q in queries])
         except Exception as exc:
             self._forget(name)  # dropped by another process since it was cached?
             with self._engine("search", name):
@@ -409,7 +322,7 @@ class QdrantServerStore:
                     return [[] for _ in queries]
             raise StoreError(f"The vector store ({self._where}) could not search (collection {name}).",
                              detail=str(exc)) from exc
-        return [_scored(r.points) for r in responses]
+        return [scored(r.points) for r in responses]
 
     def late_scores(self, name: str, ids: list[str], tokens: list[list[float]]) -> dict[str, float]:
         if not ids:
@@ -429,10 +342,10 @@ class QdrantServerStore:
         check_query(vector, self._dimension(name))
         with self._engine("search", name):
             response = self._client.query_points(
-                name, query=vector, using=DENSE, query_filter=_server_filter(flt), limit=limit, with_payload=True,
+                name, query=vector, using=DENSE, query_filter=server_filter(flt), limit=limit, with_payload=True,
                 search_params=self._dense_params,
             )
-        return _scored(response.points)
+        return scored(response.points)
 
     def search_sparse(self, name: str, vector: SparseVector, limit: int, flt: SearchFilter) -> list[ScoredPoint]:
         self._dimension(name)
@@ -441,9 +354,9 @@ class QdrantServerStore:
         query = models.SparseVector(indices=vector.indices, values=vector.values)
         with self._engine("search", name):
             response = self._client.query_points(
-                name, query=query, using=SPARSE, query_filter=_server_filter(flt), limit=limit, with_payload=True
+                name, query=query, using=SPARSE, query_filter=server_filter(flt), limit=limit, with_payload=True
             )
-        return _scored(response.points)
+        return scored(response.points)
 
     def search_hybrid(
         self,
@@ -455,7 +368,7 @@ class QdrantServerStore:
         prefetch_limit: int,
     ) -> list[ScoredPoint]:
         check_query(dense, self._dimension(name))
-        where = _server_filter(flt)
+        where = server_filter(flt)
         prefetch = [models.Prefetch(query=dense, using=DENSE, limit=prefetch_limit, filter=where)]
         if not is_empty(sparse):
             sparse_q = models.SparseVector(indices=sparse.indices, values=sparse.values)
@@ -469,7 +382,7 @@ class QdrantServerStore:
                 limit=limit,
                 with_payload=True,
             )
-        return _scored(response.points)
+        return scored(response.points)
 
     def close(self) -> None:
         if self._pool is not None:
