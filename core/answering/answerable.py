@@ -30,6 +30,7 @@ from core.answering.coverage import HAN_RUN, LATIN, digits_for_numerals, has_par
 from core.answering.reading import (AT_LEAST, AT_MOST, EN_NUMBER_WORD, EN_NUMBER_WORDS, MONTHS, TITLE_RUN, Question, Term,
                                      american, canonical_unit, normalise, number_value, numbers, numbers_with_units,
                                      ranked_levels, same_unit, unit_at)
+from core.answering.segments import cells_in_header_units, segments
 from core.retrieval.bilingual import base, has_chinese, lexicon, related_in, sense_matched, wordnet
 
 @dataclass(frozen=True)
@@ -215,60 +216,6 @@ def _pieces(word: str, lex) -> list[str]:
     return out
 
 
-_SEGMENT = re.compile(r"(?<=[。！？；;!?\n])|(?<=\.)\s+")
-
-
-_BLOCK_START = re.compile(r"\s*(?:[-*+>#|•·]|\d+[.)、]|[（(]?[一二三四五六七八九十\d]+[）)、]|第[一二三四五六七八九十百\d]+[条章节款])")
-
-
-def _paragraph_lines(body: str) -> list[str]:
-    """The body's lines with a paragraph's wrapped lines joined: a sentence broken at the end of a
-    line ("may not exceed" / "50% of the monthly fee") is one sentence. A list item, heading, table
-    row or numbered article starts a line of its own."""
-    out: list[str] = []
-    for line in body.splitlines():
-        joins = (out and out[-1].strip() and line.strip() and not _BLOCK_START.match(line)
-                 and not out[-1].lstrip().startswith(("|", "#")))
-        if joins:
-            glue = "" if has_chinese(out[-1][-1:]) and has_chinese(line.lstrip()[:1]) else " "
-            out[-1] = out[-1].rstrip() + glue + line.strip()
-        else:
-            out.append(line)
-    return out
-
-
-def _segments(body: str) -> list[tuple[str, bool, str]]:
-    """Sentences, and table rows each with its table's header row (the header names the columns).
-    A question is also read with the sentence after it: in a FAQ the answer belongs to its question
-    ("一线城市住宿标准是多少？ 每晚六百元。"). Each with whether it is one such unit (a row, a question
-    and its answer), where a value is about whatever the unit names, however far apart; and the
-    question of a FAQ pair ("" for the rest)."""
-    out: list[tuple[str, bool, str]] = []
-    header: str | None = None
-    asked: str | None = None  # a question waiting for its answer
-    lines = _paragraph_lines(body)
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith("|"):
-            asked = None
-            if re.fullmatch(r"[\s|:-]+", line):
-                continue
-            following = lines[i + 1] if i + 1 < len(lines) else ""
-            if re.fullmatch(r"\s*\|[\s|:-]+", following):  # a header row: the separator follows it
-                header = line
-            else:
-                out.append((f"{header}\n{line}" if header else line, True, ""))
-            continue
-        header = None
-        for sentence in _SEGMENT.split(line):
-            if not sentence.strip():
-                continue
-            if asked is not None:
-                out.append((f"{asked} {sentence}", True, asked))
-            out.append((sentence, False, ""))
-            asked = sentence if sentence.rstrip(" *_").endswith(("?", "？")) else None  # **问：…？**
-    return out
-
-
 # How far from a value the thing it is about may stand, in characters: "试用期满的员工每周最多可
 # 居家办公两天" gives the days of working from home, not the length of probation.
 _NEAR_ZH, _NEAR_EN = 12, 60
@@ -307,7 +254,7 @@ def _answer_spans(segment: str, question: Question) -> list[tuple[int, int]]:
     itself gives ("more than five nights" is the question's condition, not its answer)."""
     spans = value_spans(segment, question.wanted) if segment.strip() and question.wanted else []
     if question.wanted:
-        spans += _cells_in_header_units(segment, question.wanted)
+        spans += cells_in_header_units(segment, question.wanted)
     asked = _ZH_COUNT.sub(lambda m: str(_ZH_ONE_NUMERAL[m.group(1)]), digits_for_numerals(normalise(question.text)))
     given = set(numbers(EN_NUMBER_WORD.sub(lambda m: str(EN_NUMBER_WORDS[m.group()]), asked)))
     if not given:
@@ -321,31 +268,11 @@ def _answer_spans(segment: str, question: Question) -> list[tuple[int, int]]:
     return kept
 
 
-_HEADER_UNIT = re.compile(r"[(（]([^()（）]{1,24})[)）]\s*$")
-_CELL = re.compile(r"(?<=\|)[^|]+(?=\|)")  # a cell between two pipes
-
-
-def _cells_in_header_units(segment: str, wanted) -> list[tuple[int, int]]:
-    """A table row's cells that state the value asked for in the unit their column's header gives:
-    "up to 2" under "Weight band (kg)" is a weight, "1" under "Delivery time (working days)" a
-    duration. ``segment`` is a header line and a row, as ``_segments`` gives them."""
-    header, _, row = segment.partition("\n")
-    if "\n" in row or not header.lstrip().startswith("|") or not row.lstrip().startswith("|"):
-        return []
-    heads = [m.group() for m in _CELL.finditer(header)]
-    out = []
-    for n, cell in enumerate(_CELL.finditer(row)):
-        unit = _HEADER_UNIT.search(heads[n]) if n < len(heads) else None
-        if unit and numbers(cell.group()) and value_spans(f"{cell.group().strip()} {unit.group(1)}", wanted):
-            out.append((len(header) + 1 + cell.start(), len(header) + 1 + cell.end()))
-    return out
-
-
 def _states_about(question: Question, body: str) -> str | None:
     """The sentence or table row of the passage's body that states a value of the kind asked for
     about a thing the question names (near it in a sentence; anywhere in a table row with its
     header); None when there is none: the number of fingerprints does not answer "how many faces"."""
-    for segment, whole, _ in _segments(body):
+    for segment, whole, _ in segments(body):
         spans = _answer_spans(segment, question)
         if not spans:
             continue
@@ -393,7 +320,7 @@ def evidence(question: Question, body: str) -> tuple[str | None, float]:
     is read with its header). None when no sentence mentions anything the question names."""
     best, best_score = None, 0.0
     negated = _NEGATION.search(question.text) is not None
-    for segment, whole, faq_question in _segments(body):
+    for segment, whole, faq_question in segments(body):
         if not segment.strip():
             continue
         part = PassageText(segment)
@@ -431,7 +358,7 @@ def _row_shortfall(question: Question, raw: str) -> tuple[str, ...]:
     """A table row is one record: what the question names and the passage says only in its table
     must be in one row (read with its header). Express in one row and the United Kingdom in another
     do not make an express rate to the United Kingdom. Returns what the nearest row lacks."""
-    rows = [segment for segment, whole, faq in _segments(raw) if whole and not faq]
+    rows = [segment for segment, whole, faq in segments(raw) if whole and not faq]
     if not rows:
         return ()
     around_text = "\n".join(line for line in raw.splitlines() if not line.lstrip().startswith("|"))
