@@ -76,7 +76,10 @@ _STATES: dict[str, re.Pattern] = {
     "duration": re.compile(rf"{_NUM}[\s-]*(?:\w+\s)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|"
                            r"working days?|business days?|nights?|quarters?)\b|" + _NUM +
                            r"\s*(?:个)?(?:秒|分钟|小时|天|日|周|星期|个月|月|年|工作日|晚|学时|季度)"
-                           r"|\b(daily|weekly|monthly|annually|yearly|quarterly|immediately|same day|next day)\b"
+                           r"|\b(daily|nightly|weekly|fortnightly|monthly|annually|yearly|quarterly|immediately|same day|next day)\b"
+                           # how often: "every second Thursday", "every other week", "each Monday"
+                           r"|\b(?:every|each)\s+(?:other\s+|second\s+|third\s+|fourth\s+|\d+(?:st|nd|rd|th)?\s+)?"
+                           r"(?:day|week|month|year|quarter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
                            r"|当天|次日|当日|立即|随时|每[天日周月年]", re.I),
     "length": re.compile(rf"{_NUM}\s*(?:mm|cm|km|m|metres?|meters?|inch(?:es)?|ft|feet|毫米|厘米|公分|公里|千米|米|寸)"
                          r"(?![a-z])", re.I),

@@ -401,3 +401,8 @@ def test_a_row_does_not_price_what_it_excludes():
              "| WH-01 | 常温仓储 | 每托盘每天 | 3.5 | |\n| WH-02 | 恒温仓储 | 每托盘每天 | 6 | 不接收冷冻品 |")
     assert answers("恒温仓储一个托盘每天多少钱？", sheet)
     assert not answers("冷冻仓储一个托盘每天多少钱？", sheet)
+
+
+def test_how_often_is_answered_by_a_frequency():
+    slide = "## Slide 9: Learning\n- Internal tech talks: every second Thursday\n- Tech leads join the talks rota after three months"
+    assert "every second Thursday" in quoted("How often are the internal tech talks held?", slide)
