@@ -152,11 +152,14 @@ class AnswerService:
             snap = replace(snap, settings=tune(snap.settings))
         with self._rt.db.read() as s:
             kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
+        if confine and kbs == []:  # an assistant's empty share for this caller: nothing to search, never all
+            kb_ids = []
         for file_id in file_ids:
             readable_file(self._rt, actor, file_id)
-        searcher = replace(self._rt.searcher(snap), where=resolve_where(self._rt.db, actor, where))
+        nothing = kb_ids == []  # no filter to resolve over no knowledge base
+        searcher = replace(self._rt.searcher(snap), where=None if nothing else resolve_where(self._rt.db, actor, where))
         ctx = answer_context(self._rt.parts, snap, searcher, actor, tuple(self._context_providers),
-                             only_kbs=tuple(kb_ids) if confine and kb_ids else None)
+                             only_kbs=tuple(kb_ids) if confine and kb_ids is not None else None)
         return (replace(ctx, open_web=self._web_opener(snap)) if web else ctx), kb_ids
 
     def _web_opener(self, snap: Snapshot):
