@@ -135,12 +135,26 @@ class AnswerService:
         from core.answering.service import ask
 
         started = time.perf_counter()
-        where = mentioned(question, where)  # #office=Lisbon in the question: part of the filter
+        where = mentioned(question, where, self._names(actor, kbs, confine))  # #office=Lisbon: part of the filter
         ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web, where=where, tune=tune, confine=confine)
         check_question(question, ctx.settings)
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
                    file_ids=tuple(file_ids), on_event=on_event, started=started,
                    history=tuple((str(role), str(text)) for role, text in history))
+
+    def _names(self, actor: Actor, kbs: list[str] | None, confine: bool) -> Callable[[], frozenset[str]]:
+        """The knowledge-base and file names a #mention may mean in this answer (a name wins over a
+        filter reading: ``#a=b.md`` is that file), read only when a mention looks like a filter."""
+        from core.answer_context import reference_names
+
+        def names() -> frozenset[str]:
+            only = None
+            if confine and kbs is not None:
+                with self._rt.db.read() as s:
+                    only = tuple(resolve_kb(s, actor, ref).id for ref in kbs)
+            return reference_names(self._rt.parts, actor, only)
+
+        return names
 
     def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False,
                         where: dict[str, Any] | None = None,
@@ -193,8 +207,9 @@ class AnswerService:
         from core.answering.policy import check_compare
         from core.answering.service import ask
 
-        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=mentioned(question, where), tune=tune,
-                                           confine=confine)
+        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=mentioned(question, where,
+                                                                               self._names(actor, kbs, confine)),
+                                           tune=tune, confine=confine)
         check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
         check_question(question, ctx.settings)
         return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
