@@ -59,6 +59,9 @@ NOTICES: dict[str, dict[Language, str]] = {
     "strict.no_ask_back": {"en": "strict mode does not ask back, so nothing was searched: {question}",
                            "zh": "严格模式不会反问，因此没有检索：{question}"},
     # an assistant's scope for its caller (core/assistants/preset.py): empty, never widened
+    "assistant.left_out": {
+        "en": "{n} of this assistant's knowledge bases {is_are} not readable by you and {was_were} not searched",
+        "zh": "此助手有 {n} 个知识库你无权访问，未被检索"},
     "assistant.no_readable_kb": {
         "en": "none of this assistant's knowledge bases is readable by you, so no knowledge base was searched",
         "zh": "此助手的知识库你都无权访问，因此没有检索任何知识库"},
@@ -137,7 +140,8 @@ NOTICES: dict[str, dict[Language, str]] = {
 }
 
 # English plurals a notice needs (Chinese has none): {passages}, {results} from the value n
-_PLURALS = {"passages": ("passage", "passages"), "results": ("result", "results")}
+_PLURALS = {"passages": ("passage", "passages"), "results": ("result", "results"), "is_are": ("is", "are"),
+            "was_were": ("was", "were")}
 
 
 def language(text: str) -> Language:

@@ -51,9 +51,10 @@ def caller_scope(session: Session, actor: Actor, a: Assistant) -> Scope:
     return Scope(readable, left_out)
 
 
-def left_out_notice(count: int) -> str:
-    verbs = ("is", "was") if count == 1 else ("are", "were")
-    return f"{count} of this assistant's knowledge bases {verbs[0]} not readable by you and {verbs[1]} not searched"
+def scope_notices(scope: Scope) -> tuple[Notice, ...]:
+    """What the answer says about the caller's share of the assistant, first among its notices."""
+    left_out = (notice("assistant.left_out", n=scope.left_out),) if scope.left_out else ()
+    return left_out + ((scope.empty,) if scope.empty is not None else ())
 
 
 def owner_is_admin(session: Session, a: Assistant) -> bool:

@@ -19,6 +19,7 @@ from core.limits import check_question, check_search
 from core.llm.factory import provider_for
 from core.metadata.store import resolve_where
 from core.metadata.where import mentioned
+from core.notices import Notice
 from core.retrieval import search as search_mod
 from core.retrieval.search import SearchResult
 from core.settings.model import Settings
@@ -127,11 +128,13 @@ class AnswerService:
                   mode: str | None = None, temporary: bool = False, file_ids: tuple = (),
                   on_event: Callable[[AnswerEvent], None] | None = None, web: bool = False,
                   history: tuple[tuple[str, str], ...] = (), where: dict[str, Any] | None = None,
-                  tune: Callable[[Settings], Settings] | None = None, confine: bool = False) -> Answer:
+                  tune: Callable[[Settings], Settings] | None = None, confine: bool = False,
+                  said: tuple[Notice, ...] = ()) -> Answer:
         """``ask`` with the snapshot's settings changed by ``tune`` for this answer only (an
         assistant's preset, core/assistants/); the mode policy still reads the tuned settings'
         global strict switch, which a preset never changes. ``confine``: the answer sees only
-        ``kbs`` (a #mention of another knowledge base is not reached)."""
+        ``kbs`` (a #mention of another knowledge base is not reached; ``[]``: none at all). ``said``:
+        notices about the scope, said first in the answer."""
         from core.answering.service import ask
 
         started = time.perf_counter()
@@ -140,7 +143,7 @@ class AnswerService:
         check_question(question, ctx.settings)
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
                    file_ids=tuple(file_ids), on_event=on_event, started=started,
-                   history=tuple((str(role), str(text)) for role, text in history))
+                   history=tuple((str(role), str(text)) for role, text in history), said=said)
 
     def _names(self, actor: Actor, kbs: list[str] | None, confine: bool) -> Callable[[], frozenset[str]]:
         """The knowledge-base and file names a #mention may mean in this answer (a name wins over a
@@ -200,7 +203,8 @@ class AnswerService:
 
     def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False,
                      where: dict[str, Any] | None = None,
-                     tune: Callable[[Settings], Settings] | None = None, confine: bool = False) -> Comparison:
+                     tune: Callable[[Settings], Settings] | None = None, confine: bool = False,
+                     said: tuple[Notice, ...] = ()) -> Comparison:
         """Both modes of one question from one context: the same snapshot, scope and search
         (``tune``, ``confine``: an assistant's preset, as in ``ask_tuned``)."""
         from core.answering.compare import compare
@@ -212,7 +216,7 @@ class AnswerService:
                                            tune=tune, confine=confine)
         check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
         check_question(question, ctx.settings)
-        return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
+        return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True, said=said), question)
 
     compare_tuned = _compare_one  # for the assistants' compare (core/services/assistants.py)
 

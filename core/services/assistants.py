@@ -17,7 +17,6 @@ from core.assistants.types import AssistantView
 from core.services.answers import MAX_KBS, WHERE_HELP, _answered
 from core.services.declare import Http, operation
 from core.services.runtime import Runtime
-from core.notices import language
 from core.types import Actor
 
 TAG = "assistants"
@@ -107,9 +106,8 @@ class AssistantService:
             by_admin = preset.owner_is_admin(s, a)
         answer = self._answers.ask_tuned(actor, question, kbs=scope.kb_ids, chat_id=chat_id, mode=a.mode,
                                          temporary=temporary, web=web, history=history, on_event=on_event,
-                                         where=_where(a, scope), confine=True,
+                                         where=_where(a, scope), confine=True, said=preset.scope_notices(scope),
                                          tune=lambda settings: preset.tuned(settings, a, by_admin))
-        _say_scope(answer, scope)
         return answer
 
     @operation(handoff=True)
@@ -122,21 +120,12 @@ class AssistantService:
             a = store.resolve(s, actor, assistant)
             scope = preset.caller_scope(s, actor, a)
             by_admin = preset.owner_is_admin(s, a)
-        result = self._answers.compare_tuned(actor, question, scope.kb_ids, web=web, where=_where(a, scope),
-                                             tune=lambda settings: preset.tuned(settings, a, by_admin), confine=True)
-        for answer in (result.normal, result.strict):
-            _say_scope(answer, scope)
-        return result
+        return self._answers.compare_tuned(actor, question, scope.kb_ids, web=web, where=_where(a, scope),
+                                           tune=lambda settings: preset.tuned(settings, a, by_admin), confine=True,
+                                           said=preset.scope_notices(scope))
 
 
 def _where(a, scope: preset.Scope) -> dict | None:
     """The preset's filter, or none over an empty scope (nothing is searched; its fields may be in no
     knowledge base the caller may read)."""
     return None if scope.empty is not None else a.where
-
-
-def _say_scope(answer: Answer, scope: preset.Scope) -> None:
-    if scope.left_out:
-        answer.notices.append(preset.left_out_notice(scope.left_out))
-    if scope.empty is not None:  # strict: the refusal text, no model call; normal: no knowledge-base context
-        answer.notices.append(scope.empty.text(language(answer.question)))

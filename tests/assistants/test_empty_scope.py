@@ -37,6 +37,8 @@ def test_no_readable_kb_strict_gives_the_refusal_without_a_model_call_normal_ans
         # stored chats too (the chat page): the same refusal, and nothing widened
         stored = e.ask_assistant(world.bob, "launch-desk", CODENAME)
         assert stored.text == REFUSAL and not stored.llm_called and llm.chat_count == 1
+        [kept] = [m for m in e.chat_messages(world.bob, stored.chat_id) if m.role == "assistant"]
+        assert kept.content == REFUSAL and any(NO_KB in n for n in kept.notices)  # stored with its notice
         # alice, who may read her notes, is answered from them by the same assistant
         own = e.ask_assistant(world.alice, "launch-desk", CODENAME, temporary=True)
         assert own.hit and {c.source_name for c in own.citations} == {"notes.md"}
