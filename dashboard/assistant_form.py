@@ -95,7 +95,7 @@ def assistant_form(engine: Engine, actor: Actor, a: AssistantView | None) -> Non
     try:
         fields["where"] = typed_where(where_text)
         done = _save(engine, actor, a, fields)
-    except CoreError as exc:  # shown above nothing lost: the form keeps what was typed
+    except CoreError as exc:  # shown under the form, which keeps everything typed (not cleared on submit)
         show_error(exc)
         return
     if a is None:
