@@ -26,6 +26,7 @@ from core.answering.context import (
     KnowledgeAccess,
     Tier,
 )
+from core.answering.references import mention_names
 from core.db.models import FileRecord, KBShare, KnowledgeBase, User
 from core.errors import CoreError, NotFound
 from core.ingest.parts import EngineParts, Snapshot
@@ -46,6 +47,16 @@ def kb_infos(session: Session, actor: Actor) -> tuple[KBInfo, ...]:
     owners = {u.id: u.name for u in session.exec(select(User).where(User.id.in_(owner_ids)))} if owner_ids else {}
     return tuple(KBInfo(kb.id, kb.name, owners.get(kb.owner_id, kb.owner_id), _tier(kb, actor, shared),
                         kb.collection, kb.embedder_id, kb.sparse_encoder, kb.full_document) for kb in kbs)
+
+
+def reference_names(parts: EngineParts, actor: Actor, only_kbs: tuple[str, ...] | None = None) -> frozenset[str]:
+    """The names a #mention may mean for this actor (``only_kbs``: within these knowledge bases, as
+    ``answer_context`` confines them): read before the filter is, so ``#a=b.md`` names the file."""
+    with parts.db.read() as s:
+        kbs = kb_infos(s, actor)
+    if only_kbs is not None:
+        kbs = tuple(k for k in kbs if k.id in only_kbs)
+    return mention_names(kbs, _files(parts, kbs))
 
 
 def _tier(kb: KnowledgeBase, actor: Actor, shared: set[str]) -> Tier:

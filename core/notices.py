@@ -58,6 +58,17 @@ NOTICES: dict[str, dict[Language, str]] = {
                             ("date", "the date", "日期"), ("place", "the place", "地点"))},
     "strict.no_ask_back": {"en": "strict mode does not ask back, so nothing was searched: {question}",
                            "zh": "严格模式不会反问，因此没有检索：{question}"},
+    # an assistant's scope for its caller (core/assistants/preset.py): empty, never widened
+    "assistant.left_out": {
+        "en": "{n} of this assistant's knowledge bases {is_are} not readable by you and {was_were} not searched",
+        "zh": "此助手有 {n} 个知识库你无权访问，未被检索"},
+    "assistant.no_readable_kb": {
+        "en": "none of this assistant's knowledge bases is readable by you, so no knowledge base was searched",
+        "zh": "此助手的知识库你都无权访问，因此没有检索任何知识库"},
+    "assistant.no_filter_field": {
+        "en": ("none of this assistant's knowledge bases you may read has the field of its filter ({fields}), "
+               "so no knowledge base was searched"),
+        "zh": "此助手中你可访问的知识库都没有其过滤条件的字段（{fields}），因此没有检索任何知识库"},
     # #mentions (core/answering/references.py)
     "mention.unknown": {"en": "no knowledge base or file named '{token}'; '#{token}' was read as plain text",
                         "zh": "没有名为「{token}」的知识库或文件；「#{token}」按普通文字处理"},
@@ -129,7 +140,8 @@ NOTICES: dict[str, dict[Language, str]] = {
 }
 
 # English plurals a notice needs (Chinese has none): {passages}, {results} from the value n
-_PLURALS = {"passages": ("passage", "passages"), "results": ("result", "results")}
+_PLURALS = {"passages": ("passage", "passages"), "results": ("result", "results"), "is_are": ("is", "are"),
+            "was_were": ("was", "were")}
 
 
 def language(text: str) -> Language:

@@ -34,6 +34,7 @@ def navigation(is_admin: bool, *, can_compare: bool = False, signed_in: bool = T
     return st.navigation([
         st.Page(PAGES / "chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
         st.Page(PAGES / "knowledge_bases.py", title=t("nav.kbs"), icon=":material/library_books:"),
+        st.Page(PAGES / "assistants.py", title=t("nav.assistants"), icon=":material/smart_toy:"),
         st.Page(PAGES / "file_manager.py", title=t("nav.files"), icon=":material/folder_open:"),
         st.Page(PAGES / "documents_settings.py", title=t("nav.settings"), icon=":material/settings:",
                 visibility="visible" if is_admin else "hidden"),

@@ -182,8 +182,10 @@ def answer_normal(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: Refere
     if retrieved and web is not None:  # web passages answer, but are no knowledge-base hit
         items += web.context_items()
         run.answer.from_kb = run.answer.hit
-    # Search down is not "nothing relevant": the question is answered, not flagged (seed 002).
-    if retrieved and not items and a.low_similarity_action == "flag_for_human" and not run.search_unavailable:
+    # Search down is not "nothing relevant": the question is answered, not flagged (seed 002); nor is
+    # an empty scope (an assistant none of whose knowledge bases its caller may read): nothing was searched.
+    if (retrieved and not items and a.low_similarity_action == "flag_for_human" and not run.search_unavailable
+            and scope.kbs):
         run.answer.flagged, run.answer.from_kb = True, False
         run.answer.text = _say("flagged", question)
         run.notice(notice("normal.flagged"))

@@ -95,7 +95,8 @@ def parse_references(knowledge: KnowledgeAccess, message: str) -> References:
                 else:
                     refs.file_ids.append(best[0].id)
                     refs.file_kbs.append(best[0].kb_id)
-            elif is_filter_mention(token):  # #office=Lisbon: a metadata filter (the engine applies it)
+            elif is_filter_mention(token):  # #office=Lisbon: a metadata filter (the engine applies it;
+                # a knowledge base or file of that name wins, above and in core.metadata.where.mentioned)
                 pass
             else:
                 _unknown(token, list(kbs_by_name) + list(files), knowledge, refs)
@@ -134,6 +135,12 @@ def _bare_videos(message: str) -> list[tuple[re.Match, str]]:
         if youtube_video_id(url) is not None:
             found.append((m, url))
     return found
+
+
+def mention_names(kbs: tuple[KBInfo, ...], files: list[FileInfo]) -> frozenset[str]:
+    """Every lower-cased name a ``#mention`` resolves to a knowledge base or file (as
+    ``parse_references`` reads them): a filter-like mention that is one of these is that name."""
+    return frozenset({k.name.lower() for k in kbs} | {k.id.lower() for k in kbs} | set(_file_names(files)))
 
 
 def _file_names(files: list[FileInfo]) -> dict[str, list[FileInfo]]:

@@ -26,7 +26,7 @@ from core.answering.types import Answer
 from core.error_report import shown_error
 from core.errors import CoreError, InvalidInput
 from core.llm.base import ChatMessage
-from core.notices import NOTICES, notice
+from core.notices import NOTICES, Notice, notice
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,9 @@ STRICT_HISTORY_NOTICE = NOTICES["strict.history"]["en"]
 
 def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, chat_id: str | None = None,
         mode: str | None = None, temporary: bool = False, file_ids: tuple = (), on_event: EventSink | None = None,
-        started: float | None = None, history: tuple[tuple[str, str], ...] = ()) -> Answer:
+        started: float | None = None, history: tuple[tuple[str, str], ...] = (), said: tuple[Notice, ...] = ()) -> Answer:
+    """``said``: notices the caller has about this answer's scope (an assistant's knowledge bases left
+    out), said first: streamed and stored with the answer like its own."""
     started = time.perf_counter() if started is None else started  # timings count from here, chat storage included
     mode, refused = answer_mode(mode, ctx.actor, ctx.settings)  # strict on: strict for all but admins
     question = (question or "").strip()
@@ -62,6 +64,8 @@ def ask(ctx: AnswerContext, question: str, *, kb_ids: list[str] | None = None, c
     run.answer.chat_id = chat.id if chat else None
     if refused:
         run.notice(refused)
+    for message in said:
+        run.notice(message)
     if history and mode == "strict":
         run.notice(notice("strict.history"))
     try:

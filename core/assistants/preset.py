@@ -3,8 +3,10 @@
 Access is never widened: each of the assistant's knowledge bases is checked for the caller at the
 moment of asking. One the caller may not read (never shared with them, made private since, or
 deleted) is left out, and the answer says how many were left out without naming them. When none
-is left the question is refused (``PermissionDenied``) rather than answered from every knowledge
-base the caller may read. An assistant with no knowledge bases listed answers, like the plain
+is left — or none of those left has a field of the assistant's filter — the scope is empty, never
+widened to every knowledge base the caller may read: nothing is searched, so strict mode gives its
+refusal text with no model call and normal mode answers without knowledge-base context, each with
+a notice saying why. An assistant with no knowledge bases listed answers, like the plain
 ``ask``, from every knowledge base its caller may read.
 
 The preset changes only the answer's tuning: thresholds, top-k, the prompt template and the
@@ -22,30 +24,37 @@ from sqlmodel import Session
 from core.accounts.access import can_read_kb
 from core.assistants.models import Assistant
 from core.db.models import KnowledgeBase, User
-from core.errors import PermissionDenied
+from core.metadata.store import missing_fields
+from core.notices import Notice, notice
 from core.settings.model import Settings
 from core.types import SYSTEM_ACTOR, Actor
 
 
 @dataclass(frozen=True)
 class Scope:
-    kb_ids: list[str] | None  # None: every knowledge base the caller may read
+    kb_ids: list[str] | None  # None: every knowledge base the caller may read; []: none (nothing is searched)
     left_out: int  # the assistant's knowledge bases the caller may not read
+    empty: Notice | None = None  # why nothing is searched (kb_ids == [])
 
 
 def caller_scope(session: Session, actor: Actor, a: Assistant) -> Scope:
-    if not a.kb_ids:
-        return Scope(None, 0)
-    kbs = [session.get(KnowledgeBase, kb_id) for kb_id in a.kb_ids]
-    readable = [kb.id for kb in kbs if kb is not None and can_read_kb(session, actor, kb)]
-    if not readable:
-        raise PermissionDenied(f"none of assistant '{a.name}''s knowledge bases is readable by you")
-    return Scope(readable, len(kbs) - len(readable))
+    left_out, readable = 0, None
+    if a.kb_ids:
+        kbs = [session.get(KnowledgeBase, kb_id) for kb_id in a.kb_ids]
+        readable = [kb.id for kb in kbs if kb is not None and can_read_kb(session, actor, kb)]
+        left_out = len(kbs) - len(readable)
+        if not readable:
+            return Scope([], left_out, notice("assistant.no_readable_kb"))
+    missing = missing_fields(session, actor, a.where, readable)
+    if missing:  # nothing the caller may read is inside the filter: no widening, no error, an empty scope
+        return Scope([], left_out, notice("assistant.no_filter_field", fields=", ".join(missing)))
+    return Scope(readable, left_out)
 
 
-def left_out_notice(count: int) -> str:
-    verbs = ("is", "was") if count == 1 else ("are", "were")
-    return f"{count} of this assistant's knowledge bases {verbs[0]} not readable by you and {verbs[1]} not searched"
+def scope_notices(scope: Scope) -> tuple[Notice, ...]:
+    """What the answer says about the caller's share of the assistant, first among its notices."""
+    left_out = (notice("assistant.left_out", n=scope.left_out),) if scope.left_out else ()
+    return left_out + ((scope.empty,) if scope.empty is not None else ())
 
 
 def owner_is_admin(session: Session, a: Assistant) -> bool:

@@ -208,6 +208,7 @@ def view(session: Session, actor: Actor, a: Assistant) -> AssistantView:
                                 .where(AssistantShare.assistant_id == a.id))) if mine else [])
     return AssistantView(id=a.id, name=a.name, description=a.description, owner=owner.name if owner else a.owner_id,
                          visibility=a.visibility, mode=a.mode, kbs=[kb.name for kb in readable],
+                         kb_ids=[kb.id for kb in readable],
                          hidden_kbs=len(kbs) - len(readable), strict_min_similarity=a.strict_min_similarity,
                          normal_min_similarity=a.normal_min_similarity, top_k=a.top_k, prompt=a.prompt,
                          refusal_text=a.refusal_text, where=a.where, shared_with=sorted(shared), may_change=mine)

@@ -13,6 +13,7 @@ class AssistantView(BaseModel):
     visibility: str  # private | shared | public
     mode: str  # strict | normal
     kbs: list[str]  # names of its knowledge bases the viewer may read ([] and no hidden: every readable one)
+    kb_ids: list[str]  # their ids, in the same order (names may repeat across owners)
     hidden_kbs: int  # its knowledge bases the viewer may not read: never searched for them, never named
     strict_min_similarity: float | None
     normal_min_similarity: float | None

@@ -192,3 +192,15 @@ def checked_filter(s, actor: Actor, where: Where | None, kb_ids: list[str] | Non
         for f in having:
             condition(f, value)  # InvalidInput naming the field and its kind
     return {name.strip(): value for name, value in where.items()}
+
+
+def missing_fields(s, actor: Actor, where: Where | None, kb_ids: list[str] | None) -> list[str]:
+    """The filter's fields that none of these knowledge bases the actor may read has (None: every
+    readable one). An assistant's filter over a caller's share with none of them searches nothing."""
+    where = check_where(where)
+    if where is None:
+        return []
+    ids = [k.id for k in readable_kbs(s, actor) if kb_ids is None or k.id in set(kb_ids)]
+    own = payload.user_fields(s, ids)
+    known = {f.name for f in AUTO_FIELDS} | {f.name for kb_id in ids for f in own.get(kb_id, [])}
+    return [name.strip() for name in where if name.strip() not in known]

@@ -19,6 +19,7 @@ In a question, the same conditions as ``#mentions``: ``#office=Lisbon #year>=202
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection
 from typing import Any
 
 from core.errors import InvalidInput
@@ -41,11 +42,21 @@ def is_filter_mention(token: str) -> bool:
     return bool(MENTION.fullmatch("#" + token))
 
 
-def mentioned(question: str, where: Where | None) -> Where | None:
+def filter_mentions(question: str) -> list[str]:
+    """The question's #mentions that read as a filter (``office=Lisbon``), as written."""
+    return [m.group(1).rstrip(_TRAILING) for m in MENTION.finditer(question or "")]
+
+
+def mentioned(question: str, where: Where | None, names: Callable[[], Collection[str]] = frozenset) -> Where | None:
     """``where`` with the question's filter #mentions added (each a condition in the CLI's form).
     A field both in ``where`` and in a mention is refused: a mention narrows, it never replaces
-    a condition (an assistant's filter stays whole)."""
-    items = [m.group(1).rstrip(_TRAILING) for m in MENTION.finditer(question or "")]
+    a condition (an assistant's filter stays whole). ``names``: the lower-cased names a #mention
+    may mean (knowledge bases and files, core/answering/references.py), asked only when a mention
+    reads as a filter. A name wins: ``#a=b.md`` is the file a=b.md when one is readable, a filter otherwise."""
+    items = filter_mentions(question)
+    if items:
+        known = names()
+        items = [item for item in items if item.lower() not in known]
     found = from_cli(items)
     if not found:
         return where

@@ -19,6 +19,7 @@ from core.limits import check_question, check_search
 from core.llm.factory import provider_for
 from core.metadata.store import resolve_where
 from core.metadata.where import mentioned
+from core.notices import Notice
 from core.retrieval import search as search_mod
 from core.retrieval.search import SearchResult
 from core.settings.model import Settings
@@ -127,20 +128,36 @@ class AnswerService:
                   mode: str | None = None, temporary: bool = False, file_ids: tuple = (),
                   on_event: Callable[[AnswerEvent], None] | None = None, web: bool = False,
                   history: tuple[tuple[str, str], ...] = (), where: dict[str, Any] | None = None,
-                  tune: Callable[[Settings], Settings] | None = None, confine: bool = False) -> Answer:
+                  tune: Callable[[Settings], Settings] | None = None, confine: bool = False,
+                  said: tuple[Notice, ...] = ()) -> Answer:
         """``ask`` with the snapshot's settings changed by ``tune`` for this answer only (an
         assistant's preset, core/assistants/); the mode policy still reads the tuned settings'
         global strict switch, which a preset never changes. ``confine``: the answer sees only
-        ``kbs`` (a #mention of another knowledge base is not reached)."""
+        ``kbs`` (a #mention of another knowledge base is not reached; ``[]``: none at all). ``said``:
+        notices about the scope, said first in the answer."""
         from core.answering.service import ask
 
         started = time.perf_counter()
-        where = mentioned(question, where)  # #office=Lisbon in the question: part of the filter
+        where = mentioned(question, where, self._names(actor, kbs, confine))  # #office=Lisbon: part of the filter
         ctx, kb_ids = self._answer_context(actor, kbs, file_ids, web=web, where=where, tune=tune, confine=confine)
         check_question(question, ctx.settings)
         return ask(ctx, question, kb_ids=kb_ids, chat_id=chat_id, mode=mode, temporary=temporary,
                    file_ids=tuple(file_ids), on_event=on_event, started=started,
-                   history=tuple((str(role), str(text)) for role, text in history))
+                   history=tuple((str(role), str(text)) for role, text in history), said=said)
+
+    def _names(self, actor: Actor, kbs: list[str] | None, confine: bool) -> Callable[[], frozenset[str]]:
+        """The knowledge-base and file names a #mention may mean in this answer (a name wins over a
+        filter reading: ``#a=b.md`` is that file), read only when a mention looks like a filter."""
+        from core.answer_context import reference_names
+
+        def names() -> frozenset[str]:
+            only = None
+            if confine and kbs is not None:
+                with self._rt.db.read() as s:
+                    only = tuple(resolve_kb(s, actor, ref).id for ref in kbs)
+            return reference_names(self._rt.parts, actor, only)
+
+        return names
 
     def _answer_context(self, actor: Actor, kbs: list[str] | None, file_ids: tuple = (), web: bool = False,
                         where: dict[str, Any] | None = None,
@@ -152,11 +169,14 @@ class AnswerService:
             snap = replace(snap, settings=tune(snap.settings))
         with self._rt.db.read() as s:
             kb_ids = [resolve_kb(s, actor, ref).id for ref in kbs] if kbs else None
+        if confine and kbs == []:  # an assistant's empty share for this caller: nothing to search, never all
+            kb_ids = []
         for file_id in file_ids:
             readable_file(self._rt, actor, file_id)
-        searcher = replace(self._rt.searcher(snap), where=resolve_where(self._rt.db, actor, where))
+        nothing = kb_ids == []  # no filter to resolve over no knowledge base
+        searcher = replace(self._rt.searcher(snap), where=None if nothing else resolve_where(self._rt.db, actor, where))
         ctx = answer_context(self._rt.parts, snap, searcher, actor, tuple(self._context_providers),
-                             only_kbs=tuple(kb_ids) if confine and kb_ids else None)
+                             only_kbs=tuple(kb_ids) if confine and kb_ids is not None else None)
         return (replace(ctx, open_web=self._web_opener(snap)) if web else ctx), kb_ids
 
     def _web_opener(self, snap: Snapshot):
@@ -183,18 +203,20 @@ class AnswerService:
 
     def _compare_one(self, actor: Actor, question: str, kbs: list[str] | None, web: bool = False,
                      where: dict[str, Any] | None = None,
-                     tune: Callable[[Settings], Settings] | None = None, confine: bool = False) -> Comparison:
+                     tune: Callable[[Settings], Settings] | None = None, confine: bool = False,
+                     said: tuple[Notice, ...] = ()) -> Comparison:
         """Both modes of one question from one context: the same snapshot, scope and search
         (``tune``, ``confine``: an assistant's preset, as in ``ask_tuned``)."""
         from core.answering.compare import compare
         from core.answering.policy import check_compare
         from core.answering.service import ask
 
-        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=mentioned(question, where), tune=tune,
-                                           confine=confine)
+        ctx, kb_ids = self._answer_context(actor, kbs, web=web, where=mentioned(question, where,
+                                                                               self._names(actor, kbs, confine)),
+                                           tune=tune, confine=confine)
         check_compare(actor, ctx.settings)  # the normal column: admins (and strict.compare_roles) only
         check_question(question, ctx.settings)
-        return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True), question)
+        return compare(lambda q, mode: ask(ctx, q, kb_ids=kb_ids, mode=mode, temporary=True, said=said), question)
 
     compare_tuned = _compare_one  # for the assistants' compare (core/services/assistants.py)
 

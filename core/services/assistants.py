@@ -106,10 +106,8 @@ class AssistantService:
             by_admin = preset.owner_is_admin(s, a)
         answer = self._answers.ask_tuned(actor, question, kbs=scope.kb_ids, chat_id=chat_id, mode=a.mode,
                                          temporary=temporary, web=web, history=history, on_event=on_event,
-                                         where=a.where, confine=True,
+                                         where=_where(a, scope), confine=True, said=preset.scope_notices(scope),
                                          tune=lambda settings: preset.tuned(settings, a, by_admin))
-        if scope.left_out:
-            answer.notices.append(preset.left_out_notice(scope.left_out))
         return answer
 
     @operation(handoff=True)
@@ -122,9 +120,12 @@ class AssistantService:
             a = store.resolve(s, actor, assistant)
             scope = preset.caller_scope(s, actor, a)
             by_admin = preset.owner_is_admin(s, a)
-        result = self._answers.compare_tuned(actor, question, scope.kb_ids, web=web, where=a.where,
-                                             tune=lambda settings: preset.tuned(settings, a, by_admin), confine=True)
-        if scope.left_out:
-            for answer in (result.normal, result.strict):
-                answer.notices.append(preset.left_out_notice(scope.left_out))
-        return result
+        return self._answers.compare_tuned(actor, question, scope.kb_ids, web=web, where=_where(a, scope),
+                                           tune=lambda settings: preset.tuned(settings, a, by_admin), confine=True,
+                                           said=preset.scope_notices(scope))
+
+
+def _where(a, scope: preset.Scope) -> dict | None:
+    """The preset's filter, or none over an empty scope (nothing is searched; its fields may be in no
+    knowledge base the caller may read)."""
+    return None if scope.empty is not None else a.where

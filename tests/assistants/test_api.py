@@ -51,10 +51,12 @@ def test_rest_routes_create_list_change_ask_and_delete(api_world):
         assert bob.post("/api/v1/assistants/travel/ask", json={"question": HOTEL_ZH}).status_code == 404
         changed = alice.post("/api/v1/assistants/travel", json={"visibility": "public", "clear": ["top_k"]})
         assert changed.status_code == 200 and changed.json()["top_k"] is None
-        # public now, but alice's knowledge base is still private: bob's question is refused, not widened
+        # public now, but alice's knowledge base is still private: bob's question searches nothing (the
+        # refusal text, no model call), never widened
         assert bob.get("/api/v1/assistants/travel").json()["hidden_kbs"] == 1
         denied = bob.post("/api/v1/assistants/travel/ask", json={"question": HOTEL_ZH})
-        assert denied.status_code == 403 and FACT_ZH not in denied.text
+        assert denied.status_code == 200 and FACT_ZH not in denied.text
+        assert denied.json()["text"] == REFUSAL and denied.json()["llm_called"] is False
         assert bob.delete("/api/v1/assistants/travel").status_code == 403
         assert alice.delete("/api/v1/assistants/travel").json() == {"deleted": "travel"}
         assert alice.get("/api/v1/assistants").json() == []

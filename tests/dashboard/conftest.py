@@ -22,6 +22,7 @@ PAGE = {
     "files": "../pages/file_manager.py",
     "settings": "../pages/documents_settings.py",
     "ab": "../pages/ab_compare.py",
+    "assistants": "../pages/assistants.py",
 }
 
 

@@ -13,9 +13,9 @@ from tests.e2e.test_browser import Driver
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(900)]
 
-PAGES = {"en": ["Chat", "Knowledge Bases", "File Manager", "Documents Settings", "Strict A/B compare"],
-         "zh": ["对话", "知识库", "文件管理", "文档设置", "严格模式 A/B 对比"]}
-SLUGS = ["chat", "kbs", "files", "settings", "ab"]
+PAGES = {"en": ["Chat", "Knowledge Bases", "Assistants", "File Manager", "Documents Settings", "Strict A/B compare"],
+         "zh": ["对话", "知识库", "助手", "文件管理", "文档设置", "严格模式 A/B 对比"]}
+SLUGS = ["chat", "kbs", "assistants", "files", "settings", "ab"]
 SLOW = 180_000  # ms: first use of the embedder and the answerer in the served process
 
 
