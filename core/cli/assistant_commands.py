@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from core.cli.context import emit, engine_for
-from core.cli.metadata_commands import add_where_argument, from_cli
+from core.cli.where import add_where_argument, from_cli
 from core.errors import InvalidInput
 from core.types import SYSTEM_ACTOR
 

@@ -12,7 +12,7 @@ from core.cli.context import emit, engine_for, local_engine
 from core.errors import InvalidInput
 from core.settings.store import mask_secret_fields
 from core.types import SYSTEM_ACTOR
-from core.cli.metadata_commands import add_where_argument, from_cli
+from core.cli.where import add_where_argument, from_cli
 
 
 def _progress_printer(args: argparse.Namespace):
@@ -286,12 +286,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import mcp_commands  # issue 35: the MCP server (stdio; HTTP is beside the API)
 
     mcp_commands.register(sub)
-    from core.cli import chunk_commands  # issue 35: chunk editing
+    from core.cli import derived  # issue 35: chunk editing, metadata fields and values (from the operations)
+    from core.services.chunk_edits import ChunkEditService
+    from core.services.declare import operations_of
+    from core.services.metadata import MetadataService
 
-    chunk_commands.register(sub)
-    from core.cli import metadata_commands  # issue 35: metadata fields and filters
-
-    metadata_commands.register(sub)
+    derived.register(sub, operations_of("chunk_edits", ChunkEditService))
+    derived.register(sub, operations_of("metadata", MetadataService))
     from core.cli import assistant_commands  # issue 35: assistants
 
     assistant_commands.register(sub)
