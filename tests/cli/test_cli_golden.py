@@ -217,5 +217,5 @@ def test_commands_match_their_goldens(cli, tmp_path):
     recorded = {p.stem for p in GOLDEN.glob("*.txt")}
     assert recorded == set(cases), "cases and goldens differ: record again (RAGDESK_GOLDEN_UPDATE=1)"
     differ = [case for case, text in cases.items() if (GOLDEN / f"{case}.txt").read_text(encoding="utf-8") != text]
-    assert not differ, "\n\n".join(f"{case}:\n--- golden\n{(GOLDEN / f'{case}.txt').read_text(encoding='utf-8')}"
+    assert not differ, f"{len(differ)} case(s) differ: {', '.join(differ)}\n\n" + "\n\n".join(f"{case}:\n--- golden\n{(GOLDEN / f'{case}.txt').read_text(encoding='utf-8')}"
                                    f"--- now\n{cases[case]}" for case in differ[:3])
