@@ -132,7 +132,7 @@ class Cli:
 
     @property
     def command(self) -> str:
-        """The words that run it: ``fields list``, ``toy-shelves``."""
+        """The words that run it: ``fields list``, ``doctor``."""
         return f"{self.group.name} {self.name}" if self.group else self.name
 
 
