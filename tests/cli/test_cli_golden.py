@@ -25,7 +25,8 @@ UPDATE = os.environ.get("RAGDESK_GOLDEN_UPDATE") == "1"
 HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "delete"),
         ("meta",), ("meta", "show"), ("meta", "set"), ("meta", "import"),
         ("chunks",), *[("chunks", c) for c in ("list", "edit", "disable", "enable", "add", "history")],
-        ("curated",), *[("curated", c) for c in ("list", "add", "delete", "import", "export")]]
+        ("curated",), *[("curated", c) for c in ("list", "add", "delete", "import", "export")],
+        ("assistants",), *[("assistants", c) for c in ("list", "show", "create", "update", "delete")]]
 
 
 class Cli:
@@ -205,6 +206,40 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("curated_delete_text", "curated", "delete", "--kb", "office", second)
     cli("curated_delete_unknown", "curated", "delete", "--kb", "office", "nope")
     cli("curated_add_unknown_kb", "curated", "add", "--kb", "nope", "--question", "q", "--answer", "a")
+
+    # assistants
+    cli("assistants_list_empty", "assistants", "list")
+    cli("assistants_list_empty_json", "--json", "assistants", "list")
+    code, out = cli("assistants_create_json", "--json", "assistants", "create", "人事助手", "--kb", "office",
+                    "--mode", "strict", "--top-k", "2", "--visibility", "public", "--strict-min-similarity", "0.3",
+                    "--refusal-text", "无可奉告。", "--where", "year>=2020", "--share", "", "--description", "HR desk")
+    cli.name(_json(out)["id"], "<assistant:1>")
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Answer as the desk.\n{{CONTEXT}}\n{{QUERY}}", encoding="utf-8")
+    cli("assistants_create_text", "assistants", "create", "desk", "--prompt-file", str(prompt), "--mode", "normal",
+        "--normal-min-similarity", "0.2")
+    cli("assistants_create_no_context", "assistants", "create", "bad", "--prompt", "no placeholder")
+    cli("assistants_create_both_prompts", "assistants", "create", "bad", "--prompt", "x", "--prompt-file", str(prompt))
+    cli("assistants_create_missing_prompt_file", "assistants", "create", "bad", "--prompt-file",
+        str(tmp_path / "absent.txt"))
+    cli("assistants_create_taken", "--json", "assistants", "create", "desk")
+    cli("assistants_create_unknown_kb", "assistants", "create", "other", "--kb", "nope")
+    cli("assistants_create_bad_top_k", "assistants", "create", "other", "--top-k", "many")
+    cli("assistants_list_json", "--json", "assistants", "list")
+    cli("assistants_list_text", "assistants", "list")
+    cli("assistants_show_json", "--json", "assistants", "show", "人事助手")
+    cli("assistants_show_text", "assistants", "show", "desk")
+    cli("assistants_show_unknown", "assistants", "show", "nobody")
+    code, out = cli("assistants_update_json", "--json", "assistants", "update", "人事助手", "--rename", "helpdesk",
+                    "--clear", "top_k", "--clear", "where", "--kb", "")
+    cli("assistants_update_text", "assistants", "update", "desk", "--kb", "office", "--where", "year>=2024",
+        "--where", "year<2030", "--share", "", "--visibility", "shared", "--prompt", "Short.\n{{CONTEXT}}")
+    cli("assistants_update_bad_clear", "assistants", "update", "desk", "--clear", "mode")
+    cli("assistants_update_unknown", "assistants", "update", "nobody", "--top-k", "3")
+    cli("assistants_show_after", "--json", "assistants", "show", "desk")
+    cli("assistants_delete_json", "--json", "assistants", "delete", "helpdesk")
+    cli("assistants_delete_text", "assistants", "delete", "desk")
+    cli("assistants_delete_unknown", "assistants", "delete", "desk")
 
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
