@@ -293,6 +293,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     derived.register(sub, operations_of("chunk_edits", ChunkEditService))
     derived.register(sub, operations_of("metadata", MetadataService))
-    from core.cli import assistant_commands  # issue 35: assistants
+    from core.services.assistants import AssistantService  # issue 35: assistants
 
-    assistant_commands.register(sub)
+    derived.register(sub, operations_of("assistants", AssistantService))

@@ -68,6 +68,8 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     if arg.parse is not None:  # the declaring module reads the words itself
         if arg.nargs:
             spec["nargs"] = arg.nargs
+        if arg.repeat:
+            spec["action"] = "append"
     elif kind is bool:
         if required:
             raise TypeError(f"{op.name}(): a bool parameter needs a default to be a CLI flag")
@@ -77,8 +79,13 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     elif origin is Literal:
         spec["choices"] = list(typing.get_args(kind))
         spec["type"] = type(spec["choices"][0])
-    elif origin in (list, tuple) and typing.get_args(kind)[0] in _SCALARS:
-        spec["type"] = typing.get_args(kind)[0]
+    elif origin in (list, tuple) and (typing.get_args(kind)[0] in _SCALARS
+                                      or typing.get_origin(typing.get_args(kind)[0]) is Literal):
+        item = typing.get_args(kind)[0]
+        if typing.get_origin(item) is Literal:
+            spec["choices"] = list(typing.get_args(item))
+            item = type(spec["choices"][0])
+        spec["type"] = item
         spec["nargs" if required else "action"] = "+" if required else "append"
     elif kind in _SCALARS:
         spec["type"] = kind
@@ -92,7 +99,8 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
         parser.add_argument(param.name, **spec)
         return
     if required:  # an option that must be given: by argparse, or by run() when it has its own words
-        spec.update({"default": None} if arg.missing or arg.from_file else {"required": True})
+        own = arg.missing or arg.from_file or arg.default is not inspect.Parameter.empty
+        spec.update({"default": None} if own else {"required": True})
     else:
         spec["default"] = param.default
     target = parser.add_mutually_exclusive_group() if arg.from_file else parser
@@ -128,6 +136,8 @@ def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) ->
     if arg.from_file and getattr(args, param.name + _FROM_FILE) is not None:
         return _read_text(getattr(args, param.name + _FROM_FILE))
     if value is None and param.default is inspect.Parameter.empty:
+        if arg.default is not inspect.Parameter.empty:
+            return arg.default
         raise InvalidInput(arg.missing or f"give {'/'.join(arg.flag) if isinstance(arg.flag, tuple) else arg.flag}")
     if arg.parse is not None and value is not param.default:
         return arg.parse(value)

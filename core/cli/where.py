@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from core.metadata.where import from_cli
+from core.metadata.where import CLI_HELP, from_cli
 
 __all__ = ["add_where_argument", "from_cli"]
 
-WHERE_HELP = ("metadata filter (repeatable, all must hold): field=value, field>=N, field<N, "
-              "field=FROM..TO (numbers, dates; an open end allowed), tags=a|b (any of)")
-
 
 def add_where_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--where", action="append", default=[], metavar="FIELD=VALUE", help=WHERE_HELP)
+    parser.add_argument("--where", action="append", default=[], metavar="FIELD=VALUE", help=CLI_HELP)

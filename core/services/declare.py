@@ -105,10 +105,12 @@ class Arg:
     metavar: str | None = None  # the value's name in the help ("FIELD=VALUE", "index")
     help: str | None = None  # default: the parameter's Field(description=...)
     nargs: str | None = None  # with ``parse``: "+" reads one or more words
+    repeat: bool = False  # with ``parse``: the option may be given again and again (its words a list)
     parse: Callable[[Any], Any] | None = None  # the words typed -> the value (raise InvalidInput on bad ones)
     from_file: str = ""  # a second option, exclusive with ``flag``, reading the value from a UTF-8 file
     from_file_help: str | None = None
     missing: str = ""  # a parameter without a default read by option: the error when it is left out
+    default: Any = inspect.Parameter.empty  # ... or the value it then takes
 
 
 @dataclass(frozen=True)
