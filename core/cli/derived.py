@@ -19,7 +19,7 @@ import argparse
 import functools
 import inspect
 import typing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -165,6 +165,38 @@ def _group(sub: argparse._SubParsersAction, group: CliGroup) -> argparse._SubPar
     elif not hasattr(parser, "derived_commands"):
         raise TypeError(f"CLI command {group.name!r} is already a command")
     return parser.derived_commands
+
+
+class _LaterGroup(argparse.ArgumentParser):
+    """A group whose subcommands are made when it is parsed (or its help shown): the command list
+    names it without importing the service that declares them."""
+
+    def fill(self) -> None:
+        if self.pending is None:
+            return
+        (sub, group, load), self.pending = self.pending, None
+        register(sub, [op for op in load() if op.cli is not None and op.cli.group == group])
+        for hook in self.when_filled:
+            hook(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.fill()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self.fill()
+        return super().format_help()
+
+
+def register_later(sub: argparse._SubParsersAction, group: CliGroup,
+                   load: Callable[[], Iterable[Operation]]) -> argparse.ArgumentParser:
+    """``group`` in the command list now; its subcommands, ``load()``'s operations declared under
+    it, when it is run. ``when_filled`` hooks run on the group's parser once they are made."""
+    parser = sub.add_parser(group.name, help=group.help)
+    parser.derived_commands = parser.add_subparsers(dest=f"{group.name}_command", required=True)
+    parser.__class__ = _LaterGroup  # add_parser() makes the subparsers' own class
+    parser.pending, parser.when_filled = (sub, group, load), []
+    return parser
 
 
 def register(sub: argparse._SubParsersAction, operations: Iterable[Operation]) -> list[str]:

@@ -16,7 +16,8 @@ from core.assistants import preset, store
 from core.assistants.types import AssistantView
 from core.services.answers import MAX_KBS, WHERE_HELP, _answered
 from core.assistants import cli_text
-from core.services.declare import Cli, CliGroup, Http, operation
+from core.services.cli_groups import ASSISTANTS
+from core.services.declare import Cli, Http, operation
 from core.services.runtime import Runtime
 from core.types import Actor
 
@@ -31,7 +32,6 @@ Users = Annotated[list[str] | None, Field(max_length=1000, description="user nam
 Visibility = Literal["private", "shared", "public"]
 Mode = Literal["strict", "normal"]
 Clearable = Literal["strict_min_similarity", "normal_min_similarity", "top_k", "prompt", "refusal_text", "where"]
-ASSISTANTS = CliGroup("assistants", "assistants: named presets of knowledge bases, mode, thresholds, prompt")
 Where = Annotated[dict[str, Any] | None, Field(description="on every question asked through it: " + WHERE_HELP
                                                           + "; each field must be in one of its knowledge bases")]
 

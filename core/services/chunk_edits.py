@@ -10,7 +10,8 @@ from pydantic import Field
 
 from core.chunk_edits import cli_text, edits
 from core.chunk_edits.types import ChunkHistoryEntry, ChunkListing, ChunkView
-from core.services.declare import Arg, Cli, CliGroup, Http, operation
+from core.services.cli_groups import CHUNKS
+from core.services.declare import Arg, Cli, Http, operation
 from core.services.runtime import Runtime
 from core.types import Actor
 
@@ -19,7 +20,6 @@ ChunkIndex = Annotated[int, Field(ge=0)]
 ChunkText = Annotated[str, Field(min_length=1, max_length=edits.MAX_TEXT)]
 Keywords = Annotated[list[str], Field(max_length=edits.MAX_KEYWORDS)]
 _CHUNK = "/api/v1/files/{file_id}/chunks/{chunk_index}"
-CHUNKS = CliGroup("chunks", "a file's chunks: list, edit (text, keywords), disable, enable, add, history")
 _FILE = {"file_id": Arg(help="the file's id (python -m core files list --kb KB)")}
 _INDEX = {**_FILE, "chunk_index": Arg(metavar="index", help="the chunk's index (chunks list)")}
 _TEXT = {"text": Arg(flag="--text", help="the chunk's new text", from_file="--text-file",

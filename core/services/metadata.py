@@ -11,7 +11,8 @@ from core.metadata import cli_text, csv_io, store
 from core.metadata.api_models import FieldDeleted, FieldOut, FileMetadataOut, MetadataImportOut
 from core.metadata.csv_io import MetadataImportReport
 from core.metadata.store import FieldInfo, FileMetadata
-from core.services.declare import Arg, Cli, CliGroup, Http, Remote, operation
+from core.services.cli_groups import FIELDS, META
+from core.services.declare import Arg, Cli, Http, Remote, operation
 from core.services.runtime import Runtime
 from core.types import Actor
 
@@ -19,8 +20,6 @@ TAG = "metadata"
 KB = {"kb": "ref"}  # the API names a knowledge base "kb" (its id or name)
 MAX_VALUES = 60
 MAX_CSV_KB = 20 * 1024
-FIELDS = CliGroup("fields", "metadata fields of a knowledge base (text, number, date, tags)")
-META = CliGroup("meta", "metadata values of knowledge-base files")
 KB_OPTION = {"ref": Arg(flag="--kb")}
 
 
