@@ -11,6 +11,8 @@ changes one parameter's reading (``Arg``: an option's flag, a metavar, a help, w
 declaring module, a ``--x-file`` alternative), ``Cli(reply=..., exit=...)`` what is printed and
 the exit code. Core's services and plugins' come here alike (core/cli/commands.py,
 core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
+Core's groups are ``register_later``: named in the command list at once, their subcommands made
+(and their service imported) only when the group is run or its help shown.
 """
 
 from __future__ import annotations
@@ -61,8 +63,8 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     if param.name in _RESERVED:
         raise TypeError(f"{op.name}(): parameter {param.name!r} is one of the CLI's own options")
     required = param.default is inspect.Parameter.empty
-    flags = (arg.flag,) if isinstance(arg.flag, str) and arg.flag else tuple(arg.flag) or (
-        "--" + param.name.replace("_", "-"),)
+    given = (arg.flag,) if isinstance(arg.flag, str) else arg.flag
+    flags = tuple(f for f in given if f) or ("--" + param.name.replace("_", "-"),)
     spec: dict[str, Any] = {"help": arg.help or description or None}
     origin = typing.get_origin(kind)
     if arg.parse is not None:  # the declaring module reads the words itself
