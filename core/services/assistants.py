@@ -12,10 +12,9 @@ from pydantic import Field
 
 from core.answering.types import Answer, AnswerEvent, Comparison
 from core.services.outputs import AnswerOut, Deleted
-from core.assistants import preset, store
+from core.assistants import cli_text, preset, store
 from core.assistants.types import AssistantView
 from core.services.answers import MAX_KBS, WHERE_HELP, _answered
-from core.assistants import cli_text
 from core.services.cli_groups import ASSISTANTS
 from core.services.declare import Cli, Http, operation
 from core.services.runtime import Runtime
