@@ -15,7 +15,7 @@ from pathlib import Path
 from core.answering.questions import BatchItem, parse_batch
 from core.answering.report import ModeSummary, comparison_rows, html_report, summarise
 from core.cli.context import emit, engine_for
-from core.cli.metadata_commands import add_where_argument, from_cli
+from core.cli.where import add_where_argument, from_cli
 from core.errors import InvalidInput
 from core.names import printable
 from core.types import SYSTEM_ACTOR

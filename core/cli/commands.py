@@ -10,9 +10,10 @@ from pathlib import Path
 from core.cli import account_commands, chat_commands
 from core.cli.context import emit, engine_for, local_engine
 from core.errors import InvalidInput
+from core.services.declare import operations_of
 from core.settings.store import mask_secret_fields
 from core.types import SYSTEM_ACTOR
-from core.cli.metadata_commands import add_where_argument, from_cli
+from core.cli.where import add_where_argument, from_cli
 
 
 def _progress_printer(args: argparse.Namespace):
@@ -200,6 +201,25 @@ def cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
+# The operations of core's services with CLI commands, read only when one of their groups is run
+def _chunk_edit_operations() -> list:
+    from core.services.chunk_edits import ChunkEditService
+
+    return operations_of("chunk_edits", ChunkEditService)
+
+
+def _metadata_operations() -> list:
+    from core.services.metadata import MetadataService
+
+    return operations_of("metadata", MetadataService)
+
+
+def _assistant_operations() -> list:
+    from core.services.assistants import AssistantService
+
+    return operations_of("assistants", AssistantService)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     kb = sub.add_parser("kb", help="create, list, rename, delete, index knowledge bases")
     kb.set_defaults(handler=cmd_kb)
@@ -286,12 +306,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import mcp_commands  # issue 35: the MCP server (stdio; HTTP is beside the API)
 
     mcp_commands.register(sub)
-    from core.cli import chunk_commands  # issue 35: chunk editing
+    from core.cli import derived  # issue 35: chunk editing, metadata fields and values, assistants
+    from core.services import cli_groups
 
-    chunk_commands.register(sub)
-    from core.cli import metadata_commands  # issue 35: metadata fields and filters
-
-    metadata_commands.register(sub)
-    from core.cli import assistant_commands  # issue 35: assistants
-
-    assistant_commands.register(sub)
+    derived.register_later(sub, cli_groups.CHUNKS, _chunk_edit_operations)
+    derived.register_later(sub, cli_groups.FIELDS, _metadata_operations)
+    derived.register_later(sub, cli_groups.META, _metadata_operations)
+    derived.register_later(sub, cli_groups.ASSISTANTS, _assistant_operations)

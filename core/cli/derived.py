@@ -5,8 +5,14 @@ with a default an option (``--top-k``; a bool ``--flag`` / ``--no-flag``; a list
 option; a ``Literal`` gives choices); the help is the method's docstring (a parameter's from its
 ``Annotated[..., Field(description=...)]``). It runs as the local admin like every command, through
 the hand-off when the operation declares one and another process holds the store, and prints the
-declared output model (``--json``: its JSON). Plugins' operations come here (core/services/plugin.py);
-a name already taken by a hand-written command is refused, never shadowed.
+declared output model (``--json``: its JSON). ``Cli(group=CliGroup(...))`` puts the command under a
+group (``fields list``: the group's subcommand is read into ``<group>_command``), ``Cli(args=...)``
+changes one parameter's reading (``Arg``: an option's flag, a metavar, a help, words parsed by the
+declaring module, a ``--x-file`` alternative), ``Cli(reply=..., exit=...)`` what is printed and
+the exit code. Core's services and plugins' come here alike (core/cli/commands.py,
+core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
+Core's groups are ``register_later``: named in the command list at once, their subcommands made
+(and their service imported) only when the group is run or its help shown.
 """
 
 from __future__ import annotations
@@ -15,59 +21,95 @@ import argparse
 import functools
 import inspect
 import typing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
 from core.cli.context import emit, engine_for
-from core.services.declare import Operation
+from core.errors import InvalidInput
+from core.services.declare import Arg, CliGroup, Operation
 from core.types import SYSTEM_ACTOR
 
 _RESERVED = frozenset({"json", "data_dir", "wait", "verbose", "command", "handler"})
 _SCALARS = (str, int, float)
+_FROM_FILE = "__from_file"  # the dest of an Arg's ``from_file`` option: <parameter>__from_file
+_PLAIN = Arg()
 
 
 def _unwrap(annotation: Any) -> tuple[Any, str]:
     """The plain type of a hint and its description (from ``Annotated[..., Field(description=...)]``)."""
     description = ""
-    if typing.get_origin(annotation) is typing.Annotated:
-        annotation, *extras = typing.get_args(annotation)
-        description = next((getattr(e, "description", "") or "" for e in extras if getattr(e, "description", "")), "")
-    args = typing.get_args(annotation)
-    if type(None) in args and len(args) == 2:  # X | None: an option left out is None
-        annotation = next(a for a in args if a is not type(None))
+    for _ in range(2):  # Annotated[X, ...] | None: the None first, then the Annotated
+        if typing.get_origin(annotation) is typing.Annotated:
+            annotation, *extras = typing.get_args(annotation)
+            description = description or next(
+                (getattr(e, "description", "") or "" for e in extras if getattr(e, "description", "")), "")
+        args = typing.get_args(annotation)
+        if type(None) in args and len(args) == 2:  # X | None: an option left out is None
+            annotation = next(a for a in args if a is not type(None))
     return annotation, description
 
 
-def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Parameter, hint: Any) -> None:
+def _metavar(flag: str) -> str:
+    """What argparse would call an option's value had the parameter been named after the flag."""
+    return flag.lstrip("-").replace("-", "_").upper()
+
+
+def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Parameter, hint: Any,
+              arg: Arg) -> None:
     kind, description = _unwrap(hint)
     if param.name in _RESERVED:
         raise TypeError(f"{op.name}(): parameter {param.name!r} is one of the CLI's own options")
     required = param.default is inspect.Parameter.empty
-    flag = "--" + param.name.replace("_", "-")
-    spec: dict[str, Any] = {"help": description or None}
+    given = (arg.flag,) if isinstance(arg.flag, str) else arg.flag
+    flags = tuple(f for f in given if f) or ("--" + param.name.replace("_", "-"),)
+    spec: dict[str, Any] = {"help": arg.help or description or None}
     origin = typing.get_origin(kind)
-    if kind is bool:
+    if arg.parse is not None:  # the declaring module reads the words itself
+        if arg.nargs:
+            spec["nargs"] = arg.nargs
+        if arg.repeat:
+            spec["action"] = "append"
+    elif kind is bool:
         if required:
             raise TypeError(f"{op.name}(): a bool parameter needs a default to be a CLI flag")
-        parser.add_argument(flag if not param.default else "--no-" + param.name.replace("_", "-"),
+        parser.add_argument(flags[0] if not param.default else "--no-" + param.name.replace("_", "-"),
                             dest=param.name, action="store_false" if param.default else "store_true", **spec)
         return
-    if origin is Literal:
+    elif origin is Literal:
         spec["choices"] = list(typing.get_args(kind))
         spec["type"] = type(spec["choices"][0])
-    elif origin in (list, tuple) and typing.get_args(kind)[0] in _SCALARS:
-        spec["type"] = typing.get_args(kind)[0]
+    elif origin in (list, tuple) and (typing.get_args(kind)[0] in _SCALARS
+                                      or typing.get_origin(typing.get_args(kind)[0]) is Literal):
+        item = typing.get_args(kind)[0]
+        if typing.get_origin(item) is Literal:
+            spec["choices"] = list(typing.get_args(item))
+            item = type(spec["choices"][0])
+        spec["type"] = item
         spec["nargs" if required else "action"] = "+" if required else "append"
     elif kind in _SCALARS:
         spec["type"] = kind
     else:
         raise TypeError(f"{op.name}(): parameter {param.name!r} of type {kind!r} cannot be a CLI argument")
-    if required:
+    if arg.metavar:
+        spec["metavar"] = arg.metavar
+    elif arg.flag and "choices" not in spec:
+        spec["metavar"] = _metavar(flags[-1])
+    if required and not arg.flag:
         parser.add_argument(param.name, **spec)
+        return
+    if required:  # an option that must be given: by argparse, or by run() when it has its own words
+        own = arg.missing or arg.from_file or arg.default is not inspect.Parameter.empty
+        spec.update({"default": None} if own else {"required": True})
     else:
-        parser.add_argument(flag, dest=param.name, default=param.default, **spec)
+        spec["default"] = param.default
+    target = parser.add_mutually_exclusive_group() if arg.from_file else parser
+    target.add_argument(*flags, dest=param.name, **spec)
+    if arg.from_file:
+        target.add_argument(arg.from_file, dest=param.name + _FROM_FILE, metavar=_metavar(arg.from_file),
+                            help=arg.from_file_help)
 
 
 def _out(op: Operation) -> TypeAdapter:
@@ -82,30 +124,102 @@ def _rows(value: Any) -> str:
                      for row in rows) or "(none)"
 
 
+def _read_text(path: str) -> str:
+    file = Path(path)
+    if not file.is_file():
+        raise InvalidInput(f"no such file: {file}")
+    return file.read_text(encoding="utf-8")
+
+
+def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> Any:
+    """A parameter's value from what was typed: its ``from_file`` read, its words parsed."""
+    arg = op.cli.args.get(param.name, _PLAIN)
+    value = getattr(args, param.name)
+    if arg.from_file and getattr(args, param.name + _FROM_FILE) is not None:
+        return _read_text(getattr(args, param.name + _FROM_FILE))
+    if value is None and param.default is inspect.Parameter.empty:
+        if arg.default is not inspect.Parameter.empty:
+            return arg.default
+        raise InvalidInput(arg.missing or f"give {'/'.join(arg.flag) if isinstance(arg.flag, tuple) else arg.flag}")
+    if arg.parse is not None and value is not param.default:
+        return arg.parse(value)
+    return value
+
+
 def run(op: Operation, args: argparse.Namespace) -> int:
-    kwargs = {p.name: getattr(args, p.name) for p in op.wire_params()}
-    with engine_for(args, handed_off=op.remote is not None, command=op.cli.name) as engine:
+    kwargs = {p.name: _value(op, p, args) for p in op.wire_params()}
+    with engine_for(args, handed_off=op.remote is not None, command=op.cli.command) as engine:
         call = getattr(engine, op.name)
         result = call(SYSTEM_ACTOR, **kwargs) if op.takes_actor else call(**kwargs)
     out = _out(op)
-    emit(args, out.dump_python(out.validate_python(result, from_attributes=True), mode="json"), op.cli.human or _rows)
-    return 0
+    value = op.cli.reply(kwargs, result) if op.cli.reply else result
+    printed = out.dump_python(out.validate_python(value, from_attributes=True), mode="json")
+    emit(args, printed, op.cli.human or _rows)
+    return op.cli.exit(printed) if op.cli.exit else 0
+
+
+def _group(sub: argparse._SubParsersAction, group: CliGroup) -> argparse._SubParsersAction:
+    """The subcommands of ``group``, made on first use; a hand-written command of its name is refused."""
+    parser = sub.choices.get(group.name)
+    if parser is None:
+        parser = sub.add_parser(group.name, help=group.help)
+        parser.derived_commands = parser.add_subparsers(dest=f"{group.name}_command", required=True)
+    elif not hasattr(parser, "derived_commands"):
+        raise TypeError(f"CLI command {group.name!r} is already a command")
+    return parser.derived_commands
+
+
+class _LaterGroup(argparse.ArgumentParser):
+    """A group whose subcommands are made when it is parsed (or its help shown): the command list
+    names it without importing the service that declares them."""
+
+    def fill(self) -> None:
+        if self.pending is None:
+            return
+        (sub, group, load), self.pending = self.pending, None
+        register(sub, [op for op in load() if op.cli is not None and op.cli.group == group])
+        for hook in self.when_filled:
+            hook(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.fill()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self.fill()
+        return super().format_help()
+
+
+def register_later(sub: argparse._SubParsersAction, group: CliGroup,
+                   load: Callable[[], Iterable[Operation]]) -> argparse.ArgumentParser:
+    """``group`` in the command list now; its subcommands, ``load()``'s operations declared under
+    it, when it is run. ``when_filled`` hooks run on the group's parser once they are made."""
+    parser = sub.add_parser(group.name, help=group.help)
+    parser.derived_commands = parser.add_subparsers(dest=f"{group.name}_command", required=True)
+    parser.__class__ = _LaterGroup  # add_parser() makes the subparsers' own class
+    parser.pending, parser.when_filled = (sub, group, load), []
+    return parser
 
 
 def register(sub: argparse._SubParsersAction, operations: Iterable[Operation]) -> list[str]:
-    """A subcommand for each of ``operations`` that declares ``cli``; their names."""
+    """A subcommand for each of ``operations`` that declares ``cli``; their names (``fields list``)."""
     added = []
     for op in operations:
         if op.cli is None:
             continue
-        if op.cli.name in sub.choices:
-            raise TypeError(f"CLI command {op.cli.name!r} ({op.name}) is already a command")
+        into = _group(sub, op.cli.group) if op.cli.group else sub
+        if op.cli.name in into.choices:
+            raise TypeError(f"CLI command {op.cli.command!r} ({op.name}) is already a command")
+        unknown = set(op.cli.args) - {p.name for p in op.wire_params()}
+        if unknown:
+            raise TypeError(f"{op.name}(): Cli(args=...) names no parameter {', '.join(sorted(unknown))}")
         doc = inspect.getdoc(op.function) or ""
-        parser = sub.add_parser(op.cli.name, help=doc.split("\n\n")[0].replace("\n", " ") or None,
-                                description=doc or None, formatter_class=argparse.RawDescriptionHelpFormatter)
+        line = op.cli.help or doc.split("\n\n")[0].replace("\n", " ")
+        parser = into.add_parser(op.cli.name, help=line or None, description=doc or None,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
         hints = typing.get_type_hints(op.function, include_extras=True)
         for param in op.wire_params():
-            _argument(parser, op, param, hints.get(param.name, str))
+            _argument(parser, op, param, hints.get(param.name, str), op.cli.args.get(param.name, _PLAIN))
         parser.set_defaults(handler=functools.partial(run, op))
-        added.append(op.cli.name)
+        added.append(op.cli.command)
     return added

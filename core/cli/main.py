@@ -45,6 +45,8 @@ def _accept_json_everywhere(parser: argparse.ArgumentParser) -> None:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for child in action.choices.values():
+                if hasattr(child, "when_filled"):  # a group made when run (core/cli/derived.py)
+                    child.when_filled.append(_accept_json_everywhere)
                 if "--json" not in child._option_string_actions:
                     child.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                                        help="print machine-readable JSON")

@@ -66,6 +66,10 @@ def mentioned(question: str, where: Where | None, names: Callable[[], Collection
     return {**(where or {}), **found}
 
 
+CLI_HELP = ("metadata filter (repeatable, all must hold): field=value, field>=N, field<N, "
+            "field=FROM..TO (numbers, dates; an open end allowed), tags=a|b (any of)")
+
+
 def from_cli(items: list[str] | tuple[str, ...]) -> Where | None:
     """``--where`` strings as the written form (see the module doc); None when there are none."""
     where: Where = {}

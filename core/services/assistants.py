@@ -12,10 +12,11 @@ from pydantic import Field
 
 from core.answering.types import Answer, AnswerEvent, Comparison
 from core.services.outputs import AnswerOut, Deleted
-from core.assistants import preset, store
+from core.assistants import cli_text, preset, store
 from core.assistants.types import AssistantView
 from core.services.answers import MAX_KBS, WHERE_HELP, _answered
-from core.services.declare import Http, operation
+from core.services.cli_groups import ASSISTANTS
+from core.services.declare import Cli, Http, operation
 from core.services.runtime import Runtime
 from core.types import Actor
 
@@ -42,53 +43,66 @@ class AssistantService:
         with self._rt.db.read() as s:
             return store.view(s, actor, store.resolve(s, actor, ref))
 
+    @operation(handoff=True, http=Http("GET", "/api/v1/assistants", out=list[AssistantView], tag=TAG,
+                                       summary="The assistants you may use (yours, shared with you, public)"),
+               cli=Cli("list", group=ASSISTANTS, help="the assistants (as the local admin: all of them)",
+                       human=cli_text.listing_text))
+    def list_assistants(self, actor: Actor) -> list[AssistantView]:
+        with self._rt.db.read() as s:
+            return [store.view(s, actor, a) for a in store.usable(s, actor)]
+
+    @operation(handoff=True, http=Http("GET", _ONE, out=AssistantView, tag=TAG,
+                                       summary="One assistant you may use"),
+               cli=Cli("show", group=ASSISTANTS, help="one assistant's preset", args={"assistant": cli_text.NAME},
+                       human=cli_text.details_text))
+    def get_assistant(self, actor: Actor, assistant: str) -> AssistantView:
+        return self._view(actor, assistant)
+
+    @operation(handoff=True, http=Http("DELETE", _ONE, out=Deleted, tag=TAG,
+                                       reply=lambda asked, _: {"deleted": asked["assistant"]},
+                                       summary="Delete an assistant (its owner or an admin); its knowledge bases stay"),
+               cli=Cli("delete", group=ASSISTANTS, help="delete an assistant", args={"assistant": cli_text.NAME},
+                       reply=lambda asked, _: {"deleted": asked["assistant"]},
+                       human=lambda r: f"deleted assistant {r['deleted']}"))
+    def delete_assistant(self, actor: Actor, assistant: str) -> None:
+        store.remove(self._rt.db, actor, assistant)
+
+    # list, show, delete, create, update: in this order, and create's and update's keyword parameters in theirs,
+    # because the CLI's help lists them so (core/cli/derived.py)
     @operation(handoff=True, http=Http("POST", "/api/v1/assistants", out=AssistantView, tag=TAG, status_code=201,
                                        example={"name": "hr-bot", "kbs": []},
                                        summary="Create an assistant (you own it): its knowledge bases (each one you "
                                                "may read), mode, thresholds, top-k, prompt, refusal text and "
-                                               "metadata filter"))
-    def create_assistant(self, actor: Actor, name: str, kbs: Kbs, *, description: str = "",
-                         visibility: Visibility = "private", mode: Mode = "strict",
+                                               "metadata filter"),
+               cli=Cli("create", group=ASSISTANTS, help="create an assistant", args=cli_text.PRESET,
+                       human=cli_text.details_text))
+    def create_assistant(self, actor: Actor, name: str, kbs: Kbs, *, mode: Mode = "strict",
                          strict_min_similarity: Similarity = None, normal_min_similarity: Similarity = None,
-                         top_k: TopK = None, prompt: Text = None, refusal_text: Text = None,
-                         shared_with: Users = None, where: Where = None) -> AssistantView:
+                         top_k: TopK = None, prompt: Text = None, refusal_text: Text = None, description: str = "",
+                         visibility: Visibility = "private", shared_with: Users = None,
+                         where: Where = None) -> AssistantView:
         a = store.create(self._rt.db, actor, name, kbs=kbs, description=description, visibility=visibility,
                          shared_with=shared_with, mode=mode, strict_min_similarity=strict_min_similarity,
                          normal_min_similarity=normal_min_similarity, top_k=top_k, prompt=prompt,
                          refusal_text=refusal_text, where=where)
         return self._view(actor, a.id)
 
-    @operation(handoff=True, http=Http("GET", "/api/v1/assistants", out=list[AssistantView], tag=TAG,
-                                       summary="The assistants you may use (yours, shared with you, public)"))
-    def list_assistants(self, actor: Actor) -> list[AssistantView]:
-        with self._rt.db.read() as s:
-            return [store.view(s, actor, a) for a in store.usable(s, actor)]
-
-    @operation(handoff=True, http=Http("GET", _ONE, out=AssistantView, tag=TAG,
-                                       summary="One assistant you may use"))
-    def get_assistant(self, actor: Actor, assistant: str) -> AssistantView:
-        return self._view(actor, assistant)
-
     @operation(handoff=True, http=Http("POST", _ONE, out=AssistantView, tag=TAG,
                                        summary="Change an assistant (its owner or an admin); omitted fields stay, "
-                                               "'clear' puts tuning fields back to the global settings"))
-    def update_assistant(self, actor: Actor, assistant: str, *, name: str | None = None, description: str | None = None,
-                         kbs: Kbs | None = None, visibility: Visibility | None = None, mode: Mode | None = None,
+                                               "'clear' puts tuning fields back to the global settings"),
+               cli=Cli("update", group=ASSISTANTS, help="change an assistant (options given change, others stay)",
+                       args=cli_text.CHANGES, human=cli_text.details_text))
+    def update_assistant(self, actor: Actor, assistant: str, *, name: str | None = None,
+                         clear: list[Clearable] | None = None, kbs: Kbs | None = None, mode: Mode | None = None,
                          strict_min_similarity: Similarity = None, normal_min_similarity: Similarity = None,
                          top_k: TopK = None, prompt: Text = None, refusal_text: Text = None,
-                         shared_with: Users = None, where: Where = None,
-                         clear: list[Clearable] | None = None) -> AssistantView:
+                         description: str | None = None, visibility: Visibility | None = None,
+                         shared_with: Users = None, where: Where = None) -> AssistantView:
         a = store.update(self._rt.db, actor, assistant, dict(
             name=name, description=description, kbs=kbs, visibility=visibility, mode=mode,
             strict_min_similarity=strict_min_similarity, normal_min_similarity=normal_min_similarity, top_k=top_k,
             prompt=prompt, refusal_text=refusal_text, shared_with=shared_with, where=where, clear=clear))
         return self._view(actor, a.id)
-
-    @operation(handoff=True, http=Http("DELETE", _ONE, out=Deleted, tag=TAG,
-                                       reply=lambda asked, _: {"deleted": asked["assistant"]},
-                                       summary="Delete an assistant (its owner or an admin); its knowledge bases stay"))
-    def delete_assistant(self, actor: Actor, assistant: str) -> None:
-        store.remove(self._rt.db, actor, assistant)
 
     @operation(handoff=True, http=Http("POST", _ONE + "/ask", params=("assistant", "question", "web"),
                                        fixed={"temporary": True}, out=AnswerOut, tag=TAG, pool="answer",

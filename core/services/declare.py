@@ -88,15 +88,54 @@ class Http:
 
 
 @dataclass(frozen=True)
+class CliGroup:
+    """A CLI command whose subcommands are operations (``python -m core fields list``): its name and
+    its line in ``python -m core --help``. Its subcommands come in the order they are declared."""
+
+    name: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Arg:
+    """How one parameter reads on the command line when the signature's own reading is not the one
+    wanted (core/cli/derived.py). Each field left empty keeps that reading."""
+
+    flag: str | tuple[str, ...] = ""  # an option ("--kb", or ("-o", "--output")) even without a default
+    metavar: str | None = None  # the value's name in the help ("FIELD=VALUE", "index")
+    help: str | None = None  # default: the parameter's Field(description=...)
+    nargs: str | None = None  # with ``parse``: "+" reads one or more words
+    repeat: bool = False  # with ``parse``: the option may be given again and again (its words a list)
+    parse: Callable[[Any], Any] | None = None  # the words typed -> the value (raise InvalidInput on bad ones)
+    from_file: str = ""  # a second option, exclusive with ``flag``, reading the value from a UTF-8 file
+    from_file_help: str | None = None
+    missing: str = ""  # a parameter without a default read by option: the error when it is left out
+    default: Any = inspect.Parameter.empty  # ... or the value it then takes
+
+
+@dataclass(frozen=True)
 class Cli:
-    """A CLI subcommand over an operation (core/cli/derived.py): ``name`` is the subcommand,
-    ``out`` what it prints (a pydantic model or ``list[Model]``; default: the first HTTP route's
-    ``out``, else the return annotation), ``human`` the text form without ``--json`` (default: a
-    line per row)."""
+    """A CLI subcommand over an operation (core/cli/derived.py): ``name`` is the subcommand (under
+    ``group`` when given), ``help`` its line in the command list (default: the docstring's first
+    paragraph), ``args`` a parameter's own reading (``Arg``), ``out`` what it prints (a pydantic
+    model or ``list[Model]``; default: the first HTTP route's ``out``, else the return annotation),
+    ``reply(arguments, result)`` the value printed when it is not the result, ``human`` the text form
+    without ``--json`` (default: a line per row) and ``exit(printed)`` the exit code of a run that
+    did not raise (default: 0; a ``CoreError`` exits with its own code)."""
 
     name: str
     out: Any = None
     human: Callable[[Any], str] | None = None
+    group: CliGroup | None = None
+    help: str = ""
+    args: dict[str, Arg] = field(default_factory=dict)
+    reply: Callable[[dict, Any], Any] | None = None
+    exit: Callable[[Any], int] | None = None
+
+    @property
+    def command(self) -> str:
+        """The words that run it: ``fields list``, ``doctor``."""
+        return f"{self.group.name} {self.name}" if self.group else self.name
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import pytest
 from pydantic import Field
 
 from core.cli import derived
-from core.services.declare import Cli, operation, operations_of
+from core.errors import InvalidInput
+from core.services.declare import Arg, Cli, CliGroup, operation, operations_of
 from core.types import Actor
 
 
@@ -68,3 +69,85 @@ def test_what_cannot_be_a_command_is_refused_when_the_parser_is_built():
     for cls, message in ((Taken, "already a command"), (Reserved, "CLI's own options"), (Untyped, "cannot be a CLI")):
         with pytest.raises(TypeError, match=message):
             _parser(cls)
+
+
+_SHELF = CliGroup("shelf", "things on a shelf")
+
+
+def _pairs(words: list[str]) -> dict:
+    return dict(w.split("=", 1) for w in words)
+
+
+class _Grouped:
+    @operation(access="admin", admin_does="x", cli=Cli("put", group=_SHELF, help="put things", args={
+        "shelf": Arg(flag="--kb", help="which shelf"),
+        "labels": Arg(nargs="+", metavar="K=V", parse=_pairs),
+        "text": Arg(flag="--text", from_file="--text-file", missing="give --text or --text-file"),
+        "kinds": Arg(help="kinds (repeatable)"),
+        "tags": Arg(flag="--tag", repeat=True, parse=lambda ws: [w.upper() for w in ws], default=[]),
+        "index": Arg(metavar="position")}))
+    def put(self, actor: Actor, shelf: str, labels: dict[str, str], text: str, index: int, tags: list[str],
+            kinds: list[Literal["a", "b"]] | None = None) -> int:
+        return 0
+
+    @operation(access="admin", admin_does="x", cli=Cli("take", group=_SHELF))
+    def take(self, actor: Actor, name: str) -> int:
+        """Take a thing."""
+        return 0
+
+
+def test_a_group_and_the_readings_an_arg_changes(tmp_path):
+    parser, sub = _parser(_Grouped)
+    ops = {op.name: op for op in operations_of("svc", _Grouped)}
+    args = parser.parse_args(["shelf", "put", "--kb", "s1", "a=1", "b=2", "3", "--text", "hello",
+                              "--kinds", "a", "--kinds", "b", "--tag", "x", "--tag", "y"])
+    assert (args.shelf_command, args.shelf, args.index, args.kinds) == ("put", "s1", 3, ["a", "b"])
+    values = {p.name: derived._value(ops["put"], p, args) for p in ops["put"].wire_params()}
+    assert values == {"shelf": "s1", "labels": {"a": "1", "b": "2"}, "text": "hello", "index": 3,
+                      "tags": ["X", "Y"], "kinds": ["a", "b"]}
+    typed = tmp_path / "t.txt"
+    typed.write_text("from a file", encoding="utf-8")
+    args = parser.parse_args(["shelf", "put", "--kb", "s1", "a=1", "0", "--text-file", str(typed)])
+    values = {p.name: derived._value(ops["put"], p, args) for p in ops["put"].wire_params()}
+    assert (values["text"], values["tags"], values["kinds"]) == ("from a file", [], None)
+    args = parser.parse_args(["shelf", "put", "--kb", "s1", "a=1", "0"])
+    with pytest.raises(InvalidInput, match="give --text or --text-file"):
+        derived._value(ops["put"], ops["put"].signature.parameters["text"], args)
+    args = parser.parse_args(["shelf", "put", "--kb", "s1", "a=1", "0", "--text-file", str(tmp_path / "no.txt")])
+    with pytest.raises(InvalidInput, match="no such file"):
+        derived._value(ops["put"], ops["put"].signature.parameters["text"], args)
+    for wrong in (["shelf", "put", "a=1", "0", "--text", "t"],  # --kb is required
+                  ["shelf", "put", "--kb", "s", "a=1", "0", "--text", "t", "--text-file", "f"],  # one or the other
+                  ["shelf", "put", "--kb", "s", "a=1", "0", "--kinds", "c"],  # not a choice
+                  ["shelf"]):  # a group needs its subcommand
+        with pytest.raises(SystemExit):
+            parser.parse_args(wrong)
+    helped = sub.choices["shelf"].derived_commands.choices["put"].format_help()
+    assert "--kb KB" in helped and "[--text TEXT | --text-file TEXT_FILE]" in helped and "position" in helped
+    assert "K=V [K=V ...]" in helped and "which shelf" in helped
+    listed = sub.choices["shelf"].format_help()
+    assert "put things" in listed and "Take a thing." in listed
+
+
+def test_a_group_registered_later_imports_its_service_only_when_run():
+    loaded = []
+
+    def load():
+        loaded.append(True)
+        return operations_of("svc", _Grouped)
+
+    parser = argparse.ArgumentParser(prog="t")
+    sub = parser.add_subparsers(dest="command")
+    derived.register_later(sub, _SHELF, load)
+    assert "things on a shelf" in parser.format_help() and not loaded
+    assert parser.parse_args(["shelf", "take", "cup"]).name == "cup" and loaded == [True]
+
+
+def test_a_group_may_not_take_a_hand_written_command_name():
+    class Taken:
+        @operation(access="admin", admin_does="x", cli=Cli("list", group=CliGroup("kb", "")))
+        def listing(self, actor: Actor) -> int:
+            return 0
+
+    with pytest.raises(TypeError, match="already a command"):
+        _parser(Taken)

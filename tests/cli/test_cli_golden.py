@@ -1,0 +1,256 @@
+"""The CLI's contract, frozen: ``--help`` texts, ``--json`` and text outputs, stderr and exit codes of
+the commands built from the operation registry (core/cli/derived.py), compared with goldens
+recorded from the hand-written commands they replaced (tests/cli/golden/). A run against a fresh
+data folder with a small knowledge base (hash embedder); ids, times and paths are normalised.
+
+A deliberate change of wording or shape fails here: when it is meant, record again with
+``RAGDESK_GOLDEN_UPDATE=1`` and commit the goldens with the change (the diff is the review).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.chunk_edits.conftest import HANDBOOK
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("RAGDESK_GOLDEN_UPDATE") == "1"
+
+HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "delete"),
+        ("meta",), ("meta", "show"), ("meta", "set"), ("meta", "import"),
+        ("chunks",), *[("chunks", c) for c in ("list", "edit", "disable", "enable", "add", "history")],
+        ("curated",), *[("curated", c) for c in ("list", "add", "delete", "import", "export")],
+        ("assistants",), *[("assistants", c) for c in ("list", "show", "create", "update", "delete")]]
+
+
+class Cli:
+    """Runs ``python -m core`` in this process (main(argv)), recording each call as a golden case."""
+
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.names: dict[str, str] = {}  # a volatile value -> its placeholder
+        self.raw: dict[str, tuple] = {}
+
+    def name(self, value: str, placeholder: str) -> None:
+        self.names[value] = placeholder
+
+    def __call__(self, case: str | None, *argv: str) -> tuple[int, str]:
+        """``case`` None: a step of the set-up, not recorded."""
+        from core.cli.main import main
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(argv))
+            except SystemExit as exc:  # --help, argparse's errors
+                code = exc.code if isinstance(exc.code, int) else 1
+        if case is None:
+            return code, out.getvalue()
+        self.raw[case] = (argv, code, out.getvalue(), err.getvalue())
+        return code, out.getvalue()
+
+    @property
+    def cases(self) -> dict[str, str]:
+        """Each case's text, normalised with every name learnt (an id is known after its call)."""
+        return {case: (f"$ python -m core {' '.join(self._normal(a) for a in argv)}\nexit: {code}\n"
+                       f"--- stdout\n{self._normal(_fixed_order(out))}--- stderr\n{self._normal(err)}")
+                for case, (argv, code, out, err) in self.raw.items()}
+
+    def _normal(self, text: str) -> str:
+        text = text.replace(str(self.tmp), "<tmp>")
+        for value, placeholder in sorted(self.names.items(), key=lambda kv: -len(kv[0])):
+            text = text.replace(value, placeholder)
+        text = re.sub(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<uuid>", text)
+        text = re.sub(r"\b[0-9a-f]{32}\b", "<id>", text)  # ids not named above (job ids, ...)
+        # times keep their shape (a format change must show), not their digits
+        return re.sub(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)?",
+                      lambda m: re.sub(r"\d", "N", m.group(0)), text)
+
+
+@pytest.fixture
+def cli(data_dir, tmp_path, monkeypatch):
+    for var in ("DATABASE_URL", "QDRANT_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("RAGDESK_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("RAGDESK_EMBEDDING__MODEL", "hash-64")
+    monkeypatch.setenv("COLUMNS", "100")  # argparse wraps help at the terminal's width
+    return Cli(tmp_path)
+
+
+def _fixed_order(out: str) -> str:
+    """A file's metadata ``values`` come in no fixed order from the store: sorted by name here."""
+    import json
+
+    try:
+        value = json.loads(out)
+    except ValueError:
+        return out
+
+    def sort(v):
+        if isinstance(v, list):
+            return [sort(x) for x in v]
+        if isinstance(v, dict):
+            return {k: (dict(sorted(x.items())) if k == "values" and isinstance(x, dict) else sort(x)) for k, x in v.items()}
+        return v
+
+    return json.dumps(sort(value), ensure_ascii=False, indent=2) + "\n"
+
+
+def _json(text: str):
+    import json
+
+    return json.loads(text)
+
+
+def test_commands_match_their_goldens(cli, tmp_path):
+    for argv in HELP:
+        cli("help_" + ("_".join(argv) or "top"), *argv, "--help")
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
+    (docs / "上海.md").write_text("# 差旅\n\n上海出差住宿费每晚不超过八百元。\n", encoding="utf-8")
+    assert cli(None, "kb", "create", "office")[0] == 0
+    assert cli(None, "--json", "ingest", "--kb", "office", str(docs))[0] == 0
+    files = {f["name"]: f["id"] for f in _json(cli(None, "--json", "files", "list", "--kb", "office")[1])}
+    handbook, shanghai = files["handbook.md"], files["上海.md"]
+    cli.name(handbook, "<file:handbook>")
+    cli.name(shanghai, "<file:shanghai>")
+    cli.name(_json(cli(None, "--json", "kb", "list")[1])[0]["id"], "<kb:office>")
+
+    # fields
+    cli("fields_list_json", "--json", "fields", "list", "--kb", "office")
+    cli("fields_list_text", "fields", "list", "--kb", "office")
+    cli("fields_add_json", "fields", "add", "--kb", "office", "year", "number", "--json")
+    cli("fields_add_text", "fields", "add", "--kb", "office", "办公室", "text")
+    cli("fields_add_tags", "fields", "add", "--kb", "office", "topics", "tags")
+    cli("fields_add_bad_kind", "fields", "add", "--kb", "office", "x", "colour")
+    cli("fields_add_no_kb", "fields", "add", "year", "number")
+    cli("fields_add_unknown_kb", "--json", "fields", "add", "--kb", "nope", "year", "number")
+    cli("fields_list_after", "--json", "fields", "list", "--kb", "office")
+    cli("fields_no_verb", "fields")
+
+    # meta
+    cli("meta_set_json", "--json", "meta", "set", shanghai, "year=2025", "办公室=上海", "topics=travel|hotel")
+    cli("meta_set_text", "meta", "set", handbook, "year=2024")
+    cli("meta_set_remove", "--json", "meta", "set", handbook, "year=")
+    cli("meta_set_bad_pair", "meta", "set", handbook, "year")
+    cli("meta_set_bad_value", "--json", "meta", "set", handbook, "year=soon")
+    cli("meta_show_json", "meta", "show", shanghai, "--json")
+    cli("meta_show_text", "meta", "show", handbook)  # one value: the text form keeps the store's order
+    cli("meta_show_unknown", "meta", "show", "0000")
+    sheet = tmp_path / "meta.csv"
+    sheet.write_text("file,year,办公室\nhandbook.md,2023,Lisbon\n上海.md,20x4,\n", encoding="utf-8")
+    cli("meta_import_json", "--json", "meta", "import", "--kb", "office", str(sheet))
+    cli("meta_import_text", "meta", "import", "--kb", "office", str(sheet))
+    good = tmp_path / "good.csv"
+    good.write_text("file,year\nhandbook.md,2022\n", encoding="utf-8")
+    cli("meta_import_good", "meta", "import", "--kb", "office", str(good))
+    cli("meta_import_missing", "meta", "import", "--kb", "office", str(tmp_path / "absent.csv"))
+    cli("fields_delete_json", "--json", "fields", "delete", "--kb", "office", "topics")
+    cli("fields_delete_text", "fields", "delete", "--kb", "office", "办公室")
+    cli("fields_delete_unknown", "fields", "delete", "--kb", "office", "nothing")
+
+    # chunks
+    cli("chunks_list_json", "--json", "chunks", "list", handbook)
+    cli("chunks_list_text", "chunks", "list", handbook)
+    cli("chunks_edit_json", "--json", "chunks", "edit", handbook, "1", "--text", "Visitors park at the hangar.",
+        "--keywords", "car park, parking lot")
+    cli("chunks_edit_keywords_only", "chunks", "edit", handbook, "1", "--keywords", "")
+    text_file = tmp_path / "added.txt"
+    text_file.write_text("The library opens at eight.", encoding="utf-8")
+    cli("chunks_edit_text_file", "chunks", "edit", handbook, "2", "--text-file", str(text_file))
+    cli("chunks_edit_both", "chunks", "edit", handbook, "1", "--text", "a", "--text-file", str(text_file))
+    cli("chunks_edit_missing_file", "chunks", "edit", handbook, "1", "--text-file", str(tmp_path / "absent.txt"))
+    cli("chunks_edit_no_chunk", "chunks", "edit", handbook, "999", "--text", "x")
+    cli("chunks_edit_bad_index", "chunks", "edit", handbook, "one", "--text", "x")
+    cli("chunks_disable_json", "--json", "chunks", "disable", handbook, "1")
+    cli("chunks_disable_text", "chunks", "disable", handbook, "0")
+    cli("chunks_enable_text", "chunks", "enable", handbook, "0")
+    cli("chunks_add_json", "--json", "chunks", "add", handbook, "--text-file", str(text_file), "--keywords", "books")
+    cli("chunks_add_text", "chunks", "add", handbook, "--text", "The gym closes at nine.")
+    cli("chunks_add_no_text", "chunks", "add", handbook)
+    cli("chunks_list_after", "chunks", "list", handbook)
+    cli("chunks_history_json", "--json", "chunks", "history", handbook)
+    cli("chunks_history_text", "chunks", "history", handbook)
+    cli("chunks_history_none", "chunks", "history", shanghai)
+    cli("chunks_list_unknown", "--json", "chunks", "list", "0000")
+
+    # curated
+    cli("curated_list_empty", "curated", "list", "--kb", "office")
+    code, out = cli("curated_add_json", "--json", "curated", "add", "--kb", "office", "--question", "Where do I park?",
+                    "--answer", "In the north garage.")
+    first = _json(out)["id"]
+    cli.name(first, "<curated:1>")
+    code, out = cli("curated_add_text", "curated", "add", "--kb", "office", "--question", "午饭几点？",
+                    "--answer", "中午十二点到两点。", "--approved-by", "Ana")
+    second = out.split()[-1]
+    cli.name(second, "<curated:2>")
+    cli("curated_list_json", "--json", "curated", "list", "--kb", "office")
+    cli("curated_list_text", "curated", "list", "--kb", "office")
+    qa = tmp_path / "qa.csv"
+    qa.write_text("question,answer\nWhen does the gym close?,At nine.\n,no question\n", encoding="utf-8")
+    cli("curated_import_json", "--json", "curated", "import", "--kb", "office", str(qa))
+    cli("curated_import_text", "curated", "import", "--kb", "office", str(qa))
+    cli("curated_import_missing", "curated", "import", "--kb", "office", str(tmp_path / "absent.csv"))
+    cli("curated_export_text", "curated", "export", "--kb", "office")
+    cli("curated_export_json", "--json", "curated", "export", "--kb", "office")
+    cli("curated_export_file", "curated", "export", "--kb", "office", "-o", str(tmp_path / "out.csv"))
+    cli("curated_delete_json", "--json", "curated", "delete", "--kb", "office", first)
+    cli("curated_delete_text", "curated", "delete", "--kb", "office", second)
+    cli("curated_delete_unknown", "curated", "delete", "--kb", "office", "nope")
+    cli("curated_add_unknown_kb", "curated", "add", "--kb", "nope", "--question", "q", "--answer", "a")
+
+    # assistants
+    cli("assistants_list_empty", "assistants", "list")
+    cli("assistants_list_empty_json", "--json", "assistants", "list")
+    code, out = cli("assistants_create_json", "--json", "assistants", "create", "人事助手", "--kb", "office",
+                    "--mode", "strict", "--top-k", "2", "--visibility", "public", "--strict-min-similarity", "0.3",
+                    "--refusal-text", "无可奉告。", "--where", "year>=2020", "--share", "", "--description", "HR desk")
+    cli.name(_json(out)["id"], "<assistant:1>")
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Answer as the desk.\n{{CONTEXT}}\n{{QUERY}}", encoding="utf-8")
+    cli("assistants_create_text", "assistants", "create", "desk", "--prompt-file", str(prompt), "--mode", "normal",
+        "--normal-min-similarity", "0.2")
+    cli("assistants_create_no_context", "assistants", "create", "bad", "--prompt", "no placeholder")
+    cli("assistants_create_both_prompts", "assistants", "create", "bad", "--prompt", "x", "--prompt-file", str(prompt))
+    cli("assistants_create_missing_prompt_file", "assistants", "create", "bad", "--prompt-file",
+        str(tmp_path / "absent.txt"))
+    cli("assistants_create_taken", "--json", "assistants", "create", "desk")
+    cli("assistants_create_unknown_kb", "assistants", "create", "other", "--kb", "nope")
+    cli("assistants_create_bad_top_k", "assistants", "create", "other", "--top-k", "many")
+    cli("assistants_list_json", "--json", "assistants", "list")
+    cli("assistants_list_text", "assistants", "list")
+    cli("assistants_show_json", "--json", "assistants", "show", "人事助手")
+    cli("assistants_show_text", "assistants", "show", "desk")
+    cli("assistants_show_unknown", "assistants", "show", "nobody")
+    code, out = cli("assistants_update_json", "--json", "assistants", "update", "人事助手", "--rename", "helpdesk",
+                    "--clear", "top_k", "--clear", "where", "--kb", "")
+    cli("assistants_update_text", "assistants", "update", "desk", "--kb", "office", "--where", "year>=2024",
+        "--where", "year<2030", "--share", "", "--visibility", "shared", "--prompt", "Short.\n{{CONTEXT}}")
+    cli("assistants_update_bad_clear", "assistants", "update", "desk", "--clear", "mode")
+    cli("assistants_update_unknown", "assistants", "update", "nobody", "--top-k", "3")
+    cli("assistants_show_after", "--json", "assistants", "show", "desk")
+    cli("assistants_delete_json", "--json", "assistants", "delete", "helpdesk")
+    cli("assistants_delete_text", "assistants", "delete", "desk")
+    cli("assistants_delete_unknown", "assistants", "delete", "desk")
+
+    if UPDATE:
+        GOLDEN.mkdir(exist_ok=True)
+        for old in GOLDEN.glob("*.txt"):
+            old.unlink()
+        for case, text in cli.cases.items():
+            (GOLDEN / f"{case}.txt").write_text(text, encoding="utf-8")
+        pytest.skip("goldens recorded")
+    cases = cli.cases
+    recorded = {p.stem for p in GOLDEN.glob("*.txt")}
+    assert recorded == set(cases), "cases and goldens differ: record again (RAGDESK_GOLDEN_UPDATE=1)"
+    differ = [case for case, text in cases.items() if (GOLDEN / f"{case}.txt").read_text(encoding="utf-8") != text]
+    assert not differ, f"{len(differ)} case(s) differ: {', '.join(differ)}\n\n" + "\n\n".join(f"{case}:\n--- golden\n{(GOLDEN / f'{case}.txt').read_text(encoding='utf-8')}"
+                                   f"--- now\n{cases[case]}" for case in differ[:3])
