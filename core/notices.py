@@ -139,8 +139,8 @@ NOTICES: dict[str, dict[Language, str]] = {
     "web.refused": {"en": "skipped {url}: refused, {reason}", "zh": "已跳过 {url}：被拒绝，{reason}"},
 }
 
-# English plurals a notice needs (Chinese has none): {passages}, {results} from the value n
-_PLURALS = {"passages": ("passage", "passages"), "results": ("result", "results"), "is_are": ("is", "are"),
+# English plurals and verb agreement a notice needs (Chinese has none): {passages}, {is_are}… from the value n
+ENGLISH_PLURALS = {"passages": ("passage", "passages"), "results": ("result", "results"), "is_are": ("is", "are"),
             "was_were": ("was", "were")}
 
 
@@ -154,7 +154,7 @@ def language(text: str) -> Language:
 def notice_text(key: str, lang: Language, **params: object) -> str:
     texts = NOTICES[key]
     if lang == "en" and "n" in params:
-        for word, (one, many) in _PLURALS.items():
+        for word, (one, many) in ENGLISH_PLURALS.items():
             params.setdefault(word, one if params["n"] == 1 else many)
     return (texts.get(lang) or texts["en"]).format(**params)
 

@@ -9,7 +9,7 @@ import re
 import string
 from pathlib import Path
 
-from core.notices import NOTICES
+from core.notices import ENGLISH_PLURALS, NOTICES
 from core.types import SYSTEM_ACTOR as ADMIN
 from tests.answering.conftest import configure
 
@@ -36,9 +36,9 @@ def test_every_notice_has_both_languages_with_the_same_values():
     fields = {key: {lang: {f for _, f, _, _ in string.Formatter().parse(text) if f} for lang, text in texts.items()}
               for key, texts in NOTICES.items()}
     assert {k for k, t in NOTICES.items() if set(t) != {"en", "zh"} or not CJK.search(t["zh"])} == set()
-    # English may name a plural word the catalog fills in ({passages}); every other value is in both
-    plural = {"passages", "results"}
-    assert {k: f for k, f in fields.items() if f["en"] - plural != f["zh"]} == {}
+    # English may name a plural word or verb the catalog fills in ({passages}, {is_are}); every other
+    # value is in both
+    assert {k: f for k, f in fields.items() if f["en"] - set(ENGLISH_PLURALS) != f["zh"]} == {}
 
 
 def _literal(node: ast.AST) -> bool:
