@@ -19,76 +19,35 @@ A crash at any point leaves rows in "processing" from a dead process, which
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Callable
 
 from sqlmodel import select
 
-from core.db.models import FileRecord, Job, KnowledgeBase, utcnow
-from core.db.rows import insert_rows, row_values, update_rows
+from core.db.models import FileRecord, KnowledgeBase, utcnow
+from core.db.rows import update_rows
 from core.error_report import shown_error
 from core.errors import Cancelled, CoreError, InvalidInput
 from core.ingest import ready
-from core.ingest.blobs import sha256_hex
-from core.ingest.failed_files import abandon_file, failed_before_start
 from core.ingest.jobs import JobTracker, cancelled_many, finish_done_many_in, progress_many
 from core.ingest.kb_chunking import settings_for_kb_id
 from core.chunking.pipeline import TooManyChunks
 from core.ingest.parts import EngineParts, Snapshot
 from core.ingest.pipeline import (
     EmbedJob,
-    FileTarget,
     embed_files,
     full_group,
     make_chunks,
 )
-from core.ingest.uploads import IngestResult, Upload, fetch_url_doc
+from core.ingest.registration import Prepared, register_block
+from core.ingest.uploads import IngestResult, Upload
 from core.messages import Said, say
 from core.metadata.payload import write_published as write_metadata
-from core.names import clean_name, file_display_name
 from core.parsers.base import ParseContext
-from core.storage.diskspace import no_room_for_upload
 from core.types import Actor, ParsedDoc
-from core.upload_limits import UploadLimits
 
 log = logging.getLogger(__name__)
 
 _MB = 1024 * 1024
-
-Progress = Callable[[int, int, str], None]
-
-
-@dataclass
-class _Prepared:
-    upload: Upload
-    record_id: str
-    tracker: JobTracker
-    job: EmbedJob
-    doc: ParsedDoc | None
-    progress: Progress | None
-    sha: str = ""
-    failed: IngestResult | None = None
-    # its parsed text when small enough to be a row: written with the commit that indexes it
-    parsed_row: bytes | None = None
-
-    def report(self, done: int, total: int, message: str, said: Said | None = None) -> None:
-        self.tracker.progress(done, total, message, said=said)
-        if self.progress:
-            self.progress(done, total, message)
-
-    def fail(self, parts: EngineParts, state: str, message: str, key: str = "", params: dict | None = None,
-             retryable: bool = False) -> None:
-        if self.failed is not None:
-            return  # ended already (a cancel seen while its group was embedded)
-        if state == "cancelled" and not key:
-            key, params = "ingest.cancelled", {}
-        abandon_file(parts, self.record_id, self.job.target.collection, state, message, key, params, sha=self.sha)
-        # a cancelled job says so, not the step it was cancelled at ("parsing note_15.md")
-        self.tracker.finish(state, error=message, said=say("ingest.cancelled") if state == "cancelled" else None)
-        self.failed = IngestResult(self.upload.name, state, file_id=self.record_id, error=message,
-                                   job_id=self.tracker.job_id, error_key=key, error_params=dict(params or {}),
-                                   retryable=retryable)
-
 
 # Small files are registered (file row and job row) a block at a time, in one commit: a knowledge
 # base of many one-chunk documents otherwise pays a commit per file before its parse. A block is
@@ -122,9 +81,9 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
     ``job_ids``: each upload's queued job (tracked instead of a new job row). ``on_result``: told
     each upload's final result as soon as it has one."""
     results = _Results(len(uploads), on_result)
-    group: list[tuple[int, _Prepared]] = []  # parsed, waiting for their embedding
+    group: list[tuple[int, Prepared]] = []  # parsed, waiting for their embedding
     flagged: list[str] = []  # files whose points are flagged, recorded with the next group's commit
-    waiting: list[tuple[int, _Prepared]] = []  # registered, waiting for their parse
+    waiting: list[tuple[int, Prepared]] = []  # registered, waiting for their parse
     # a knowledge base's own chunking, applied to the batch's one snapshot
     snap = Snapshot(settings_for_kb_id(parts, snap.settings, kb_id), snap.embedder)
 
@@ -133,7 +92,7 @@ def ingest_many(parts: EngineParts, snap: Snapshot, actor: Actor, uploads: list[
 
     for block in _blocks(uploads):
         stop_cancelled()
-        registered = _register_block(parts, snap, actor, [(i, uploads[i]) for i in block], collection=collection,
+        registered = register_block(parts, snap, actor, [(i, uploads[i]) for i in block], collection=collection,
                                      kb_id=kb_id, chat_id=chat_id, parsed=parsed, job_ids=job_ids)
         for i, item in registered:
             if isinstance(item, IngestResult) or item.failed is not None:
@@ -177,7 +136,7 @@ def _blocks(uploads: list[Upload]) -> list[list[int]]:
     return blocks
 
 
-def _stop_cancelled(parts: EngineParts, results: list, *lists: list[tuple[int, _Prepared]]) -> None:
+def _stop_cancelled(parts: EngineParts, results: list, *lists: list[tuple[int, Prepared]]) -> None:
     """End now the files asked to stop while they wait for their parse or their group's
     embedding — not when the group's last file has been parsed (an OCR'd scan can take minutes).
     Checked before each file and at every page of the one being parsed; one query for all."""
@@ -195,7 +154,7 @@ def _stop_cancelled(parts: EngineParts, results: list, *lists: list[tuple[int, _
         files[:] = [(i, p) for i, p in files if p.failed is None]
 
 
-def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[int, _Prepared]], results: list,
+def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[int, Prepared]], results: list,
            flagged: list[str]) -> None:
     prepared = [p for _, p in group]
     by_job = {id(p.job): p for p in prepared}
@@ -234,103 +193,7 @@ def _flush(parts: EngineParts, snap: Snapshot, actor: Actor, group: list[tuple[i
             results[i] = committed[id(p)]
 
 
-def _register_block(parts: EngineParts, snap: Snapshot, actor: Actor, block: list[tuple[int, Upload]], *,
-                    collection: str, kb_id: str | None, chat_id: str | None, parsed: ParsedDoc | None,
-                    job_ids: list[str] | None) -> list[tuple[int, _Prepared | IngestResult]]:
-    """Check a block of uploads and register those that may be stored — file row and job row,
-    all of them in one commit. A refused upload fails alone (its reason, nothing stored)."""
-    settings = snap.settings
-    out: list[tuple[int, _Prepared | IngestResult]] = []
-    accepted: list[tuple[int, Upload, ParsedDoc | None]] = []
-    for i, upload in block:
-        checked = _check_upload(upload, settings.parsing)
-        if isinstance(checked, CoreError):
-            shown = upload if upload.url else Upload(file_display_name(upload.name))
-            out.append((i, failed_before_start(parts, actor, shown, checked.message, kb_id=kb_id, chat_id=chat_id,
-                                               key=checked.key, params=checked.params, size=len(upload.data))))
-            continue
-        upload, fetched = checked, parsed
-        if upload.url:
-            try:
-                fetched = fetch_url_doc(upload.url, settings)
-            except CoreError as exc:
-                out.append((i, failed_before_start(parts, actor, upload, exc.message, kb_id=kb_id, chat_id=chat_id,
-                                                   key=exc.key, params=exc.params)))
-                continue
-            # what is kept of a URL is its extracted text: reindex and full-document mode read that
-            upload = Upload(upload.name, fetched.text.encode("utf-8"), upload.url)
-        # each file against the space free now: a block is at most _BLOCK_BYTES, small beside the floor
-        no_room = no_room_for_upload(parts.blobs.files_dir, upload.name, len(upload.data),
-                                     settings.parsing.min_free_disk_mb, actor.is_admin)
-        if no_room:  # refused before its original, text, vectors or rows are written: nothing is left behind
-            out.append((i, IngestResult(upload.name, "failed", error=no_room)))
-            continue
-        accepted.append((i, upload, fetched))
-    if not accepted:
-        return out
-    # The rows first, then the originals: a doctor running meanwhile must
-    # never see an original no row claims (it would remove it as an orphan).
-    shas = [sha256_hex(upload.data) for _, upload, _ in accepted]
-    new_rows: list[tuple[int, Upload, ParsedDoc | None, dict]] = []  # the block's file rows, in order
-    with parts.db.write() as s:
-        owner = FileRecord.kb_id == kb_id if kb_id else FileRecord.chat_id == chat_id
-        earlier: dict[str, list[FileRecord]] = {}  # the rows of the same content, one query for the block
-        for row in s.exec(select(FileRecord).where(owner, FileRecord.sha256.in_(set(shas)))):
-            earlier.setdefault(row.sha256, []).append(row)
-        in_block: dict[str, dict] = {}  # sha -> the row registered for it earlier in this block
-        for (i, upload, fetched), sha in zip(accepted, shas):
-            old_rows = earlier.get(sha, [])
-            live = [old for old in old_rows if old.status in ("indexed", "processing", "pending")]
-            if sha in in_block:  # a twin inside the block is a duplicate of the first
-                twin = in_block[sha]
-                out.append((i, IngestResult(upload.name, "duplicate", file_id=twin["id"], chunks=0,
-                                            error=f"already present as '{twin['name']}'")))
-                continue
-            if live:
-                out.append((i, IngestResult(upload.name, "duplicate", file_id=live[0].id, chunks=live[0].chunk_count,
-                                            error=f"already present as '{live[0].name}'")))
-                continue
-            for old in old_rows:
-                s.delete(old)  # a failed or cancelled earlier attempt: try again from scratch
-            row = row_values(FileRecord, sha256=sha, name=upload.name, size=len(upload.data), owner_id=actor.user_id,
-                             kb_id=kb_id, chat_id=chat_id, status="processing", collection=collection)
-            in_block[sha] = row
-            new_rows.append((i, upload, fetched, row))
-        if new_rows:
-            s.flush()  # the earlier attempts' rows go first, as they did when each row was added on its own
-            insert_rows(s, FileRecord, [row for _, _, _, row in new_rows])
-            trackers = _track_block(parts, s, actor, kb_id, [(row["id"], upload.name) for _, upload, _, row in new_rows],
-                                    [job_ids[i] for i, _, _, _ in new_rows] if job_ids is not None else None)
-            for (i, upload, fetched, row), tracker in zip(new_rows, trackers):
-                target = FileTarget(file_id=row["id"], collection=collection, kb_id=kb_id, chat_id=chat_id)
-                out.append((i, _Prepared(upload, row["id"], tracker, EmbedJob(target, []), doc=fetched, progress=None,
-                                         sha=row["sha256"])))
-    _store_originals(parts, actor, [item for _, item in out if isinstance(item, _Prepared)])
-    return sorted(out, key=lambda pair: pair[0])
-
-
-def _store_originals(parts: EngineParts, actor: Actor, prepared: list[_Prepared]) -> None:
-    """Keep a block's originals from now on, so a file cancelled while it waits can still be
-    retried (the small ones' rows in one transaction); one the disk refuses fails its file alone,
-    row and job closed."""
-    for item, exc in zip(prepared, parts.blobs.put_each([p.upload.data for p in prepared])):
-        if exc is not None:
-            item.fail(parts, "failed", shown_error(exc, actor, f"storing '{item.upload.name}'"))
-
-
-def _track_block(parts: EngineParts, session, actor: Actor, kb_id: str | None, files: list[tuple[str, str]],
-                 job_ids: list[str] | None) -> list[JobTracker]:
-    """The job of each (file id, name) of a block, in the block's transaction: new rows in one
-    INSERT, or the queued jobs named by ``job_ids`` (read in one query) told their file."""
-    if job_ids is None:
-        return JobTracker.start_many_in(parts.db, session, kind="ingest", actor=actor, kb_id=kb_id,
-                                        files=[(file_id, say("job.parsing", name=name)) for file_id, name in files])
-    queued = {j.id: j for j in session.exec(select(Job).where(Job.id.in_(job_ids)))}
-    return [JobTracker.adopt_in(parts.db, session, job_id, file_id=file_id, said=say("job.parsing", name=name),
-                                job=queued.get(job_id)) for (file_id, name), job_id in zip(files, job_ids)]
-
-
-def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: _Prepared,
+def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: Prepared,
            between_steps: Callable[[], None] = lambda: None) -> None:
     """Parse and chunk one registered file (its original is stored). Anything wrong fails this file
     alone. ``between_steps`` runs at each step of its parse (a page): the cancel checks of the
@@ -368,19 +231,7 @@ def _parse(parts: EngineParts, snap: Snapshot, actor: Actor, prepared: _Prepared
         prepared.fail(parts, "failed", shown_error(exc, actor, f"processing '{upload.name}'"))
 
 
-def _check_upload(upload: Upload, parsing) -> Upload | CoreError:
-    """The upload with its name normalised, or why it is refused before anything is stored."""
-    if upload.url:
-        return upload
-    try:
-        name = clean_name(upload.name, "file", max_chars=255)
-    except InvalidInput as exc:
-        return exc
-    refused = UploadLimits.of(parsing).too_large(name, len(upload.data))
-    return refused if refused is not None else Upload(name, upload.data, upload.url)
-
-
-def _commit_group(parts: EngineParts, snap: Snapshot, group: list[_Prepared],
+def _commit_group(parts: EngineParts, snap: Snapshot, group: list[Prepared],
                   flagged: list[str]) -> dict[int, IngestResult]:
     """Make a group of fully embedded files searchable in one transaction (one commit, not one
     per file), then flag their points ready (one store update per collection: ``ready.publish``).

@@ -43,9 +43,9 @@ def test_a_repair_during_an_upload_keeps_the_original_it_just_wrote(engine):
         session.connection()  # BEGIN IMMEDIATE now: the write lock is ours until the block ends
         worker.start()
         deadline = time.monotonic() + 30
-        while not _waiting_for_the_database_in(worker, "_register_block") and time.monotonic() < deadline:
+        while not _waiting_for_the_database_in(worker, "register_block") and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert _waiting_for_the_database_in(worker, "_register_block"), "the upload never reached its first write"
+        assert _waiting_for_the_database_in(worker, "register_block"), "the upload never reached its first write"
         report = engine.doctor(A)  # what a repair now would delete
     worker.join(60)
     assert sha256_hex(upload.data) not in report.orphan_blobs
