@@ -68,8 +68,9 @@ class Cli:
             text = text.replace(value, placeholder)
         text = re.sub(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<uuid>", text)
         text = re.sub(r"\b[0-9a-f]{32}\b", "<id>", text)  # ids not named above (job ids, ...)
-        # times keep their shape (a format change must show), not their digits
-        return re.sub(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)?",
+        # dates and times keep their shape (a format change must show), not their digits: a golden
+        # recorded one day must match on the next
+        return re.sub(r"\b\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)?)?",
                       lambda m: re.sub(r"\d", "N", m.group(0)), text)
 
 
