@@ -47,10 +47,15 @@ ATTRIBUTES: dict[str, Wanted] = {w: kind for table in (_EN, _ZH) for kind, words
 
 # Question words that ask for a value, most specific first.
 _ASKS: list[tuple[Wanted, re.Pattern]] = [
-    ("money", re.compile(r"\b(how much|what) (does|do|did|will|would|is|are|was)\b.*\b(cost|pay|charge|spend)|多少钱|什么价|价钱", re.I)),
-    ("weight", re.compile(r"\bhow (heavy|much does .* weigh)|\bweigh(s|ed)?\b|多重|多沉", re.I)),
-    ("percentage", re.compile(r"\bwhat percentage\b|百分之几|几成|多少比例", re.I)),
-    ("length", re.compile(r"\bhow (far|wide|tall|high|deep|thick|big|large)\b|多远|多宽|多高|多深|多厚|多大", re.I)),
+    ("money", re.compile(r"\b(how much|what) (does|do|did|will|would|is|are|was)\b.*\b(cost|pay|charge|spend)|多少钱|什么价|价钱"
+                         # "how many euros", 多少元: the unit of the count says the kind
+                         r"|\bhow many (?:euros?|dollars?|yuan|rmb|cents?)\b|(?:多少|几)(?:个)?(?:欧元|美元|元|块钱)", re.I)),
+    ("weight", re.compile(r"\bhow (heavy|much does .* weigh)|\bweigh(s|ed)?\b|多重|多沉"
+                          r"|\bhow many (?:kilo(?:gram)?s|kg|grams|g|tons|tonnes|lbs)\b|(?:多少|几)(?:公斤|千克|克|斤|吨)", re.I)),
+    ("percentage", re.compile(r"\bwhat percentage\b|\bhow many per ?cent\b|百分之几|百分之多少|几成|多少比例", re.I)),
+    ("length", re.compile(r"\bhow (far|wide|tall|high|deep|thick|big|large)\b|多远|多宽|多高|多深|多厚|多大"
+                          r"|\bhow many (?:met(?:re|er)s|kilomet(?:re|er)s|km|centimet(?:re|er)s|cm|millimet(?:re|er)s|mm|"
+                          r"miles|feet|inches)\b|(?:多少|几)(?:米|公里|千米|厘米|毫米|公分)", re.I)),
     # "how long" and 多长 take a duration or a length (states() accepts both)
     ("duration", re.compile(r"\bhow (long|soon|often|quickly|fast)\b|\bwithin how\b|多久|多长|几天|几个月|几年|几周|几小时|几分钟|多少天|多少小时|多少分钟", re.I)),
     ("place", re.compile(r"\bwhere\b|哪里|哪儿|在哪|何处|什么地方|哪个地方", re.I)),
@@ -67,7 +72,8 @@ _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelv
 # the number still sees 天 in 三天), English number words.
 _ZH_MEASURE = "个张次份位名条项件台把枚套家种类组批间座辆本篇页块天日晚年月周小时分钟秒元米克斤吨度倍成人岁等级档星号层"
 _NUM = (rf"(?:(?<![A-Za-z\d.第])(?<!article )(?<!section )\d+(?:[.,]\d+)*(?![A-Za-z\d]|[.,]\d)"
-        rf"|(?<![第零〇一二两三四五六七八九十百千万半])(?:[零〇一二两三四五六七八九十百千万半]{{2,}}|"
+        rf"|(?<![第零〇一二两三四五六七八九十百千万半])(?:[零〇一二两三四五六七八九十百千]+点[零〇一二三四五六七八九]+"
+        rf"(?=[{_ZH_MEASURE}]|公里|公斤|厘米|毫米|立方|平方)|[零〇一二两三四五六七八九十百千万半]{{2,}}|"
         rf"[零〇一二两三四五六七八九十百千万半](?=[{_ZH_MEASURE}]|个月|分之|学时|课时|工作日|公里|公斤|厘米|毫米))"
         rf"|\b(?:{_NUMBER_WORDS})\b)")
 _STATES: dict[str, re.Pattern] = {

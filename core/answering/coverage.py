@@ -73,9 +73,21 @@ def _zh_number(numeral: str) -> str:
     return numeral  # 一一, 三四 (a range): not one number
 
 
+# 一点五 (1.5), 零点三: a decimal point between numerals — not a time of day (八点五十, 三点五分)
+_ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百千]+)点([零〇一二三四五六七八九]+)(?![十百千分刻])")
+
+
+def _zh_decimal(match: re.Match) -> str:
+    whole = _zh_number(match.group(1))
+    if not whole.isdigit():
+        return match.group()
+    return whole + "." + "".join(str(_DIGITS[c]) for c in match.group(2))
+
+
 def digits_for_numerals(text: str) -> str:
     # Only numerals before a unit or at a word edge become digits; "一线城市" stays a word,
     # because a lone 一 inside a word is rarely a count. Two or more numeral characters are.
+    text = _ZH_DECIMAL.sub(_zh_decimal, text)
     return _ZH_NUMBER.sub(lambda m: _zh_number(m.group()) if len(m.group()) > 1 or m.group() == "十" else m.group(), text)
 
 

@@ -99,6 +99,18 @@ def test_the_value_asked_for_must_be_stated_about_what_is_asked():
     assert answers("How long does the L7 Pro battery last?", price)
 
 
+def test_the_unit_a_question_counts_in_says_the_kind_of_value():
+    layers = "第十五条 托盘货物堆放不得超过三层，每层之间须放置垫板。"
+    assert not answers("托盘最多能堆几米高？", layers)  # three layers is a count, not a height
+    assert not answers("How many metres high may pallets be stacked?", layers)
+    height = "第十五条 托盘货物堆放高度不得超过1.5米，每层之间须放置垫板。"
+    assert answers("托盘最多能堆几米高？", height)
+    assert answers("How many metres high may pallets be stacked?", height)
+    assert answers("托盘最多能堆几米高？", height.replace("1.5米", "一点五米"))  # a decimal in numerals
+    assert not answers("行李箱多少公斤以内免费托运？", "每位旅客可免费托运行李两件。")  # pieces, not kilograms
+    assert answers("行李箱多少公斤以内免费托运？", "每位旅客可免费托运行李两件，每件不超过23公斤。")
+
+
 def test_a_faq_answer_belongs_to_its_question():
     faq = "## 常见问题\n加班由谁批准？ 由组长在加班前批准。\n\n一线城市住宿标准是多少？ 每晚六百元，含早餐。"
     assert answers("What is the hotel cap per night in first-tier cities?", faq)  # the value follows its question
