@@ -230,7 +230,8 @@ _STATES_EXTREME = {
 
 
 _NEGATION = re.compile(r"\b(?:no|not|never|cannot|prohibited|forbidden|banned|disallowed)\b|n't\b|不得|不能|不可|不允许|不准|"
-                       r"不许|禁止|严禁|不予|不应", re.I)
+                       # 不 before a verb (不受理, 不依法受理), not in a bound or a phrase (不超过, 不少于, 不同, 不仅)
+                       r"不许|禁止|严禁|不予|不应|不(?![少超低高小大多足同仅但过久])|未(?!来)|没有", re.I)
 
 
 def _things(question: Question, chinese_text: bool) -> list[Term]:

@@ -111,6 +111,17 @@ def test_the_unit_a_question_counts_in_says_the_kind_of_value():
     assert answers("行李箱多少公斤以内免费托运？", "每位旅客可免费托运行李两件，每件不超过23公斤。")
 
 
+def test_a_question_that_negates_is_answered_by_the_sentence_that_negates():
+    rules = "第六条 报销申请由部门经理审批，部门经理审批后交财务部复核。部门经理不批准报销申请的，员工可以向财务总监申请复核。"
+    question = read_question("经理不批准我的报销申请，还能找谁？")
+    found = best_evidence(question, [rules], (0,))
+    assert found is not None and "财务总监" in found.text, found
+    question = read_question("经理没有批准报销申请怎么办？")
+    assert "财务总监" in best_evidence(question, [rules], (0,)).text
+    bound = read_question("报销申请不超过多少钱由部门经理审批？")  # a bound, not a negation
+    assert "不批准" not in best_evidence(bound, ["报销申请由部门经理审批。部门经理不批准的，交总经理。"], (0,)).text
+
+
 def test_a_faq_answer_belongs_to_its_question():
     faq = "## 常见问题\n加班由谁批准？ 由组长在加班前批准。\n\n一线城市住宿标准是多少？ 每晚六百元，含早餐。"
     assert answers("What is the hotel cap per night in first-tier cities?", faq)  # the value follows its question
