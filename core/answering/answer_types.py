@@ -95,7 +95,9 @@ _STATES: dict[str, re.Pattern] = {
     "place": re.compile(r"\b(room|floor|building|office|desk|street|road|hall|level|site|reception|counter|portal|"
                         r"website|page|campus|warehouse|address)\b|[A-Z]\d{1,4}\b|\d+(?:st|nd|rd|th) floor|室|楼|层|"
                         r"街|路|大厦|办公室|前台|服务台|网站|平台|门口|地址|仓库|中心|窗口"),
+    # a date may be an event's (自发布之日起施行, "from the date of signature", "upon approval")
     "date": re.compile(r"\d|[一二三四五六七八九十][月日号]|周[一二三四五六日末]|星期|月底|月初|年底|年初|工作日|当天|次日"
+                       r"|之日|即日起|\b(?:upon|from the date of|on the date of|as of the date of)\b"
                        r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?|january|"
                        r"february|march|april|may|june|july|august|september|october|november|december|daily|weekly|"
                        r"monthly|annually|yearly|quarterly|immediately|before|after|within|until)\b", re.I),

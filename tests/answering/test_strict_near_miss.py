@@ -122,6 +122,12 @@ def test_a_question_that_negates_is_answered_by_the_sentence_that_negates():
     assert "不批准" not in best_evidence(bound, ["报销申请由部门经理审批。部门经理不批准的，交总经理。"], (0,)).text
 
 
+def test_a_date_may_be_an_event_s_date():
+    assert answers("这个办法从什么时候开始施行？", "第二十条 本办法自印发之日起施行，原办法同时废止。")
+    assert answers("When does the policy take effect?", "This policy takes effect upon approval by the board.")
+    assert not answers("When does the policy take effect?", "This policy applies to all permanent staff.")
+
+
 def test_a_faq_answer_belongs_to_its_question():
     faq = "## 常见问题\n加班由谁批准？ 由组长在加班前批准。\n\n一线城市住宿标准是多少？ 每晚六百元，含早餐。"
     assert answers("What is the hotel cap per night in first-tier cities?", faq)  # the value follows its question
