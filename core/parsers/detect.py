@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from core.errors import ParseError, UnsupportedFormat
 from core.messages import say
 from core.parsers.formats import plugin_format_for
+from core.parsers.utf16 import bomless_utf16
 from core.parsers.kinds import (  # noqa: F401 (KINDS, SUPPORTED_EXTENSIONS: read from here too)
     EXTENSIONS_BY_KIND,
     KIND_LABELS,
@@ -89,7 +90,7 @@ def _looks_like_html(head: bytes, ext: str) -> bool:
 def _looks_like_text(data: bytes) -> bool:
     """Text if decodable: no NUL bytes (unless UTF-16 with a BOM) and few control characters."""
     sample = data[:65536]
-    if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if sample.startswith((b"\xff\xfe", b"\xfe\xff")) or bomless_utf16(data):
         return True
     if b"\x00" in sample:
         return False
@@ -170,7 +171,8 @@ def sniff(data: bytes, source_name: str) -> Detection:
     elif _image_signature(head):
         kind = "image"
     elif _looks_like_text(data):
-        if _looks_like_html(head, ext):
+        utf16 = bomless_utf16(data)
+        if _looks_like_html(head.decode(utf16, errors="ignore").encode() if utf16 else head, ext):
             kind = "html"
         elif ext in EXTENSIONS_BY_KIND["markdown"]:
             kind = "markdown"

@@ -9,6 +9,8 @@ import re
 
 from charset_normalizer import from_bytes
 
+from core.parsers.utf16 import bomless_utf16
+
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 # Only trust a detector for multibyte CJK encodings: for single-byte Western text it picks
@@ -33,6 +35,9 @@ def decode_html(data: bytes, declared: str | None = None) -> tuple[str, str, lis
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return data.decode(encoding, errors="replace"), encoding, []
+    utf16 = bomless_utf16(data)
+    if utf16:
+        return data.decode(utf16, errors="replace"), utf16, []
     warnings: list[str] = []
     candidates = []
     if declared:

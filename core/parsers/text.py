@@ -14,6 +14,7 @@ from charset_normalizer import from_bytes
 
 from core.errors import ParseError
 from core.parsers.base import ParseContext
+from core.parsers.utf16 import bomless_utf16
 from core.types import DocPart, ParsedDoc
 
 _BOMS = (
@@ -42,6 +43,9 @@ def _detect_encoding(data: bytes) -> str:
     for bom, name in _BOMS:
         if data.startswith(bom):
             return name
+    utf16 = bomless_utf16(data)
+    if utf16:
+        return utf16
     try:
         data.decode("utf-8")
         return "utf-8"

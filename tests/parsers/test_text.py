@@ -2,6 +2,7 @@ import codecs
 
 import pytest
 
+from core.errors import CoreError
 from core.parsers.registry import parse_bytes
 from core.parsers.text import decode_text
 from tests.conftest import shared_path
@@ -63,6 +64,25 @@ def test_utf16_with_bom_is_text():
     data = "Notes in UTF-16\n第二行".encode("utf-16")
     doc = parse_bytes(data, "notes.txt")
     assert "第二行" in doc.text
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_bom_is_text_html_and_csv(encoding):
+    # some Windows and Java tools, and mail exports, write UTF-16 with no byte-order mark
+    notes = "Meeting notes, written by the export tool.\nAttendees: Ana, Li Wei\n第二行：年假十五天\n"
+    doc = parse_bytes(notes.encode(encoding), "notes.txt")
+    assert "第二行：年假十五天" in doc.text and "Attendees: Ana, Li Wei" in doc.text
+    page = "<!DOCTYPE html><html><body><h1>Leave policy</h1><p>Fifteen days of annual leave. 年假十五天。</p></body></html>"
+    doc = parse_bytes(page.encode(encoding), "policy.html")
+    assert doc.metadata["kind"] == "html" and "年假十五天" in doc.text and "<p>" not in doc.text
+    table = "item,price\nstapler,4.50\npaper,3.20\n"
+    assert "stapler" in parse_bytes(table.encode(encoding), "prices.csv").text
+
+
+def test_binary_with_nul_bytes_is_still_not_text():
+    blob = bytes(range(256)) * 40
+    with pytest.raises(CoreError):
+        parse_bytes(blob, "blob.dat")
 
 
 def test_gbk_text_file_through_the_registry():
