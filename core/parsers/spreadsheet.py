@@ -30,6 +30,7 @@ from core.parsers.base import ParseContext
 from core.parsers.budget import TextBudget
 from core.parsers.office_table import markdown_table
 from core.parsers.text import decode_text
+from core.parsers.ooxml_strict import as_transitional
 from core.parsers.zipguard import check_office_zip
 from core.types import DocPart, ParsedDoc
 
@@ -155,7 +156,7 @@ class XlsxParser:
     def parse(self, data: bytes, source_name: str, ctx: ParseContext) -> ParsedDoc:
         from core.parsers.xlsx_read import count_filled_rows, merged_ranges
 
-        archive = check_office_zip(data, "Excel", ctx)
+        data, archive = as_transitional(data, check_office_zip(data, "Excel", ctx))
         workbook = self._open(data, archive)
         budget = TextBudget(ctx, source_name)
         parts: list[DocPart] = []

@@ -12,6 +12,7 @@ from typing import Callable, TypeVar
 
 from core.errors import ParseError
 from core.parsers.base import ParseContext
+from core.parsers.ooxml_strict import as_transitional
 
 _MB = 1024 * 1024
 
@@ -63,6 +64,7 @@ def open_office(data: bytes, kind: str, ctx: ParseContext, opener: Callable[[io.
 
     archive = check_office_zip(data, kind, ctx)
     scan_office_xml(archive, kind, source_name or f"this {kind} file", ctx)
+    data, _ = as_transitional(data, archive)
     try:
         return opener(io.BytesIO(data))
     except (DocxPackageNotFound, PptxPackageNotFound, KeyError, ValueError, zipfile.BadZipFile) as exc:
