@@ -19,7 +19,7 @@ from core.errors import UnsupportedFormat
 from core.parsers.base import ParseContext
 from core.parsers.docx_lists import ListRenderer, list_position
 from core.parsers.docx_tables import render_table
-from core.parsers.docx_text import paragraph_text, text_boxes
+from core.parsers.docx_text import notes, paragraph_text, text_boxes
 from core.parsers.office_ocr import ocr_embedded_image
 from core.parsers.zipguard import open_office
 from core.types import DocPart, ParsedDoc
@@ -126,6 +126,8 @@ class DocxParser:
         walker.walk(document.element.body, sections)
         sections.flush()
         parts = sections.parts
+        for title, texts in notes(document):
+            parts.append(DocPart(text=f"## {title}\n\n" + "\n".join(texts), heading_path=(title,)))
         if ctx.settings.docx_headers_footers:
             header, footer = _headers_footers(document)
             if header:

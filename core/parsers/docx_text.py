@@ -49,3 +49,30 @@ def text_boxes(p_element) -> list[str]:
         if text:
             boxes.append(text)
     return boxes
+
+
+_NOTE_PARTS = {"footnotes": (qn("w:footnote"), "Footnotes"), "endnotes": (qn("w:endnote"), "Endnotes")}
+_ID, _TYPE = qn("w:id"), qn("w:type")
+
+
+def notes(document) -> list[tuple[str, list[str]]]:
+    """The document's footnotes and endnotes, each ("Footnotes", ["[1] text", ...]): a regulation's or
+    a contract's note is part of what it says. Separator notes (w:type) carry no text of the author's."""
+    from docx.oxml import parse_xml
+
+    out: list[tuple[str, list[str]]] = []
+    for rel in document.part.rels.values():
+        kind = rel.reltype.rsplit("/", 1)[-1]
+        if kind not in _NOTE_PARTS or rel.is_external:
+            continue
+        tag, title = _NOTE_PARTS[kind]
+        texts = []
+        for note in parse_xml(rel.target_part.blob).iter(tag):
+            if note.get(_TYPE) not in (None, "normal"):
+                continue
+            text = " ".join(t for t in (paragraph_text(p).strip() for p in note.iter(_P)) if t)
+            if text:
+                texts.append(f"[{len(texts) + 1}] {text}")
+        if texts:
+            out.append((title, texts))
+    return out

@@ -217,3 +217,50 @@ def test_tracked_changes_read_as_accepted_and_text_boxes_once():
     assert "合同金额为五十万元" in text and "三十万元" not in text
     assert text.count("侧栏提示：请在月底前签字") == 1
     assert "见右侧文本框。\n\n侧栏提示" in text
+
+
+def _with_notes(kind: str, body_text: str, note_texts: list[str]) -> bytes:
+    """A Word file whose body refers to footnotes (or endnotes) held in their own part, as Word writes
+    them: two separator notes (ids -1 and 0) first, then the author's."""
+    import re
+    import zipfile
+
+    base = docx.Document()
+    base.add_paragraph(body_text)
+    buffer = io.BytesIO()
+    base.save(buffer)
+    tag = kind[:-1]  # footnote / endnote
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    notes = "".join(f'<w:{tag} w:id="{i + 1}"><w:p><w:r><w:t>{t}</w:t></w:r></w:p></w:{tag}>' for i, t in enumerate(note_texts))
+    part = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:{kind} {w}>'
+            f'<w:{tag} w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:{tag}>'
+            f'<w:{tag} w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:{tag}>'
+            f'{notes}</w:{kind}>')
+    source = zipfile.ZipFile(io.BytesIO(buffer.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "[Content_Types].xml":
+                data = data.replace(b"</Types>", (
+                    f'<Override PartName="/word/{kind}.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+                    f'wordprocessingml.{kind}+xml"/></Types>').encode())
+            elif info.filename == "word/_rels/document.xml.rels":
+                data = data.replace(b"</Relationships>", (
+                    f'<Relationship Id="rIdNotes" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+                    f'relationships/{kind}" Target="{kind}.xml"/></Relationships>').encode())
+            elif info.filename == "word/document.xml":
+                data = re.sub(rb"(</w:t></w:r>)", (f'\\1<w:r><w:{tag}Reference w:id="1"/></w:r>').encode(), data, count=1)
+            target.writestr(info, data)
+        target.writestr(f"word/{kind}.xml", part)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["footnotes", "endnotes"])
+def test_footnotes_and_endnotes_are_read_after_the_body(kind):
+    data = _with_notes(kind, "第七条 出差住宿按标准报销。", ["一线城市指北京、上海、广州、深圳。", "Capital cities: 180 EUR a night."])
+    doc = PARSER.parse(data, "rules.docx", ParseContext())
+    assert doc.text.startswith("第七条 出差住宿按标准报销。")
+    title = kind.capitalize()
+    assert f"## {title}\n\n[1] 一线城市指北京、上海、广州、深圳。\n[2] Capital cities: 180 EUR a night." in doc.text
+    assert doc.parts[-1].heading_path == (title,)
