@@ -87,10 +87,11 @@ def _looks_like_html(head: bytes, ext: str) -> bool:
     return lowered.startswith(b"<") and any(m in lowered[:4096] for m in _HTML_MARKERS)
 
 
-def _looks_like_text(data: bytes) -> bool:
-    """Text if decodable: no NUL bytes (unless UTF-16 with a BOM) and few control characters."""
+def _looks_like_text(data: bytes, utf16: str | None) -> bool:
+    """Text if decodable: no NUL bytes (unless UTF-16, ``utf16`` when it has no BOM) and few control
+    characters."""
     sample = data[:65536]
-    if sample.startswith((b"\xff\xfe", b"\xfe\xff")) or bomless_utf16(data):
+    if sample.startswith((b"\xff\xfe", b"\xfe\xff")) or utf16:
         return True
     if b"\x00" in sample:
         return False
@@ -170,8 +171,7 @@ def sniff(data: bytes, source_name: str) -> Detection:
         raise UnsupportedFormat.of(say("parse.old_office", name=source_name, supported=SUPPORTED_DESCRIPTION))
     elif _image_signature(head):
         kind = "image"
-    elif _looks_like_text(data):
-        utf16 = bomless_utf16(data)
+    elif _looks_like_text(data, utf16 := bomless_utf16(data)):
         if _looks_like_html(head.decode(utf16, errors="ignore").encode() if utf16 else head, ext):
             kind = "html"
         elif ext in EXTENSIONS_BY_KIND["markdown"]:

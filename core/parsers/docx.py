@@ -126,7 +126,7 @@ class DocxParser:
         walker.walk(document.element.body, sections)
         sections.flush()
         parts = sections.parts
-        for title, texts in notes(document):
+        for title, texts in notes(document, walker.warnings):
             parts.append(DocPart(text=f"## {title}\n\n" + "\n".join(texts), heading_path=(title,)))
         if ctx.settings.docx_headers_footers:
             header, footer = _headers_footers(document)

@@ -55,10 +55,12 @@ _NOTE_PARTS = {"footnotes": (qn("w:footnote"), "Footnotes"), "endnotes": (qn("w:
 _ID, _TYPE = qn("w:id"), qn("w:type")
 
 
-def notes(document) -> list[tuple[str, list[str]]]:
+def notes(document, warnings: list[str]) -> list[tuple[str, list[str]]]:
     """The document's footnotes and endnotes, each ("Footnotes", ["[1] text", ...]): a regulation's or
-    a contract's note is part of what it says. Separator notes (w:type) carry no text of the author's."""
+    a contract's note is part of what it says. Separator notes (w:type) carry no text of the author's.
+    A notes part that cannot be read is left out with a warning; the body is read all the same."""
     from docx.oxml import parse_xml
+    from lxml.etree import XMLSyntaxError
 
     out: list[tuple[str, list[str]]] = []
     for rel in document.part.rels.values():
@@ -66,8 +68,13 @@ def notes(document) -> list[tuple[str, list[str]]]:
         if kind not in _NOTE_PARTS or rel.is_external:
             continue
         tag, title = _NOTE_PARTS[kind]
+        try:
+            part = parse_xml(rel.target_part.blob)
+        except XMLSyntaxError:
+            warnings.append(f"the {kind} of this Word file cannot be read and were left out")
+            continue
         texts = []
-        for note in parse_xml(rel.target_part.blob).iter(tag):
+        for note in part.iter(tag):
             if note.get(_TYPE) not in (None, "normal"):
                 continue
             text = " ".join(t for t in (paragraph_text(p).strip() for p in note.iter(_P)) if t)

@@ -264,3 +264,10 @@ def test_footnotes_and_endnotes_are_read_after_the_body(kind):
     title = kind.capitalize()
     assert f"## {title}\n\n[1] 一线城市指北京、上海、广州、深圳。\n[2] Capital cities: 180 EUR a night." in doc.text
     assert doc.parts[-1].heading_path == (title,)
+
+
+def test_an_unreadable_notes_part_is_left_out_with_a_warning_and_the_body_kept():
+    data = _with_notes("footnotes", "第七条 出差住宿按标准报销。", ["a < b is not XML"])
+    doc = PARSER.parse(data, "rules.docx", ParseContext())
+    assert doc.text == "第七条 出差住宿按标准报销。"
+    assert doc.warnings == ["the footnotes of this Word file cannot be read and were left out"]
