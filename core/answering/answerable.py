@@ -136,7 +136,7 @@ class PassageText:
             # an English passage may say a one-word sense in a synonym of it (提醒 "remind", "warn":
             # an alert): WordNet's synonyms of the sense's word, as for an English question's words
             return lenient and any(related_in(base(w), self.concepts) for s in senses[:3] if len(s) == 1
-                                   for w in wordnet().synonyms(s[0]))
+                                   for w in wordnet().synonyms(s[0], _NAMING_PARTS))
         # not a headword (朋友家, 餐补): each of its dictionary words must be meant by the passage, a
         # single character written there (its senses are too many to go by: 脸 is "face" and 面向
         # "to face")
@@ -176,6 +176,7 @@ def _known_unit(unit: str | None) -> bool:
     return bool(unit) and any(value_spans(f"2 {unit}", kind) for kind in _MEASURES)
 
 
+_NAMING_PARTS = frozenset({"noun", "verb"})  # a gloss's adjective senses drift: goods -> good -> "in full"
 _MEASURES = ("money", "duration", "length", "weight", "percentage")
 
 

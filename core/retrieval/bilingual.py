@@ -283,9 +283,11 @@ class WordNet:
     index: dict[str, list[tuple[str, tuple[str, ...]]]]  # lemma -> (pos, synset offsets by frequency)
     synsets: dict[tuple[str, str], tuple[str, ...]]  # (pos, offset) -> its words
 
-    def synonyms(self, word: str) -> frozenset[str]:
+    def synonyms(self, word: str, parts: frozenset[str] | None = None) -> frozenset[str]:
         out: set[str] = set()
         for pos, offsets in self.index.get(word, ()):
+            if parts is not None and pos not in parts:
+                continue
             for offset in offsets[:_WORDNET_SENSES]:
                 out.update(w for w in self.synsets.get((pos, offset), ()) if "_" not in w)
         out.discard(word)

@@ -88,6 +88,18 @@ def test_a_question_in_the_other_language_is_judged_by_meaning():
     assert not answers("How many days of annual leave do interns get?", LEAVE_ZH)
 
 
+def test_a_gloss_s_adjective_synonyms_do_not_stand_for_a_chinese_noun():
+    # 产品 is "goods; product"; WordNet's adjective "good" is also "full" ("reimbursed in full"): a
+    # product manager is not named by a passage about engineers' fees paid in full
+    from core.answering.answerable import PassageText
+
+    costs = PassageText("- Visa fees of engineers on a business trip: reimbursed in full, approved by the "
+                        "engineering manager.")
+    question = read_question("产品经理的签证费用能报销吗？")
+    assert [t.text for t in question.named if not costs.mentions(t)] == ["产品"]
+    assert not [t.text for t in read_question("工程师的签证费用能报销吗？").named if not costs.mentions(t)]
+
+
 def test_the_value_asked_for_must_be_stated_about_what_is_asked():
     passage = "问：L7 支持哪些开锁方式？\n答：支持指纹和密码；L7 Pro 另支持人脸识别。\n问：最多可以录入多少个指纹？\n答：最多可录入 100 个指纹。"
     assert answers("最多能录入多少个指纹？", passage)
