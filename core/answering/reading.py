@@ -53,6 +53,8 @@ _EN_GENERIC = frozenset(
     "category categories form forms manner means reason reasons cause causes purpose role roles entity "
     # a policy's default audience: "employees" need not be named to be meant (interns must be)
     "employee employees staff staffer staffers worker workers personnel".split())
+# "for work", "at work": the setting of every workplace text, as its default audience is
+_EN_WORK_CONTEXT = frozenset("work business job".split())
 _ZH_DEFAULT_AUDIENCE = frozenset("员工 职工 员工们 同事 全体员工 公司员工".split())
 _WH = frozenset(("what", "which", "whose"))
 _ZH_FRAME = frozenset(
@@ -244,6 +246,8 @@ def read_question(question: str) -> Question:
                 kinds.append(Term(american(token), "word"))
             elif token in _EN_FRAME or token in _EN_FUNCTION or token in _EN_GENERIC:
                 framing.append(token)
+            elif previous in ("for", "at") and token in _EN_WORK_CONTEXT:
+                framing.append(token)  # "drive my car for work": a workplace text's own setting
             elif previous in _WH and not _modifies_next(words, position):
                 framing.append(token)  # what decade, which direction: the kind of answer asked for
             elif token in _EN_FREQUENCY or base(token) in _UNIT_WORDS:

@@ -88,6 +88,14 @@ def test_a_question_in_the_other_language_is_judged_by_meaning():
     assert not answers("How many days of annual leave do interns get?", LEAVE_ZH)
 
 
+def test_for_work_is_the_setting_not_a_thing_named():
+    # every workplace text is about work: "for work" need not be written ("on company business" is)
+    assert answers("How much do I get per kilometre when I drive my own car for work?", LEAVE_EN)
+    # a thing named with the word still is: a work permit is not annual leave
+    assert not answers("How many days of work permit leave do employees get?", LEAVE_EN)
+    assert not answers("How much do I get per kilometre when I drive a rental car for work?", LEAVE_EN)
+
+
 def test_a_gloss_s_adjective_synonyms_do_not_stand_for_a_chinese_noun():
     # 产品 is "goods; product"; WordNet's adjective "good" is also "full" ("reimbursed in full"): a
     # product manager is not named by a passage about engineers' fees paid in full
