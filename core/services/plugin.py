@@ -13,9 +13,9 @@ its constructor, by their ``engine.services`` name, typed for the type checker:
     def __init__(self, rt: Runtime, *, kbs: KnowledgeBaseService, chats: ChatService): ...
 
 and the engine hands it those services (core's, or a plugin service registered before it). Its
- its operations join the operations table
-(core/operations.py) and so reach the Engine's facade, the hand-off, the HTTP API and, when they
-declare ``cli``, the CLI (core/cli/derived.py) — exactly as built-in operations do.
+operations join the operations table (core/operations.py) and so reach the Engine's facade, the
+hand-off, the HTTP API and, when they declare ``cli``, the CLI (core/cli/derived.py) — exactly as
+built-in operations do.
 """
 
 from __future__ import annotations
