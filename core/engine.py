@@ -2,7 +2,8 @@
 
 The engine is a composition root: it opens what the services share (``core/services/runtime.py``)
 and builds one service per responsibility (accounts, knowledge bases, files and ingest, jobs,
-answers, chats, sources, Google Drive, curated answers, settings). Its public methods are not
+answers, chats, sources, curated answers, settings), then the plugins' services (Google Drive's
+among them, core/services/plugin.py). Its public methods are not
 written here: each is an operation a service declares (``core/services/declare.py``), put on the
 class by ``core/services/facade.py`` with its access rule applied. Every operation that touches
 user data takes the ``Actor`` asking and checks it.
@@ -36,7 +37,6 @@ from core.services.assistants import AssistantService
 from core.services.chats import ChatService
 from core.services.chunk_edits import ChunkEditService
 from core.services.curated import CuratedService
-from core.services.drive import DriveService
 from core.services.facade import install_operations
 from core.services.files import FileService
 from core.services.jobs import JobService
@@ -44,6 +44,7 @@ from core.services.knowledge_bases import KnowledgeBaseService
 from core.services.metadata import MetadataService
 from core.services.runtime import Runtime
 from core.services.openai_compat import OpenAICompatService
+from core.services.plugin import build_plugin_services
 from core.services.settings import SettingsService
 from core.services.sources import SourceService
 
@@ -58,13 +59,13 @@ class Engine:
         sources = SourceService(rt, accounts)
         answers = AnswerService(rt)
         assistants = AssistantService(rt, answers)
-        self.services = SimpleNamespace(
+        own = dict(
             settings=SettingsService(rt), accounts=accounts, kbs=kbs, files=FileService(rt), jobs=JobService(rt),
-            answers=answers, chats=chats, sources=sources,
-            drive=DriveService(rt, accounts, kbs, chats, sources), curated=CuratedService(rt),
+            answers=answers, chats=chats, sources=sources, curated=CuratedService(rt),
             openai=OpenAICompatService(rt, answers, assistants), api=ApiBridge(self, invoke_api),
-            chunk_edits=ChunkEditService(rt), metadata=MetadataService(rt), assistants=assistants,
-            **{name: service_cls(rt) for name, service_cls in PLUGIN_SERVICES.items()})  # plugins' (docs/plugins.md)
+            chunk_edits=ChunkEditService(rt), metadata=MetadataService(rt), assistants=assistants)
+        # plugins' services (Google Drive's too), handed the services they name (docs/plugins.md)
+        self.services = SimpleNamespace(**own, **build_plugin_services(rt, own, PLUGIN_SERVICES))
         self._workers: WorkerPool | None = None  # started on the first submit, or by start_workers()
         self._workers_lock = threading.Lock()
         try:

@@ -17,7 +17,6 @@ from core.services.chats import ChatService
 from core.services.chunk_edits import ChunkEditService
 from core.services.curated import CuratedService
 from core.services.declare import Operation
-from core.services.drive import DriveService
 from core.services.facade import collect, register_job_kinds
 from core.services.files import FileService
 from core.services.jobs import JobService
@@ -32,11 +31,11 @@ from core.services.sources import SourceService
 SERVICES: dict[str, type] = {
     "settings": SettingsService, "accounts": AccountService, "kbs": KnowledgeBaseService,
     "files": FileService, "jobs": JobService, "answers": AnswerService, "chats": ChatService,
-    "sources": SourceService, "drive": DriveService, "curated": CuratedService, "openai": OpenAICompatService,
+    "sources": SourceService, "curated": CuratedService, "openai": OpenAICompatService,
     "api": ApiBridge, "chunk_edits": ChunkEditService, "metadata": MetadataService,
     "assistants": AssistantService}
 
-# Services that plugins add (``register_service``), built by the engine with its Runtime.
+# Services that plugins add (``register_service``; Google Drive's among them), built by the engine.
 PLUGIN_SERVICES: dict[str, type] = plugin_services()
 _taken = set(SERVICES) & set(PLUGIN_SERVICES)
 if _taken:

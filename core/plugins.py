@@ -106,9 +106,10 @@ CHAT_PROVIDERS: Registry = Registry("LLM provider", tuple(
     f"core.llm.{m}" for m in ("extractive", "openai_provider", "ollama_provider")))
 EMBEDDING_PROVIDERS: Registry = Registry("embedding provider", tuple(
     f"core.embeddings.{m}" for m in ("factory", "openai_api", "ollama_api")))
-# What a plugin adds around its thing. No built-ins: core's own services are composed by the engine
-# and core's own tables are core's revision chain; these hold what outside packages add.
-PLUGIN_SERVICES: Registry = Registry("plugin service")
+# What a plugin adds around its thing. Core's own services are composed by the engine and core's own
+# tables are core's revision chain; these hold what plugin packages add (Google Drive's service
+# is a built-in one: it registers exactly as an outside package's would).
+PLUGIN_SERVICES: Registry = Registry("plugin service", ("core.gdrive.drive_service",))
 TABLE_SETS: Registry = Registry("plugin table set")
 
 

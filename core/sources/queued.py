@@ -1,12 +1,12 @@
 """A sync or an import as a queued job: its outcome from the sync's report, and the report read
 back from the finished row (the ``Future``'s value). The handlers are the source and Drive
-services' (core/services/sources.py, core/services/drive.py)."""
+services' (core/services/sources.py, core/gdrive/drive_service.py)."""
 
 from __future__ import annotations
 
 from core.db.models import Job
 from core.jobs.kinds import Outcome, known_fields, reraise
-from core.sources.sync import ItemResult, SyncReport
+from core.sources.report import ItemResult, SyncReport
 
 
 def report_outcome(report: SyncReport) -> Outcome:

@@ -17,7 +17,7 @@ source from overlapping, in any process; a sync that finds its lease lost stops 
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Callable
 
 from sqlmodel import select
@@ -36,43 +36,13 @@ from core.metadata.payload import refresh as refresh_metadata
 from core.sources import lease
 from core.sources.base import Listing, RemoteItem, Source, SourceUnavailable
 from core.sources.models import SourceItemRecord, SyncedSource, SyncLog
+from core.sources.report import ItemResult, SyncReport  # noqa: F401 (read from here too)
 from core.types import Actor
 
 log = logging.getLogger(__name__)
 
 FETCH_GROUP = 8  # items fetched, then ingested together (bounded memory, batched embedding)
 FileProgress = Callable[[str, int, int, str], None]
-
-
-@dataclass
-class ItemResult:
-    item_id: str
-    name: str
-    action: str  # added | updated | renamed | removed | failed | cancelled | duplicate | skipped
-    file_id: str | None = None
-    chunks: int = 0
-    error: str = ""
-
-
-@dataclass
-class SyncReport:
-    source_id: str
-    log_id: str
-    status: str  # done | failed | cancelled
-    full_listing: bool = False
-    results: list[ItemResult] = field(default_factory=list)
-    error: str = ""
-    source_state: str = "ok"  # ok | reconnect | error: what the source's row says after this run
-
-    def count(self, action: str) -> int:
-        return sum(1 for r in self.results if r.action == action)
-
-    def as_dict(self) -> dict:
-        return {"source_id": self.source_id, "log_id": self.log_id, "status": self.status,
-                "full_listing": self.full_listing, "error": self.error, "source_state": self.source_state,
-                "added": self.count("added"), "updated": self.count("updated") + self.count("renamed"),
-                "removed": self.count("removed"), "failed": self.count("failed"),
-                "results": [asdict(r) for r in self.results]}
 
 
 @dataclass

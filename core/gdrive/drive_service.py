@@ -1,32 +1,43 @@
 """Google Drive: the actor's own connection (OAuth or a refresh token), browse, import as a synced
 source, sync, attach to a chat, disconnect. Every call acts for the actor given and uses that
-actor's own Drive connection only."""
+actor's own Drive connection only.
+
+Registered like an outside plugin's service (core/services/plugin.py): ``engine.services.drive``,
+built by the engine with its Runtime and the engine services its constructor names (accounts,
+kbs, chats, sources); its operations and its job kind ``gdrive_import`` join the operations table
+from here. Light at the top (the CLI reads these declarations to build its parser): the services
+it is handed are named for type checkers only.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 from core.accounts import users
 from core.db.models import Job
-from core.ingest.service import IngestResult
+from core.ingest.uploads import IngestResult
 from core.jobs.kinds import OnOutcome, Outcome, owner_of
-from core.parsers.url_guard import AllowList
-from core.services.accounts import AccountService
-from core.services.chats import ChatService
 from core.services.declare import Remote, job_kind, operation
-from core.services.knowledge_bases import KnowledgeBaseService
-from core.services.runtime import Runtime
-from core.services.sources import SourceService, job_tracker, tracked
+from core.services.plugin import register_service
 from core.sources.queued import decode_report, report_outcome
-from core.sources.sync import SyncReport
+from core.sources.report import SyncReport
 from core.types import SYSTEM_ACTOR, Actor
+
+if TYPE_CHECKING:
+    from core.services.accounts import AccountService
+    from core.services.chats import ChatService
+    from core.services.knowledge_bases import KnowledgeBaseService
+    from core.services.runtime import Runtime
+    from core.services.sources import SourceService
 
 
 class DriveService:
-    def __init__(self, rt: Runtime, accounts: AccountService, kbs: KnowledgeBaseService, chats: ChatService,
+    def __init__(self, rt: Runtime, *, accounts: AccountService, kbs: KnowledgeBaseService, chats: ChatService,
                  sources: SourceService):
         self._rt, self._accounts, self._kbs, self._chats, self._sources = rt, accounts, kbs, chats, sources
+
     def _drive_user(self, actor: Actor) -> None:
         """A connection belongs to an existing account (the CLI's local operator has its own)."""
         if actor.user_id != SYSTEM_ACTOR.user_id:
@@ -55,6 +66,7 @@ class DriveService:
         the connection goes to the user the state was issued to, and to nobody else."""
         from core.gdrive import oauth
         from core.gdrive import service as gdrive
+        from core.parsers.url_guard import AllowList
 
         if actor is not None:
             self._drive_user(actor)
@@ -69,6 +81,7 @@ class DriveService:
     def gdrive_connect_refresh_token(self, actor: Actor, refresh_token: str) -> dict:
         from core.gdrive import oauth
         from core.gdrive import service as gdrive
+        from core.parsers.url_guard import AllowList
 
         self._drive_user(actor)
         settings = self._rt.settings()
@@ -97,6 +110,7 @@ class DriveService:
                            progress: Callable[[str, int, int, str], None] | None = None) -> SyncReport:
         """The import, tracked by ``job_id`` (a queued job a worker runs) or by a new job row."""
         from core.gdrive import service as gdrive
+        from core.services.sources import job_tracker, tracked
 
         self._drive_user(actor)
         kb_id = self._kbs.get_kb(actor, kb).id
@@ -126,7 +140,6 @@ class DriveService:
         "busy" for one that is syncing already)."""
         from core.sources import service as sources
         from core.sources.base import SyncBusy
-        from core.sources.sync import SyncReport
 
         reports = []
         for row in sources.list_sources(self._rt.parts, actor, kind="gdrive", kb_ref=kb):
@@ -158,3 +171,6 @@ class DriveService:
 
         self._drive_user(actor)
         return gdrive.disconnect(self._rt.parts, self._rt.secret_box, actor)
+
+
+register_service("drive", DriveService)
