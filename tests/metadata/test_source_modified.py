@@ -71,6 +71,6 @@ def test_a_dingtalk_nodes_modified_time_is_its_modified_field(engine, ding):  # 
     porto = ding.add("d2", "Porto", text="# Porto\n\nHotel costs per night: 150 euros.", modified=100_000)
     report = engine.add_dingtalk_source(A, "kb", APP_KEY, SecretStr(APP_SECRET), OPERATOR, WORKSPACE)
     assert report.status == "done", report.error
-    said = {"Lisbon.md": lisbon.model()["modifiedTime"], "Porto.md": porto.model()["modifiedTime"]}
-    assert _modified(engine, "kb") == said and said["Lisbon.md"] < said["Porto.md"]
-    assert _older_only(engine, "kb", said["Porto.md"]) == {"Lisbon.md"}
+    said = {"Lisbon.docx": lisbon.model()["modifiedTime"], "Porto.docx": porto.model()["modifiedTime"]}
+    assert _modified(engine, "kb") == said and said["Lisbon.docx"] < said["Porto.docx"]
+    assert _older_only(engine, "kb", said["Porto.docx"]) == {"Lisbon.docx"}

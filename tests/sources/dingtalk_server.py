@@ -11,8 +11,10 @@ documentation (paths, parameters and fields as docs/sources.md lists them):
   ``GET /v2.0/doc/me/export/task/query?taskId=&operatorId=`` -> {status, downloadUrl} (the first
   query says "processing"); ``GET /download/{taskId}`` -> the exported bytes (no token: pre-signed).
 
-Every call but the token and the download needs ``x-acs-dingtalk-access-token`` (401
-InvalidAuthentication otherwise, also once a token expired or was revoked). ``fail_next`` scripts
+``targetFormat`` docx is the documented one; markdown is served too (an option ragdesk keeps for
+tenants that accept it). Every call but the token and the download needs
+``x-acs-dingtalk-access-token`` (401 InvalidAuthentication otherwise, also once a token expired or
+was revoked; ``expired_answer`` gives another status or an older API's errcode body). ``fail_next`` scripts
 errors (a 429 with Retry-After, a 403 QpsLimit code). It counts what it receives.
 """
 
@@ -65,6 +67,9 @@ class DingTalkState:
     requests: list[tuple[str, str, dict]] = field(default_factory=list)  # (method, path, headers)
     bodies: list[str] = field(default_factory=list)
     fail_next: list[tuple[str, int, dict, dict]] = field(default_factory=list)  # (path prefix, status, body, headers)
+    # how a token no longer valid is answered: the v2.0 APIs' 401 InvalidAuthentication, or another
+    # status with that code, or an older API's {"errcode": 40001, "errmsg": ...}
+    expired_answer: tuple[int, dict] = (401, {})
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -145,7 +150,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._reply(200, task["data"]) if task else self._reply(404, _error("NotFound", "no such file"))
         token = self.headers.get("x-acs-dingtalk-access-token", "")
         if st.tokens.get(token, 0) < time.time():
-            return self._reply(401, _error("InvalidAuthentication", "不合法的access_token"))
+            status, body = st.expired_answer
+            return self._reply(status, body or _error("InvalidAuthentication", "不合法的access_token"))
         if "operatorId" not in query and not body.get("operatorId"):
             return self._reply(400, _error("MissingoperatorId", "operatorId is mandatory for this action."))
         if path == "/v2.0/wiki/workspaces" and method == "GET":
@@ -184,7 +190,7 @@ class _Handler(BaseHTTPRequestHandler):
         parent = query.get("parentNodeId", "")
         if parent not in st.nodes:
             return self._reply(404, _error("nodeNotExist", "parent node not found"))
-        size = min(int(query.get("maxResults", 50)), st.page_cap)
+        size = min(int(query.get("maxResults", 30)), st.page_cap)
         children = sorted((n for n in st.nodes.values() if n.parent == parent), key=lambda n: n.node_id)
         start = int(query.get("nextToken") or 0)
         page = children[start:start + size]

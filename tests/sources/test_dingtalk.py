@@ -19,6 +19,7 @@ from pydantic import SecretStr
 from sqlmodel import select
 
 from core.errors import BlockedAddress
+from core.sources.dingtalk import DingTalkSourceSettings
 from core.sources.dingtalk.api import forget_tokens
 from core.sources.models import SourceSecret
 from core.types import SYSTEM_ACTOR
@@ -46,8 +47,9 @@ def ding():
 
 @pytest.fixture
 def opened(engine, ding):
+    # markdown keeps the names below readable (Handbook.md); the default, docx, has a test of its own
     engine.save_settings(A, {"parsing": {"url_allow_hosts": ["127.0.0.1"]},
-                             "sources": {"kinds": {"dingtalk": {"base_url": ding.base}}}})
+                             "sources": {"kinds": {"dingtalk": {"base_url": ding.base, "export_format": "markdown"}}}})
     return engine
 
 
@@ -120,14 +122,35 @@ def test_a_folder_of_a_knowledge_base_and_a_document_moved_out_of_it(opened, din
     assert "koala" not in text and "quokka" in text and "wombat" not in text
 
 
-def test_docx_export_is_parsed_like_an_upload(opened, ding):
+def test_docx_the_documented_export_is_the_default_and_parsed_like_an_upload(opened, ding):
     engine = opened
-    engine.save_settings(A, {"sources": {"kinds": {"dingtalk": {"base_url": ding.base, "export_format": "docx"}}}})
+    engine.save_settings(A, {"sources": {"kinds": {"dingtalk": {"export_format": DingTalkSourceSettings().export_format}}}})
     ding.add("d1", "Handbook", text="# Handbook\nThe meeting room code is wombat.")
     report = _add(engine)
     assert _actions(report) == {"Handbook.docx": "added"}, report.error
     assert "wombat" in kb_text(engine, A, "kb")
     assert any(json.loads(b).get("targetFormat") == "docx" for b in ding.bodies if b)
+
+
+@pytest.mark.parametrize("answer", [(403, {"code": "InvalidAuthentication", "message": "不合法的access_token"}),
+                                    (400, {"errcode": 40001, "errmsg": "access_token is invalid or not latest"})])
+def test_a_token_refused_with_another_status_or_an_older_code_is_replaced_once(opened, ding, answer):
+    engine = opened
+    ding.add("d1", "Handbook", text="The meeting room code is wombat.")
+    _add(engine)
+    [row] = engine.sources(A, kind="dingtalk")
+    ding.expired_answer = answer
+    ding.revoke_tokens()
+    ding.edit("d1", text="The meeting room code is platypus.")
+    report = engine.sync_source(A, row.id)
+    assert report.status == "done" and _actions(report) == {"Handbook.md": "updated"}, report.error
+    assert ding.count("POST", "/v1.0/oauth2/accessToken") == 2
+
+    ding.tokens.clear()
+    ding.token_lifetime = 0  # every new token is dead at once: one replacement, then a clear failure
+    failed = engine.sync_source(A, row.id)
+    assert failed.status == "failed" and "did not accept the app's access token" in failed.error, failed.error
+    assert APP_SECRET not in failed.error
 
 
 def test_the_token_is_cached_and_fetched_again_when_it_expires(opened, ding):

@@ -25,9 +25,11 @@ DEFAULT_BASE_URL = "https://api.dingtalk.com"
 class DingTalkSourceSettings(PluginSettings):
     base_url: str = Field(DEFAULT_BASE_URL, description=(
         "DingTalk's open API address (a stand-in's for tests); checked by the URL guard."))
-    export_format: Literal["markdown", "docx"] = Field("markdown", description=(
-        "What each DingTalk document is exported to before it is parsed."))
-    page_size: int = Field(50, ge=1, le=50, description="Nodes asked for per page (maxResults).")
+    export_format: Literal["docx", "markdown"] = Field("docx", description=(
+        "What each DingTalk document is exported to before it is parsed: docx, the format DingTalk's "
+        "export API documents; markdown where a tenant's API accepts it (not in DingTalk's docs)."))
+    page_size: int = Field(30, ge=1, le=50, description=(
+        "Nodes asked for per page (maxResults; 30 is the value DingTalk's docs give)."))
     export_timeout_seconds: float = Field(120.0, gt=0, description="How long one document's export job may take.")
 
 

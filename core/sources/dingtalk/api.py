@@ -43,6 +43,16 @@ _TOKENS: dict[tuple[str, str, str], tuple[str, float]] = {}
 _TOKENS_LOCK = threading.Lock()
 
 
+# What DingTalk says of a token it no longer takes, whatever the HTTP status (400, 401 or 403): the
+# v1.0/v2.0 APIs' ``code`` InvalidAuthentication, the older APIs' ``errcode`` 40001 ("access_token is
+# invalid or not latest"), 40014 (an illegal token) and 42001 (an expired one).
+_TOKEN_REJECTED = frozenset({"invalidauthentication", "40001", "40014", "42001"})
+
+
+def _token_rejected(reply: httpx.Response) -> bool:
+    return reply.status_code == 401 or _code_of(reply).lower() in _TOKEN_REJECTED
+
+
 def _rate_limited(status: int, code: str) -> bool:
     return status == 429 or "qpslimit" in code.lower() or code.lower().startswith("throttling")
 
@@ -50,7 +60,7 @@ def _rate_limited(status: int, code: str) -> bool:
 class DingTalkApi:
     def __init__(self, client: httpx.Client, base_url: str, app_key: str, app_secret: str, operator_id: str, *,
                  backoff: Backoff = Backoff(), sleep: Callable[[float], None] = time.sleep,
-                 page_size: int = 50, max_bytes: int = 50 * _MB):
+                 page_size: int = 30, max_bytes: int = 50 * _MB):
         self._client, self.base = client, base_url.rstrip("/")
         self.app_key, self._secret, self.operator_id = app_key, app_secret, operator_id
         self._backoff, self._sleep, self.page_size, self._max_bytes = backoff, sleep, page_size, max_bytes
@@ -126,7 +136,7 @@ class DingTalkApi:
             headers = {"x-acs-dingtalk-access-token": self.token(fresh=fresh)}
             reply = self._send(method, f"{self.base}{path}", headers=headers, **kw)
             self._count(path.split("?")[0])
-            if reply.status_code == 401 and not fresh:
+            if _token_rejected(reply) and not fresh:
                 continue  # expired or revoked before our clock said so: a new token, one more try
             if reply.status_code != 200:
                 raise self._failed(reply, what)
@@ -142,7 +152,7 @@ class DingTalkApi:
         if _rate_limited(reply.status_code, code):
             return DingTalkError(f"DingTalk's rate limit was still exceeded after retrying while {what}{said}; "
                                  "the next sync tries again")
-        if reply.status_code == 401:
+        if _token_rejected(reply):
             return DingTalkError(f"DingTalk did not accept the app's access token while {what}{said}")
         if reply.status_code == 403:
             return DingTalkError(f"DingTalk does not let the app (or operator {self.operator_id!r}) do this while "
@@ -184,7 +194,7 @@ class DingTalkApi:
 
     # ------------------------------------------------------------------ export
     def export(self, node_id: str, target_format: str, *, timeout: float = 120.0, poll: float = 1.0) -> bytes:
-        """A DingTalk document exported to ``target_format`` (markdown | docx): submit the export
+        """A DingTalk document exported to ``target_format`` (docx, the documented one; markdown): submit the export
         job, wait for its download URL, download it (capped). Raises CoreError for this document."""
         body = {"dentryUuid": node_id, "operatorId": self.operator_id, "targetFormat": target_format}
         try:
@@ -243,7 +253,10 @@ def _code_of(reply: httpx.Response) -> str:
         body = reply.json()
     except ValueError:
         return ""
-    return str(body.get("code") or "") if isinstance(body, dict) else ""
+    if not isinstance(body, dict):
+        return ""
+    legacy = body.get("errcode")  # the older APIs: {"errcode": 40001, "errmsg": ...}; 0 is success
+    return str(body.get("code") or (legacy if legacy not in (None, 0, "0") else "") or "")
 
 
 def _message_of(reply: httpx.Response) -> str:
@@ -251,7 +264,7 @@ def _message_of(reply: httpx.Response) -> str:
         body = reply.json()
     except ValueError:
         return ""
-    return str(body.get("message") or "")[:300] if isinstance(body, dict) else ""
+    return str(body.get("message") or body.get("errmsg") or "")[:300] if isinstance(body, dict) else ""
 
 
 def _part(value: str) -> str:

@@ -57,7 +57,7 @@ class DingTalkSource:
     api: DingTalkApi
     workspace_id: str
     root_node_id: str = ""  # a folder of the knowledge base; "" = the whole knowledge base
-    export_format: str = "markdown"
+    export_format: str = "docx"
     export_timeout: float = 120.0
     kind: str = "dingtalk"
     _spill: dict[str, str] = field(default_factory=dict)  # node id -> exported copy (this run only)
