@@ -111,6 +111,7 @@ EMBEDDING_PROVIDERS: Registry = Registry("embedding provider", tuple(
 # is a built-in one: it registers exactly as an outside package's would).
 PLUGIN_SERVICES: Registry = Registry("plugin service", ("core.gdrive.drive_service",))
 TABLE_SETS: Registry = Registry("plugin table set")
+DASHBOARD_PANELS: Registry = Registry("dashboard panel")  # core/panels.py
 
 
 def plugin_modules(environ: Mapping[str, str] | None = None) -> list[str]:

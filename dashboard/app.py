@@ -21,6 +21,7 @@ from dashboard.errors import show_error  # noqa: E402
 from dashboard.gdrive_widgets import finish_redirect  # noqa: E402
 from dashboard.header import render_header, render_sidebar_account  # noqa: E402
 from dashboard.i18n import t  # noqa: E402
+from dashboard.plugin_panels import panel_pages  # noqa: E402
 from dashboard.runtime import get_engine  # noqa: E402
 
 PAGES = REPO_ROOT / "pages"
@@ -30,7 +31,8 @@ def navigation(is_admin: bool, *, can_compare: bool = False, signed_in: bool = T
     """Every page is registered for everyone, so a URL always resolves to its own page (a deep link
     survives sign-in; a non-admin opening Documents Settings is told it is for admins). The menu
     lists only what the visitor can use: nothing before sign-in, no settings for non-admins, no
-    Strict A/B compare for those who may not see normal-mode answers (``Engine.may_compare``)."""
+    Strict A/B compare for those who may not see normal-mode answers (``Engine.may_compare``), no
+    plugin panel for those it is not open to (core/panels.py)."""
     return st.navigation([
         st.Page(PAGES / "chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
         st.Page(PAGES / "knowledge_bases.py", title=t("nav.kbs"), icon=":material/library_books:"),
@@ -41,6 +43,7 @@ def navigation(is_admin: bool, *, can_compare: bool = False, signed_in: bool = T
         st.Page(PAGES / "ab_compare.py", title=t("nav.ab"), icon=":material/compare:",
                 visibility="visible" if can_compare else "hidden"),
         st.Page(PAGES / "google_drive.py", title=t("nav.gdrive"), icon=":material/add_to_drive:"),
+        *panel_pages(is_admin),
     ], position="sidebar" if signed_in else "hidden")
 
 

@@ -332,4 +332,5 @@ STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS, **CHUNK_WORDS, **META
     "cite.note.not_found": "The passage could not be found in the stored text; it is shown on its own.",
     "cite.note.original_missing": "The original file is not stored; the passage is shown in the stored text.",
     "cite.note.text_missing": "The file's text is not stored; the passage is shown on its own.",
+    "plugin.panel_failed": "The plugin panel “{title}” failed ({kind}). The details are in the server log; the rest of the dashboard works.",
 }

@@ -320,4 +320,5 @@ STRINGS: dict[str, str] = {**PAGE_WORDS, **PROGRESS_WORDS, **CHUNK_WORDS, **META
     "cite.note.not_found": "在保存的文本中找不到该段落，仅单独显示段落。",
     "cite.note.original_missing": "未保存原始文件，段落显示在保存的文本中。",
     "cite.note.text_missing": "未保存该文件的文本，仅单独显示段落。",
+    "plugin.panel_failed": "插件面板「{title}」出错（{kind}），详细信息已记录到服务器日志；仪表盘的其他部分不受影响。",
 }

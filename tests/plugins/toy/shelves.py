@@ -6,7 +6,8 @@ job kind and an error class — all from this package, nothing under core/ names
 - ``toy_shelves``: ``python -m core toy-shelves [--json]``, ``GET /api/v1/toy/shelves``;
 - ``toy_bookmark``: ``python -m core toy-bookmark SHELF [--note N]``, ``POST /api/v1/toy/shelves``;
   a shelf holds at most ``MAX_BOOKMARKS``: one more is ``ToyShelfFull`` (exit 40, HTTP 409);
-- job kind ``toy_tidy``: drops a shelf's bookmarks, queued by ``toy_tidy`` (``python -m core toy-tidy SHELF``).
+- job kind ``toy_tidy``: drops a shelf's bookmarks, queued by ``toy_tidy`` (``python -m core toy-tidy SHELF``);
+- a dashboard panel, "Toy shelves" (``shelves_panel.py``), in the navigation for admins.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from core.db.plugin_tables import TableSet, register_tables
 from core.errors import CoreError, InvalidInput
 from core.jobs.kinds import Outcome, reraise
 from core.jobs.submit import enqueue_one
+from core.panels import DashboardPanel, register_panel
 from core.services.declare import Cli, Http, job_kind, operation
 from core.services.plugin import register_service
 from core.types import Actor
@@ -116,3 +118,6 @@ class ToyShelfService:
 
 
 register_service("toy_shelves", ToyShelfService)
+# its page in the dashboard, for admins (the operations it calls are admin-only too)
+register_panel(DashboardPanel("toy-shelves", {"en": "Toy shelves", "zh": "玩具书架"},
+                              render="tests.plugins.toy.shelves_panel:render", access="admin"))
