@@ -93,7 +93,8 @@ class PassageText:
             # a name is itself, not its dictionary synonyms: the Enterprise plan is not the Business one
             return word in self.words or form in self.stems or self._spells(word) or self._misspelt(word)
         if term.kind == "name":  # in Chinese text, as written or as the very word a headword means
-            return word in self.words or form in self.stems or form in self.concepts  # Shanghai: 上海, not Starter: 启动
+            return (word in self.words or form in self.stems or form in self.concepts  # Shanghai: 上海, not Starter: 启动
+                    or any(f in self.concepts for f in wordnet().same_name(word)))  # Chinese: 中国 "China"
         if related_in(form, self.stems) or word in self.stems or related_in(form, self.concepts) or self._spells(word):
             return True
         if self._misspelt(word):
@@ -132,6 +133,9 @@ class PassageText:
         senses = lex.glosses(word)
         if senses:
             if any(sense_matched(s, self.concepts, lenient) for s in senses):
+                return True
+            # a place said in its adjective (希腊 "Greece": a Greek island; 中国 "China": Chinese art)
+            if lenient and any(f in self.words for s in senses[:3] if len(s) == 1 for f in wordnet().same_name(s[0])):
                 return True
             # an English passage may say a one-word sense in a synonym of it (提醒 "remind", "warn":
             # an alert): WordNet's synonyms of the sense's word, as for an English question's words

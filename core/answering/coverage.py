@@ -46,6 +46,11 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def numeral_digits(numeral: str) -> str:
+    """A Chinese numeral in digits (两 → 2, 十五 → 15), a lone character too."""
+    return _zh_number(numeral)
+
+
 def _zh_number(numeral: str) -> str:
     """一 → 1, 十五 → 15, 二十四 → 24, 一百八十 → 180; anything else is left as written."""
     if any(c in "百千" for c in numeral) or len(numeral) > 4:

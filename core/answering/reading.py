@@ -25,7 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from core.answering.answer_types import Wanted, asked_for, attribute_kind, more_specific
-from core.answering.coverage import HAN_RUN, LATIN, digits_for_numerals, en_term, zh_term
+from core.answering.coverage import HAN_RUN, LATIN, digits_for_numerals, en_term, numeral_digits, zh_term
 from core.answering.word_class import _zh_tagger, names_something
 from core.retrieval.bilingual import base, has_chinese, lexicon
 from core.retrieval.bm25 import _jieba_tokenizer
@@ -57,6 +57,11 @@ _EN_GENERIC = frozenset(
 _EN_WORK_CONTEXT = frozenset("work business job".split())
 _ZH_DEFAULT_AUDIENCE = frozenset("员工 职工 员工们 同事 全体员工 公司员工".split())
 _WH = frozenset(("what", "which", "whose"))
+_WHICH_COUNT = re.compile(r"\b(?:which|what)\s+(\d+)\b")
+# The same in Chinese: nouns that stand for whatever the answer is (叫什么*名字*, 哪些*方面*)
+_ZH_GENERIC = frozenset(
+    "东西 事情 事物 人员 成员 团体 群体 种类 类型 类别 方式 方法 因素 过程 名字 名称 部分 方面 例子 术语 形式 原因 目的 "
+    "作用 角色".split())
 _ZH_FRAME = frozenset(
     "每个 每位 每名 每项 每一 每次 一次 各个 各位 各项 一般 通常 目前 现在 大概 大约 左右 以上 以下 其他 之内 以内 超过 不超过 不少于 "
     "不低于 至少 最多 人民币 欧元 美元 才能 才可以 才可 的话 这份 这个 该项 此项 本 一下 是从 从 到".split())
@@ -230,8 +235,9 @@ def read_question(question: str) -> Question:
         named.append(Term(words_of_level, "level", (level,)))
     level_words = {w for _, text in levels for w in re.findall(r"[a-z]+|\d+", text)}
     level_texts = {text for _, text in levels}
+    shapes = {m.group(1) for m in _WHICH_COUNT.finditer(flat)}  # "which two treaties": the answer's shape
     for value, unit in numbers_with_units(flat):
-        if f"{value:g}" not in level_words:
+        if f"{value:g}" not in level_words and f"{value:g}" not in shapes:
             named.append(Term(f"{value:g}", "number", (unit,) if unit else ()))
     after_question_word = False
     words = _words(question)
@@ -262,6 +268,20 @@ def read_question(question: str) -> Question:
                 named.append(Term(american(token), "word"))
             continue
         for part in HAN_RUN.findall(token):
+            counted = _ZH_COUNT_WORD.fullmatch(part)
+            if counted and counted.group(1) and counted.group(3) in _ZH_PART_OF_TEXT:
+                pass  # 第三条, 第二页: a numbered part of a text, named whole
+            elif counted and counted.group(1):  # 第一家: the ordinal (第一: "first"), not the measure word
+                part = f"第{counted.group(2)}"
+            elif counted and counted.group(2) == "一":  # 一项研究: "a study", as "one container" is "a container"
+                framing.append(part)
+                continue
+            elif counted and previous.endswith("哪"):  # 哪两个条约: the answer's shape ("which two")
+                framing.append(part)
+                continue
+            elif counted:  # 两个整数: the count is a number the passage states ("two integers")
+                named.append(Term(numeral_digits(counted.group(2)), "number", ()))
+                continue
             word = zh_term(part) if len(part) > 1 else None
             # Starter 套餐, 一级故障: a word right after a name or a level is the kind of thing named
             of_instance = (previous in names or previous in level_texts or bool(LATIN.fullmatch(previous))
@@ -279,7 +299,7 @@ def read_question(question: str) -> Question:
             after_question_word = part in ("哪个", "哪些", "什么", "哪种", "哪类", "何种", "哪一个", "哪一")
             if word is None:
                 continue
-            if word in _ZH_FRAME or word in _ZH_DEFAULT_AUDIENCE:
+            if word in _ZH_FRAME or word in _ZH_DEFAULT_AUDIENCE or word in _ZH_GENERIC:
                 framing.append(word)
             elif word[0] in "每一" and len(word) >= 2 and word[1:] in _ZH_UNITS:  # 每年, 一年: a unit
                 named.append(Term(word, "unit", _UNITS[_ZH_UNITS[word[1:]]]))
@@ -297,6 +317,9 @@ def read_question(question: str) -> Question:
 
 
 _ZH_MEASURE = frozenset("个 张 次 份 位 名 条 项 件 台 把 枚 套 家 种 类 组 批 间 座 辆 本 篇 页 块".split())
+# A numeral with its measure word, as jieba cuts it (两个, 一项, 第一家): a count or an ordinal.
+_ZH_PART_OF_TEXT = frozenset("条 款 章 节 篇 页 项 届".split())
+_ZH_COUNT_WORD = re.compile(rf"(第)?([一二两三四五六七八九十]+)([{''.join(_ZH_MEASURE)}支只届])")
 
 
 def _counted(words: list[str], things: list[str]) -> str | None:
@@ -313,9 +336,13 @@ def _counted(words: list[str], things: list[str]) -> str | None:
 
 def _zh_verb(question: str, word: str) -> bool:
     """Whether jieba tags the word a verb (v) in the question (or alone, when the question's cut
-    splits it)."""
+    splits it); never the word right after a preposition (jieba's dictionary tags 托盘 a verb)."""
     tagger = _zh_tagger()
-    tag = next((p.flag for p in tagger.cut(question, HMM=False) if p.word == word), None)
+    cut = list(tagger.cut(question, HMM=False))
+    at = next((i for i, p in enumerate(cut) if p.word == word), None)
+    if at and cut[at - 1].flag == "p":  # 用托盘发货: after a preposition comes its object, not the verb
+        return False
+    tag = cut[at].flag if at is not None else None
     if tag is None:
         tags = [p.flag for p in tagger.cut(word, HMM=False)]
         tag = tags[0] if len(tags) == 1 else ""

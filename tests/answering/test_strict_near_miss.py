@@ -455,3 +455,41 @@ def test_a_row_does_not_price_what_it_excludes():
 def test_how_often_is_answered_by_a_frequency():
     slide = "## Slide 9: Learning\n- Internal tech talks: every second Thursday\n- Tech leads join the talks rota after three months"
     assert "every second Thursday" in quoted("How often are the internal tech talks held?", slide)
+
+
+def test_a_place_named_in_chinese_is_its_english_name_without_the_dictionary_description():
+    # CC-CEDICT glosses 华沙 "Warsaw, capital of Poland": the passage need not say what the dictionary adds
+    exchange = "Warsaw's first stock exchange was established in 1817 and continued trading until World War II."
+    assert answers("华沙第一家证券交易所是什么时候建立的？", exchange)
+    assert not answers("克拉科夫第一家证券交易所是什么时候建立的？", exchange)  # Kraków is another city
+    counties = "Southern California is made up of ten counties."
+    assert answers("南加州有多少个县？", counties)  # 南 "south": southern is of its family
+    assert not answers("北加州有多少个县？", counties)
+
+
+def test_a_chinese_count_is_a_number_and_one_is_an_article():
+    integers = "For example, the multiplication of two integers can be expressed as the set of triples (a, b, c)."
+    assert answers("两个整数相乘可以表示为什么？", integers)
+    assert not answers("三个整数相乘可以表示为什么？", integers)  # three is not two
+    named = {t.text: t.kind for t in read_question("一项研究发现了什么？").named}
+    assert "一项" not in named and "研究" in named  # 一项研究: "a study"
+    assert {t.text for t in read_question("第三条规定了什么？").named} == {"第三条"}  # an article, named whole
+
+
+def test_which_two_and_a_name_asked_for_are_the_answers_shape():
+    treaties = ("More complete and formal institutions were established through the Treaty of Rome 1957 and "
+                "the Maastricht Treaty 1992.")
+    assert answers("哪两个条约建立了更正式的机构？", treaties)
+    assert answers("Which two treaties established more formal institutions?", treaties)
+    route = "State Route 168, the Sierra Freeway, heads east to the city of Clovis."
+    assert answers("州168号公路的另一个名字是什么？", route)  # 名字 stands for the answer, as "name" does
+
+
+def test_a_place_is_its_adjective_across_languages():
+    # WordNet's pertainyms: Greek / Greece, Chinese / China; the dictionary gives one form only
+    tariff = "| Code | Service | Destination | Price (EUR) |\n| --- | --- | --- | --- |\n| ST-G1 | Standard parcel | Greek islands | 14 |"
+    assert answers("寄一个标准包裹到希腊要多少钱？", tariff)
+    assert not answers("寄一个标准包裹到意大利要多少钱？", tariff)
+    gallery = "展出中国艺术品的 T. T. Tsui 画廊于 1991 年开幕。"
+    assert answers("When did the gallery devoted to Chinese art open?", gallery)
+    assert not answers("When did the gallery devoted to Japanese art open?", gallery)
