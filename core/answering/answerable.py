@@ -62,7 +62,9 @@ class PassageText:
         self.chinese = has_chinese(self.text)
         self.words = set(LATIN.findall(self.text))
         self.stems = {base(american(w)) for w in self.words}
-        self.lines = EN_NUMBER_WORD.sub(lambda m: str(EN_NUMBER_WORDS[m.group()]), self.text).splitlines()
+        # numbers as digits: "three" and a lone numeral before its unit (三年 is 3 years)
+        counted = _ZH_COUNT.sub(lambda m: str(_ZH_ONE_NUMERAL[m.group(1)]), self.text)
+        self.lines = EN_NUMBER_WORD.sub(lambda m: str(EN_NUMBER_WORDS[m.group()]), counted).splitlines()
 
     @property
     def concepts(self) -> frozenset[str]:

@@ -493,3 +493,9 @@ def test_a_place_is_its_adjective_across_languages():
     gallery = "展出中国艺术品的 T. T. Tsui 画廊于 1991 年开幕。"
     assert answers("When did the gallery devoted to Chinese art open?", gallery)
     assert not answers("When did the gallery devoted to Japanese art open?", gallery)
+
+
+def test_a_lone_chinese_numeral_before_its_unit_is_a_number():
+    plague = "黑死病肆虐欧洲三年，然后继续席卷俄罗斯。"
+    assert answers("The Black Death ravaged Europe for three years, followed by which country?", plague)
+    assert not answers("The Black Death ravaged Europe for five years, followed by which country?", plague)
