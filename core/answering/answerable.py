@@ -74,9 +74,11 @@ class PassageText:
         return self._concepts
 
     def mentions(self, term: Term) -> bool:
-        if term.verb and not self.chinese:
+        if term.verb and (not self.chinese or term.text in _RELATION_VERBS):
             # Across languages a verb is the relation, as English verbs are within English: the
             # dictionary's English for a Chinese verb rarely is the passage's verb (提交 / report).
+            # Within Chinese a verb is what is done (提交, 缴纳) and must be said, except one that only
+            # relates the things named (位于, 导致, 称为: the passage says it as 在, 造成, 叫作).
             return True
         if term.kind == "number":
             return self._has_number(float(term.text), term.forms[0] if term.forms else None)
@@ -174,6 +176,10 @@ class PassageText:
                     if bound is not None and beyond(bound) and same_unit(unit, after) and (_known_unit(unit) or _known_unit(after)):
                         return True
         return False
+
+
+# Chinese verbs that relate what a question names rather than name an act (XQuAD tune, zh→zh).
+_RELATION_VERBS = frozenset("导致 用于 获得 使用 称为 处于 属于 位于 成为 得到 利用 意味着 叫做 被称为 造成 引起 拥有 具有".split())
 
 
 def _known_unit(unit: str | None) -> bool:

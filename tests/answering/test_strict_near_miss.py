@@ -499,3 +499,11 @@ def test_a_lone_chinese_numeral_before_its_unit_is_a_number():
     plague = "黑死病肆虐欧洲三年，然后继续席卷俄罗斯。"
     assert answers("The Black Death ravaged Europe for three years, followed by which country?", plague)
     assert not answers("The Black Death ravaged Europe for five years, followed by which country?", plague)
+
+
+def test_a_chinese_verb_that_only_relates_need_not_be_said_but_an_act_must():
+    exchange = "华沙证券交易所设在前波兰统一工人党总部大楼里。"
+    assert answers("华沙证券交易所位于哪座大楼？", exchange)  # 位于 is said as 设在
+    rules = "第五条 当事人申请监督，人民检察院不收取任何费用。"
+    assert not answers("当事人申请监督需要缴纳多少保证金？", rules)  # 保证金 (a deposit) is not said
+    assert not judge(read_question("当事人提交多少份申请书？"), ["第五条 当事人申请监督，人民检察院不收取任何费用。"]).answerable
