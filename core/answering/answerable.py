@@ -56,6 +56,7 @@ class PassageText:
     words: set[str] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
     _concepts: frozenset[str] | None = None
+    _acronyms: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         self.text = digits_for_numerals(normalise(self.raw))
@@ -65,6 +66,17 @@ class PassageText:
         # numbers as digits: "three" and a lone numeral before its unit (三年 is 3 years)
         counted = _ZH_COUNT.sub(lambda m: str(_ZH_ONE_NUMERAL[m.group(1)]), self.text)
         self.lines = EN_NUMBER_WORD.sub(lambda m: str(EN_NUMBER_WORDS[m.group()]), counted).splitlines()
+
+    @property
+    def acronyms(self) -> frozenset[str]:
+        """The initials of what the passage's Chinese words mean in a few words (英国 "United
+        Kingdom": uk; 欧盟 "European Union": eu)."""
+        if self._acronyms is None:
+            lex = lexicon()
+            self._acronyms = frozenset(
+                "".join(w[0] for w in sense) for run in HAN_RUN.findall(self.text) for word in lex.words_in(run)
+                for sense in lex.glosses(word)[:2] if 2 <= len(sense) <= 5) if self.chinese else frozenset()
+        return self._acronyms
 
     @property
     def concepts(self) -> frozenset[str]:
@@ -98,7 +110,8 @@ class PassageText:
             return word in self.words or form in self.stems or self._spells(word) or self._misspelt(word)
         if term.kind == "name":  # in Chinese text, as written or as the very word a headword means
             return (word in self.words or form in self.stems or form in self.concepts  # Shanghai: 上海, not Starter: 启动
-                    or any(f in self.concepts for f in wordnet().same_name(word)))  # Chinese: 中国 "China"
+                    or any(f in self.concepts for f in wordnet().same_name(word))  # Chinese: 中国 "China"
+                    or (2 <= len(word) <= 5 and word in self.acronyms))  # UK: 英国 "United Kingdom"
         if related_in(form, self.stems) or word in self.stems or related_in(form, self.concepts) or self._spells(word):
             return True
         if self._misspelt(word):

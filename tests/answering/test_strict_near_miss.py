@@ -507,3 +507,9 @@ def test_a_chinese_verb_that_only_relates_need_not_be_said_but_an_act_must():
     rules = "第五条 当事人申请监督，人民检察院不收取任何费用。"
     assert not answers("当事人申请监督需要缴纳多少保证金？", rules)  # 保证金 (a deposit) is not said
     assert not judge(read_question("当事人提交多少份申请书？"), ["第五条 当事人申请监督，人民检察院不收取任何费用。"]).answerable
+
+
+def test_an_acronym_names_what_a_chinese_passage_says_in_full():
+    policy = "1997年工党政府组建后，英国正式签署了《社会政策协议》。"
+    assert answers("When did the UK sign the agreement on social policy?", policy)
+    assert not answers("When did the US sign the agreement on social policy?", policy)
