@@ -8,8 +8,10 @@ the hand-off when the operation declares one and another process holds the store
 declared output model (``--json``: its JSON). ``Cli(group=CliGroup(...))`` puts the command under a
 group (``fields list``: the group's subcommand is read into ``<group>_command``), ``Cli(args=...)``
 changes one parameter's reading (``Arg``: an option's flag, a metavar, a help, words parsed by the
-declaring module, a ``--x-file`` alternative), ``Cli(reply=..., exit=...)`` what is printed and
-the exit code. Core's services and plugins' come here alike (core/cli/commands.py,
+declaring module, a ``--x-file`` alternative, several words for an operation run once per word
+(``each``), a file's path read as the value's bytes (``path``)), ``Cli(reply=..., exit=...)`` what
+is printed and the exit code, ``Cli(output=("-o", "--output"))`` an option writing the result to
+a file. Core's services and plugins' come here alike (core/cli/commands.py,
 core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
 Core's groups are ``register_later``: named in the command list at once, their subcommands made
 (and their service imported) only when the group is run or its help shown.
@@ -22,6 +24,7 @@ import functools
 import inspect
 import typing
 from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,6 +38,7 @@ from core.types import SYSTEM_ACTOR
 _RESERVED = frozenset({"json", "data_dir", "wait", "verbose", "command", "handler"})
 _SCALARS = (str, int, float)
 _FROM_FILE = "__from_file"  # the dest of an Arg's ``from_file`` option: <parameter>__from_file
+_OUTPUT = "output__file"  # the dest of a Cli's ``output`` option
 _PLAIN = Arg()
 
 
@@ -62,12 +66,18 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     kind, description = _unwrap(hint)
     if param.name in _RESERVED:
         raise TypeError(f"{op.name}(): parameter {param.name!r} is one of the CLI's own options")
-    required = param.default is inspect.Parameter.empty
+    required = param.default is inspect.Parameter.empty or arg.required
     given = (arg.flag,) if isinstance(arg.flag, str) else arg.flag
     flags = tuple(f for f in given if f) or ("--" + param.name.replace("_", "-"),)
     spec: dict[str, Any] = {"help": arg.help or description or None}
     origin = typing.get_origin(kind)
-    if arg.parse is not None:  # the declaring module reads the words itself
+    if arg.each or arg.path:  # words: several for an operation run once each; a file's path
+        if not required or arg.flag:
+            raise TypeError(f"{op.name}(): Arg(each/path) reads a positional parameter without a default")
+        spec["type"] = str
+        if arg.each:
+            spec["nargs"] = "+"
+    elif arg.parse is not None:  # the declaring module reads the words itself
         if arg.nargs:
             spec["nargs"] = arg.nargs
         if arg.repeat:
@@ -91,6 +101,8 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
         spec["nargs" if required else "action"] = "+" if required else "append"
     elif kind in _SCALARS:
         spec["type"] = kind
+    elif kind is datetime:
+        spec["type"] = _moment
     else:
         raise TypeError(f"{op.name}(): parameter {param.name!r} of type {kind!r} cannot be a CLI argument")
     if arg.metavar:
@@ -110,6 +122,15 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     if arg.from_file:
         target.add_argument(arg.from_file, dest=param.name + _FROM_FILE, metavar=_metavar(arg.from_file),
                             help=arg.from_file_help)
+
+
+def _moment(text: str) -> datetime:
+    """An ISO 8601 date and time (2026-03-01T09:30:00+01:00; without a zone: UTC)."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 date and time: {text!r}") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _out(op: Operation) -> TypeAdapter:
@@ -141,6 +162,11 @@ def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) ->
         if arg.default is not inspect.Parameter.empty:
             return arg.default
         raise InvalidInput(arg.missing or f"give {'/'.join(arg.flag) if isinstance(arg.flag, tuple) else arg.flag}")
+    if arg.path:
+        file = Path(value)
+        if not file.is_file():
+            raise InvalidInput(f"no such file: {file}")
+        return file.read_bytes()
     if arg.parse is not None and value is not param.default:
         return arg.parse(value)
     return value
@@ -148,9 +174,20 @@ def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) ->
 
 def run(op: Operation, args: argparse.Namespace) -> int:
     kwargs = {p.name: _value(op, p, args) for p in op.wire_params()}
+    each = next((name for name, arg in op.cli.args.items() if arg.each), None)
     with engine_for(args, handed_off=op.remote is not None, command=op.cli.command) as engine:
         call = getattr(engine, op.name)
-        result = call(SYSTEM_ACTOR, **kwargs) if op.takes_actor else call(**kwargs)
+        invoke = functools.partial(call, SYSTEM_ACTOR) if op.takes_actor else call
+        # an Arg(each=True) parameter: the operation once per word, in order; the first failure stops
+        result = [invoke(**{**kwargs, each: word}) for word in kwargs[each]] if each else invoke(**kwargs)
+    target = getattr(args, _OUTPUT, None) if op.cli.output else None
+    if target:
+        try:
+            Path(target).write_text(result, encoding="utf-8")
+        except OSError as exc:
+            raise InvalidInput(f"cannot write {target}: {exc.strerror}") from None
+        emit(args, {"written": target}, lambda r: f"wrote {r['written']}")
+        return 0
     out = _out(op)
     value = op.cli.reply(kwargs, result) if op.cli.reply else result
     printed = out.dump_python(out.validate_python(value, from_attributes=True), mode="json")
@@ -220,6 +257,9 @@ def register(sub: argparse._SubParsersAction, operations: Iterable[Operation]) -
         hints = typing.get_type_hints(op.function, include_extras=True)
         for param in op.wire_params():
             _argument(parser, op, param, hints.get(param.name, str), op.cli.args.get(param.name, _PLAIN))
+        if op.cli.output:
+            parser.add_argument(*op.cli.output, dest=_OUTPUT, metavar=_metavar(op.cli.output[-1]),
+                                help=op.cli.output_help)
         parser.set_defaults(handler=functools.partial(run, op))
         added.append(op.cli.command)
     return added

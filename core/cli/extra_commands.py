@@ -67,7 +67,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--max-queries", type=int, help="score only the first N queries (quick look)")
     ev.set_defaults(handler=cmd_eval)
 
-    from core.cli import answer_commands, curated_commands
+    from core.cli import answer_commands, derived
+    from core.services import cli_groups
 
     answer_commands.register(sub)
-    curated_commands.register(sub)
+    derived.register_later(sub, cli_groups.CURATED, _curated_operations)
+
+
+def _curated_operations() -> list:
+    from core.services.curated import CuratedService
+    from core.services.declare import operations_of
+
+    return operations_of("curated", CuratedService)

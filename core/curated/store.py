@@ -153,9 +153,12 @@ def update_curated(db: Database, embedder: Embedder, actor: Actor, entry_id: str
     return entry_of(row)
 
 
-def delete_curated(db: Database, actor: Actor, entry_id: str) -> None:
+def delete_curated(db: Database, actor: Actor, entry_id: str, kb_ref: str | None = None) -> None:
     with db.write() as s:
-        s.delete(_writable_row(s, actor, entry_id))
+        row = _writable_row(s, actor, entry_id)
+        if kb_ref is not None and resolve_kb(s, actor, kb_ref).id != row.kb_id:
+            raise NotFound(f"curated answer '{printable(entry_id)}' not found in knowledge base '{printable(kb_ref)}'")
+        s.delete(row)
 
 
 def find_match(db: Database, embedder: Embedder, kb_ids: tuple[str, ...], question: str,

@@ -14,3 +14,4 @@ CHUNKS = CliGroup("chunks", "a file's chunks: list, edit (text, keywords), disab
 FIELDS = CliGroup("fields", "metadata fields of a knowledge base (text, number, date, tags)")
 META = CliGroup("meta", "metadata values of knowledge-base files")
 ASSISTANTS = CliGroup("assistants", "assistants: named presets of knowledge bases, mode, thresholds, prompt")
+CURATED = CliGroup("curated", "approved question/answer pairs of a knowledge base (answered verbatim)")

@@ -111,6 +111,9 @@ class Arg:
     from_file_help: str | None = None
     missing: str = ""  # a parameter without a default read by option: the error when it is left out
     default: Any = inspect.Parameter.empty  # ... or the value it then takes
+    required: bool = False  # an option the command needs though the operation has a default
+    each: bool = False  # one or more words, the operation run once for each (``delete ID...``)
+    path: bool = False  # the word typed is a file's path, the value its bytes (``import FILE``)
 
 
 @dataclass(frozen=True)
@@ -120,8 +123,9 @@ class Cli:
     paragraph), ``args`` a parameter's own reading (``Arg``), ``out`` what it prints (a pydantic
     model or ``list[Model]``; default: the first HTTP route's ``out``, else the return annotation),
     ``reply(arguments, result)`` the value printed when it is not the result, ``human`` the text form
-    without ``--json`` (default: a line per row) and ``exit(printed)`` the exit code of a run that
-    did not raise (default: 0; a ``CoreError`` exits with its own code)."""
+    without ``--json`` (default: a line per row), ``exit(printed)`` the exit code of a run that did
+    not raise (default: 0; a ``CoreError`` exits with its own code) and ``output`` the flags of an
+    option that writes the result (a str) to the file it names, printing ``{"written": path}``."""
 
     name: str
     out: Any = None
@@ -131,6 +135,10 @@ class Cli:
     args: dict[str, Arg] = field(default_factory=dict)
     reply: Callable[[dict, Any], Any] | None = None
     exit: Callable[[Any], int] | None = None
+    # an option that writes the result (a str) to the file it names instead of printing it; what
+    # is printed then is {"written": the path}
+    output: tuple[str, ...] = ()
+    output_help: str | None = None
 
     @property
     def command(self) -> str:

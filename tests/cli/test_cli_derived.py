@@ -5,6 +5,7 @@ command or a global option, is refused when the parser is built."""
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
 from typing import Annotated, Literal
 
 import pytest
@@ -151,3 +152,43 @@ def test_a_group_may_not_take_a_hand_written_command_name():
 
     with pytest.raises(TypeError, match="already a command"):
         _parser(Taken)
+
+
+class _Files:
+    @operation(access="admin", admin_does="x", cli=Cli("drop", args={
+        "name": Arg(each=True, metavar="names"), "shelf": Arg(flag="--kb", required=True)}))
+    def drop(self, actor: Actor, name: str, shelf: str | None = None) -> int:
+        return 0
+
+    @operation(access="admin", admin_does="x", cli=Cli("load", args={"data": Arg(path=True, metavar="file")}))
+    def load(self, actor: Actor, data: bytes) -> int:
+        return 0
+
+    @operation(access="admin", admin_does="x", cli=Cli("dump", output=("-o", "--output"), output_help="write here"))
+    def dump(self, actor: Actor, since: datetime | None = None) -> str:
+        return ""
+
+
+def test_several_words_a_file_read_an_output_file_and_a_moment(tmp_path):
+    from datetime import timezone
+
+    parser, sub = _parser(_Files)
+    ops = {op.name: op for op in operations_of("svc", _Files)}
+    args = parser.parse_args(["drop", "--kb", "s", "a", "b"])
+    assert (args.name, args.shelf) == (["a", "b"], "s")  # the operation is run once per name
+    with pytest.raises(SystemExit):
+        parser.parse_args(["drop", "a"])  # --kb is required here, though the operation has a default
+    assert "names [names ...]" in sub.choices["drop"].format_help()
+    data = tmp_path / "d.csv"
+    data.write_bytes(b"q,a\n")
+    args = parser.parse_args(["load", str(data)])
+    assert derived._value(ops["load"], ops["load"].signature.parameters["data"], args) == b"q,a\n"
+    args = parser.parse_args(["load", str(tmp_path / "absent.csv")])
+    with pytest.raises(InvalidInput, match="no such file"):
+        derived._value(ops["load"], ops["load"].signature.parameters["data"], args)
+    args = parser.parse_args(["dump", "-o", "out.txt", "--since", "2026-03-01T09:30:00"])
+    assert getattr(args, derived._OUTPUT) == "out.txt"
+    assert args.since == datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)  # no zone given: UTC
+    with pytest.raises(SystemExit):
+        parser.parse_args(["dump", "--since", "March"])
+    assert "write here" in sub.choices["dump"].format_help()

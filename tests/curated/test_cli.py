@@ -27,3 +27,14 @@ def test_curated_add_list_export_import_delete(data_dir, tmp_path):
     assert len(as_json(run_cli(data_dir, "--json", "curated", "list", "--kb", "hr"))) == 1
     missing = run_cli(data_dir, "curated", "list", "--kb", "nope", check=False)
     assert missing.returncode == 3 and "not found" in missing.stderr
+
+
+def test_curated_delete_refuses_an_answer_of_another_knowledge_base(data_dir):
+    run_cli(data_dir, "kb", "create", "hr")
+    run_cli(data_dir, "kb", "create", "it")
+    added = as_json(run_cli(data_dir, "--json", "curated", "add", "--kb", "hr", "--question", "Who signs leave?",
+                            "--answer", "Your team lead.", "--approved-at", "2026-03-01T09:30:00+01:00"))
+    assert added["approved_at"].startswith("2026-03-01T08:30:00")  # stored in UTC
+    wrong = run_cli(data_dir, "curated", "delete", "--kb", "it", added["id"], check=False)
+    assert wrong.returncode == 3 and "not found in knowledge base 'it'" in wrong.stderr
+    assert len(as_json(run_cli(data_dir, "--json", "curated", "list", "--kb", "hr"))) == 1  # nothing deleted
