@@ -86,7 +86,10 @@ _STATES: dict[str, re.Pattern] = {
                            # how often: "every second Thursday", "every other week", "each Monday"
                            r"|\b(?:every|each)\s+(?:other\s+|second\s+|third\s+|fourth\s+|\d+(?:st|nd|rd|th)?\s+)?"
                            r"(?:day|week|month|year|quarter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
-                           r"|当天|次日|当日|立即|随时|每[天日周月年]", re.I),
+                           r"|当天|次日|当日|立即|随时|每[天日周月年]"
+                           # a span of years or centuries: "from 1870 to 1939", "1350至1490年间", "into the 19th century"
+                           r"|\b(?:from\s+)?\d{3,4}\s*(?:to|until|till|through|–|—|-)\s*\d{2,4}\b|\d{3,4}年?(?:至|到|—|-)\d{2,4}年"
+                           r"|\b(?:until|till|into)\s+the\s+(?:\w+\s+)?(?:\d+(?:st|nd|rd|th)|\w+th)\s+century\b", re.I),
     "length": re.compile(rf"{_NUM}\s*(?:mm|cm|km|m|metres?|meters?|inch(?:es)?|ft|feet|毫米|厘米|公分|公里|千米|米|寸)"
                          r"(?![a-z])", re.I),
     "weight": re.compile(rf"{_NUM}\s*(?:g|kg|grams?|kilograms?|kilos?|tons?|tonnes?|lbs?|pounds?|克|千克|公斤|斤|吨)(?![a-z])",
@@ -94,7 +97,12 @@ _STATES: dict[str, re.Pattern] = {
     "percentage": re.compile(r"%|％|\bper ?cent\b|百分之|[一二三四五六七八九]成|[0-9.]+\s*折", re.I),
     "place": re.compile(r"\b(room|floor|building|office|desk|street|road|hall|level|site|reception|counter|portal|"
                         r"website|page|campus|warehouse|address)\b|[A-Z]\d{1,4}\b|\d+(?:st|nd|rd|th) floor|室|楼|层|"
-                        r"街|路|大厦|办公室|前台|服务台|网站|平台|门口|地址|仓库|中心|窗口"),
+                        r"街|路|大厦|办公室|前台|服务台|网站|平台|门口|地址|仓库|中心|窗口"
+                        # a named place after a word of location: "in Ogród Saski", "traced to Persia", 位于华沙
+                        r"|\b(?:in|at|near|to|inside|outside|beside|located|situated|based)\s+(?:the\s+)?"
+                        r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+                        r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)[A-Z][\w'-]+"
+                        r"|位于|设在|坐落|地处"),
     # a date may be an event's (自发布之日起施行, "from the date of signature", "upon approval")
     "date": re.compile(r"\d|[一二三四五六七八九十][月日号]|周[一二三四五六日末]|星期|月底|月初|年底|年初|工作日|当天|次日"
                        r"|之日|即日起|\b(?:upon|from the date of|on the date of|as of the date of)\b"

@@ -513,3 +513,11 @@ def test_an_acronym_names_what_a_chinese_passage_says_in_full():
     policy = "1997年工党政府组建后，英国正式签署了《社会政策协议》。"
     assert answers("When did the UK sign the Social Policy Agreement?", policy)
     assert not answers("When did the US sign the Social Policy Agreement?", policy)
+
+
+def test_a_named_place_and_a_span_of_years_answer_where_and_how_long():
+    theatre = "Nearby, in Ogród Saski (the Saxon Garden), the Summer Theatre was in operation from 1870 to 1939."
+    assert answers("Where was the Summer Theatre?", theatre)
+    assert answers("How long was the Summer Theatre in operation?", theatre)
+    assert not answers("Where was the Winter Theatre?", theatre)
+    assert not answers("Where is the meeting held?", "The meeting is held in January every year.")  # a month is no place
