@@ -38,3 +38,47 @@ def test_curated_delete_refuses_an_answer_of_another_knowledge_base(data_dir):
     wrong = run_cli(data_dir, "curated", "delete", "--kb", "it", added["id"], check=False)
     assert wrong.returncode == 3 and "not found in knowledge base 'it'" in wrong.stderr
     assert len(as_json(run_cli(data_dir, "--json", "curated", "list", "--kb", "hr"))) == 1  # nothing deleted
+
+
+def test_curated_commands_cross_the_hand_off(data_dir, tmp_path):
+    """While another process holds the embedded store, the derived commands run there: the CSV read
+    here crosses as text, each id of ``delete`` is one call, the export is written here."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    from tests.cli.test_cli import REPO
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import sys
+            from core.engine import Engine
+            e = Engine.open({str(data_dir)!r}, serve_handoff=True)
+            print("ready", flush=True)
+            sys.stdin.readline()
+            e.close()
+        """)],
+        cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")},
+             "RAGDESK_EMBEDDING__MODEL": "hash-64"})
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        run_cli(data_dir, "kb", "create", "hr")
+        sheet = tmp_path / "qa.csv"
+        sheet.write_text("question,answer\n试用期多长？,三个月。\nWho approves?,Your manager.\n", encoding="utf-8")
+        imported = run_cli(data_dir, "--json", "curated", "import", "--kb", "hr", str(sheet))
+        assert "hand-off" in imported.stderr and as_json(imported) == {"added": 2, "updated": 0, "errors": []}
+        exported = tmp_path / "out.csv"
+        wrote = run_cli(data_dir, "curated", "export", "--kb", "hr", "-o", str(exported))
+        assert wrote.stdout.strip() == f"wrote {exported}"
+        assert exported.read_text(encoding="utf-8").splitlines()[1].startswith("试用期多长？,三个月。,")
+        ids = [e["id"] for e in as_json(run_cli(data_dir, "--json", "curated", "list", "--kb", "hr"))]
+        deleted = as_json(run_cli(data_dir, "--json", "curated", "delete", "--kb", "hr", *ids))
+        assert deleted == {"deleted": ids} and as_json(run_cli(data_dir, "--json", "curated", "list", "--kb", "hr")) == []
+        gone = run_cli(data_dir, "curated", "delete", "--kb", "hr", ids[0], check=False)
+        assert gone.returncode == 3 and "not found" in gone.stderr  # the typed error crosses back
+    finally:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(30)
