@@ -39,7 +39,8 @@ def search(query: str, count: int, cfg: WebSearchSettings, own: GooglePseSetting
     while len(out) < count:
         num = min(PAGE, count - len(out))
         data = request_json(client, "GET", url, engine="Google PSE",
-                            params={"key": key, "cx": cx, "q": query, "num": num, "start": start})
+                            params={"key": key, "cx": cx, "q": query, "num": num, "start": start},
+                            secrets=(key, cx))
         page = results_from(data.get("items") if isinstance(data, dict) else None, "link", "title", "snippet", num)
         out += page
         if len(page) < num:
