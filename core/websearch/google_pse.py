@@ -1,6 +1,8 @@
 """Google Programmable Search Engine (Custom Search JSON API): ``GET {base}/customsearch/v1`` with
 ``key``, ``cx`` (the engine id), ``q``, ``num`` (at most 10 per request) and ``start`` (1-based) for
-the following pages; answer ``{"items": [{"link", "title", "snippet"}]}``."""
+the following pages (``start + num`` at most 100); answer ``{"items": [{"link", "title", "snippet"}]}``,
+without ``items`` when nothing was found; errors ``{"error": {"code", "message"}}``. Google's overview
+page says the API takes no new customers and ends on 1 January 2027."""
 
 from __future__ import annotations
 
