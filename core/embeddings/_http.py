@@ -73,7 +73,10 @@ def post_json(client: httpx.Client, path: str, payload: dict[str, Any], *, api_k
             detail=body,
         )
     if status >= 500 or status == 429:
-        raise EmbeddingError(f"Embedding API at {host} answered HTTP {status}; try again later.", detail=body)
+        # a 429 is a rate limit or a spent quota (OpenAI's insufficient_quota): the server's words tell which
+        reason = _server_reason(response, api_key)
+        raise EmbeddingError(f"Embedding API at {host} answered HTTP {status}{': ' + reason if reason else ''}; "
+                             "try again later.", detail=body)
     if status >= 400:
         reason = _server_reason(response, api_key)
         raise EmbeddingRejected(

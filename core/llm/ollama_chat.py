@@ -3,12 +3,19 @@
 Ollama silently truncates prompts to ``num_ctx`` tokens and defaults to 2048 — too small for
 retrieved passages, let alone web pages — so the setting is always sent, and
 ``needs_context_warning`` tells the admin when it is still that small.
+
+``POST /api/chat`` streams NDJSON: one object a line, ``{"message": {"role", "content",
+"tool_calls"}, "done": false}``, then a final ``{"done": true, "done_reason", "prompt_eval_count",
+"eval_count", ...}`` — which Ollama's API doc shows without any ``message`` (the ``ollama``
+client library requires one, so the stream is read here, through the same guarded HTTP client).
+An error is ``{"error": "..."}``: the body of an HTTP error status, or a line inside the stream.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any, Iterator
+from urllib.parse import urlsplit
 
 import httpx
 import ollama
@@ -30,9 +37,10 @@ from core.llm.base import (
     server_label,
 )
 from core.notices import Notice, notice
-from core.parsers.url_transport import service_client_options
+from core.parsers.url_transport import service_client, service_client_options
 
 OLLAMA_DEFAULT_NUM_CTX = 2048
+OLLAMA_DEFAULT_PORT = 11434
 
 
 WEB_MIN_NUM_CTX = 8192  # a web page alone is often 4,000-8,000+ tokens after extraction
@@ -78,6 +86,7 @@ class OllamaChatModel:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
         # through the URL guard (private and loopback fine, link-local/metadata never), no redirects
         self._client = ollama.Client(host=self.base_url, **service_client_options(timeout=timeout, headers=headers))
+        self._http = service_client(timeout=timeout, headers=headers, base_url=ollama_root(self.base_url))
 
     def count_tokens(self, text: str) -> int:
         return approx_token_count(text)
@@ -87,40 +96,68 @@ class OllamaChatModel:
         return {"num_ctx": self.context_length, "temperature": self.temperature}
 
     def stream(self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None) -> Iterator[ChatEvent]:
+        body: dict[str, Any] = {"model": self.model, "messages": [m.to_ollama() for m in messages], "stream": True,
+                                "options": self.options}
+        if tools:
+            body["tools"] = [t.to_openai() for t in tools]
         try:
-            parts = self._client.chat(
-                model=self.model,
-                messages=[m.to_ollama() for m in messages],
-                tools=[t.to_openai() for t in tools] if tools else None,
-                stream=True,
-                options=self.options,
-            )
-            yield from self._events(parts)
+            yield from self._events(self._parts(body))
         except LLMError:
             raise
         except Exception as exc:  # every client/transport failure is translated, none swallowed
             raise self._translate(exc) from None
 
-    def _events(self, parts: Any) -> Iterator[ChatEvent]:
+    def _parts(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The streamed objects, one a line; an error status or an error line raised as Ollama's
+        client library raises them (``ResponseError``; status -1 inside the stream)."""
+        with self._http.stream("POST", "/api/chat", json=body) as response:
+            if response.status_code >= 400:
+                response.read()
+                raise ollama.ResponseError(response.text, response.status_code)
+            for line in response.iter_lines():
+                if not line.strip():
+                    continue
+                part = json.loads(line)
+                if not isinstance(part, dict):
+                    raise ValueError("a streamed line that is not a JSON object")
+                if part.get("error"):
+                    raise ollama.ResponseError(str(part["error"]))
+                yield part
+
+    def _events(self, parts: Iterator[dict[str, Any]]) -> Iterator[ChatEvent]:
         calls: list[ToolCall] = []
         for part in parts:
-            msg = part.message
-            if msg.content:
-                yield TextDelta(msg.content)
-            for call in msg.tool_calls or []:
-                # Ollama sends no call ids; the answering layer needs one to pair results with calls.
-                calls.append(ToolCall(id=f"call_{len(calls)}", name=call.function.name, arguments=dict(call.function.arguments)))
-            if part.done:
+            msg = part.get("message") or {}  # the final object may carry none
+            content = msg.get("content") if isinstance(msg, dict) else None
+            if isinstance(content, str) and content:
+                yield TextDelta(content)
+            for call in (msg.get("tool_calls") if isinstance(msg, dict) else None) or []:
+                calls.append(self._tool_call(call, len(calls)))
+            if part.get("done"):
                 if calls:
                     yield ToolCallsReady(calls)
+                prompt, completion = part.get("prompt_eval_count"), part.get("eval_count")
                 usage = None
-                if part.prompt_eval_count is not None or part.eval_count is not None:
-                    usage = {"prompt_tokens": part.prompt_eval_count or 0, "completion_tokens": part.eval_count or 0}
+                if isinstance(prompt, int) or isinstance(completion, int):
+                    usage = {"prompt_tokens": prompt if isinstance(prompt, int) else 0,
+                             "completion_tokens": completion if isinstance(completion, int) else 0}
                 # Ollama reports "stop" even when it stops to call tools.
-                reason = "tool_calls" if calls else (part.done_reason or "stop")
+                reason = "tool_calls" if calls else (str(part.get("done_reason") or "") or "stop")
                 yield Done(reason, usage)
                 return
         raise LLMError(f"The Ollama server at {self._host} ended the answer without finishing it.")
+
+    def _tool_call(self, call: Any, index: int) -> ToolCall:
+        # Ollama sends no call ids; the answering layer needs one to pair results with calls.
+        function = call.get("function") if isinstance(call, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not name:
+            raise LLMError(f"The Ollama server at {self._host} sent a tool call without a tool name.")
+        arguments = function.get("arguments")
+        arguments = {} if arguments is None else arguments
+        if not isinstance(arguments, dict):  # Ollama sends an object, not OpenAI's JSON string
+            raise LLMError(f"The model at {self._host} called tool '{name}' with arguments that are not a JSON object.")
+        return ToolCall(id=f"call_{index}", name=name, arguments=arguments)
 
     def check(self) -> str:
         try:
@@ -165,8 +202,18 @@ class OllamaChatModel:
                 msg = f"The Ollama server at {host} reported an error: {scrub(str(exc.error), self._api_key)[:300]}"
             else:
                 msg = f"The Ollama server at {host} refused the request (HTTP {status}): {scrub(str(exc.error), self._api_key)[:300]}"
-        elif isinstance(exc, (json.JSONDecodeError, pydantic.ValidationError)):
+        elif isinstance(exc, (ValueError, pydantic.ValidationError)):
             msg = f"The Ollama server at {host} sent a reply that is not valid Ollama chat output."
         else:
             msg = f"The Ollama server at {host} could not be used ({type(exc).__name__})."
         return LLMError(msg, detail=detail)
+
+
+def ollama_root(base_url: str) -> str:
+    """The server root as Ollama's clients read a host (``OLLAMA_HOST``): without a scheme, http
+    and port 11434 unless one is given; with one, the URL as it is."""
+    if "://" in base_url:
+        return base_url.rstrip("/")
+    parts = urlsplit(f"http://{base_url}")
+    netloc = parts.netloc if parts.port else f"{parts.netloc}:{OLLAMA_DEFAULT_PORT}"
+    return f"http://{netloc}{parts.path}".rstrip("/")

@@ -181,12 +181,23 @@ class OpenAIChatModel:
                 "base URL is the API root (it usually ends in /v1)."
             )
         elif isinstance(exc, openai.RateLimitError):
-            msg = f"The model server at {host} is rate limiting requests or the quota is used up (HTTP 429). Try again shortly."
+            # OpenAI answers 429 both for a rate limit and for a spent quota (insufficient_quota): its words tell which
+            reason = scrub(_server_message(exc), self._api_key)[:300]
+            after = _retry_after(exc)
+            msg = (f"The model server at {host} is rate limiting requests or the quota is used up (HTTP 429)"
+                   + (f": {reason.rstrip('.')}." if reason else ".")
+                   + (f" Try again in {after} s." if after else " Try again shortly."))
         elif isinstance(exc, openai.APIStatusError) and exc.status_code >= 500:
             msg = f"The model server at {host} failed with HTTP {exc.status_code}. Try again, or check the server's logs."
         elif isinstance(exc, openai.APIStatusError):
             reason = scrub(_server_message(exc), self._api_key)[:300]
             msg = f"The model server at {host} refused the request (HTTP {exc.status_code}): {reason}"
+        elif isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIResponseValidationError):
+            # an error event inside a 200 stream (``data: {"error": {"message": ...}}``), as vLLM,
+            # LiteLLM and OpenAI send when generation fails after the response started
+            reason = scrub(_server_message(exc), self._api_key)[:300]
+            where = " in the middle of the answer" if mid_answer else ""
+            msg = f"The model server at {host} reported an error{where}: {reason}"
         elif isinstance(exc, (ValueError, openai.APIResponseValidationError)):
             msg = f"The model server at {host} sent a reply that is not valid OpenAI chat output."
         else:
@@ -194,12 +205,25 @@ class OpenAIChatModel:
         return LLMError(msg, detail=detail)
 
 
-def _server_message(exc: "openai.APIStatusError") -> str:
+def _server_message(exc: "openai.APIError") -> str:
+    """The server's own words: ``{"error": {"message"}}`` (the OpenAI shape), ``{"error": "..."}``,
+    or, for an error event in a stream, the event's ``error`` object or string itself."""
     body = exc.body
     if isinstance(body, dict):
         err = body.get("error", body)
         if isinstance(err, dict) and err.get("message"):
             return str(err["message"])
-        if isinstance(err, str):
+        if isinstance(err, str) and err.strip():
             return err
+    if isinstance(body, str) and body.strip():
+        return body
     return exc.message
+
+
+def _retry_after(exc: "openai.APIStatusError") -> int | None:
+    """Whole seconds from the answer's ``Retry-After`` (seconds form), when it has one."""
+    try:
+        seconds = float(exc.response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return max(1, round(seconds)) if seconds >= 0 else None

@@ -67,26 +67,41 @@ class CrossEncoderReranker:
 
 
 class HttpReranker:
-    """POST {url} with {"query", "documents"|"texts", "model"} — TEI, vLLM, llama.cpp, Jina, Cohere shapes."""
+    """POST {url} with {"query", "documents"|"texts", "model"} — TEI, vLLM, llama.cpp, Jina, Cohere shapes.
+
+    At most ``BATCH`` texts a request: text-embeddings-inference refuses more than its
+    ``--max-client-batch-size`` (32 by default) with HTTP 413. A score depends on its text alone,
+    so batches are scored apart and put back in order."""
+
+    BATCH = 32
 
     def __init__(self, url: str, api_key: str = "", model: str = "", timeout: float = 30.0, scores: str = "logits"):
         if not url.startswith(("http://", "https://")):
             raise InvalidSettings("reranker URL must start with http:// or https://")
         self.id = f"http/{model or 'rerank'}"
-        self._url, self._model, self._scores = url, model, scores
+        self._url, self._model, self._scores, self._key = url, model, scores, api_key
+        self._host = httpx.URL(url).host
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = service_client(timeout=timeout, headers=headers)  # the URL guard: never link-local/metadata
 
     def score(self, query: str, texts: list[str]) -> list[float]:
+        raw: list[float] = []
+        for start in range(0, len(texts), self.BATCH):
+            raw += self._score_batch(query, texts[start:start + self.BATCH])
+        return to_unit_scores(raw, self._scores, "the rerank service")
+
+    def _score_batch(self, query: str, texts: list[str]) -> list[float]:
         body = {"query": query, "documents": texts, "texts": texts, "top_n": len(texts), "return_documents": False}
         if self._model:
             body["model"] = self._model
         try:
             resp = self._client.post(self._url, json=body)
         except httpx.HTTPError as exc:
-            raise CoreError(f"the rerank service at {httpx.URL(self._url).host} is unreachable ({type(exc).__name__})") from None
+            raise CoreError(f"the rerank service at {self._host} is unreachable ({type(exc).__name__})") from None
         if resp.status_code >= 400:
-            raise CoreError(f"the rerank service answered HTTP {resp.status_code}")
+            reason = _rerank_error(resp, self._key)
+            raise CoreError(f"the rerank service at {self._host} answered HTTP {resp.status_code}"
+                            + (f": {reason}" if reason else ""))
         try:
             data = resp.json()
             items = data["results"] if isinstance(data, dict) else data  # Jina/Cohere/vLLM vs TEI
@@ -96,7 +111,25 @@ class HttpReranker:
                 scores[int(item["index"])] = float(value)
         except (ValueError, KeyError, TypeError, IndexError):
             raise CoreError("the rerank service answered in an unknown format") from None
-        return to_unit_scores(scores, self._scores, "the rerank service")
+        return scores
+
+
+def _rerank_error(resp: httpx.Response, api_key: str) -> str:
+    """The reason in a rerank service's error body: TEI ``{"error"}``, Cohere ``{"message"}``,
+    Jina/FastAPI ``{"detail"}``, vLLM ``{"error": {"message"}}``; the key removed."""
+    try:
+        data = resp.json()
+    except ValueError:
+        return ""
+    found = None
+    if isinstance(data, dict):
+        found = data.get("error") or data.get("message") or data.get("detail")
+        if isinstance(found, dict):
+            found = found.get("message")
+    if not isinstance(found, str):
+        return ""
+    reason = " ".join(found.split())
+    return (reason.replace(api_key, "***") if api_key else reason)[:300]
 
 
 def make_reranker(cfg: RerankerSettings) -> Reranker | None:

@@ -16,8 +16,11 @@ pinned the same way. Result pages go through the URL loader, whatever the engine
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import ssl
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,39 +113,146 @@ def check_engine_url(url: str, setting: str) -> None:
         raise InvalidSettings(f"{setting} must be an http:// or https:// URL with a host")
 
 
-def request_json(client: httpx.Client, method: str, url: str, *, engine: str, **kwargs: Any) -> Any:
+RATE_LIMIT_RETRIES = 3  # a 429 that says when to come back is retried this many times
+MAX_RATE_LIMIT_WAIT = 5.0  # seconds; a longer wait (a quota for the day) is not waited for
+_REASON_CHARS = 300
+
+
+def request_json(client: httpx.Client, method: str, url: str, *, engine: str, secrets: tuple[str, ...] = (),
+                 hints: Mapping[int, str] | None = None, **kwargs: Any) -> Any:
     """The engine's JSON answer. Errors name the engine and its host, never the URL (a Google PSE
-    URL carries the API key in its query string)."""
+    URL carries the API key in its query string), and carry the reason the engine's error body
+    gives, with ``secrets`` removed. ``hints``: what an admin should check, by HTTP status.
+
+    A 429 is retried when the engine says when to come back (``Retry-After``, or Brave's
+    ``X-RateLimit-Reset`` for the window that ran out) within ``MAX_RATE_LIMIT_WAIT`` seconds."""
     host = urlsplit(url).netloc
+    for attempt in range(RATE_LIMIT_RETRIES + 1):
+        status, headers, body = _exchange(client, method, url, engine, host, kwargs)
+        if status == 429 and attempt < RATE_LIMIT_RETRIES:
+            wait = _rate_limit_wait(headers)
+            if wait is not None:
+                time.sleep(wait)
+                continue
+        break
+    if status >= 400:
+        reason = _error_reason(body, secrets)
+        hint = (hints or {}).get(status, "")
+        raise WebSearchError(f"{engine} at {host} answered HTTP {status}" + (f": {reason}" if reason else "")
+                             + (f" ({hint})" if hint else ""))
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise WebSearchError(f"{engine} at {host} answered something that is not JSON") from exc
+
+
+def _exchange(client: httpx.Client, method: str, url: str, engine: str, host: str,
+              kwargs: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
     try:
         with client.stream(method, url, **kwargs) as response:
-            if response.status_code >= 400:
-                raise WebSearchError(f"{engine} at {host} answered HTTP {response.status_code}")
             body = bytearray()
             for chunk in response.iter_bytes():
                 body += chunk
                 if len(body) > MAX_RESPONSE_BYTES:
                     raise WebSearchError(f"{engine} at {host} sent more than {MAX_RESPONSE_BYTES // 2**20} MB")
+            return response.status_code, response.headers, bytes(body)
     except httpx.TimeoutException as exc:
         raise WebSearchError(f"{engine} at {host} timed out") from exc
     except httpx.HTTPError as exc:
         raise WebSearchError(f"could not reach {engine} at {host}: {type(exc).__name__}") from exc
+
+
+def _numbers(value: str | None) -> list[float]:
+    out = []
+    for part in (value or "").split(","):
+        try:
+            out.append(float(part.strip()))
+        except ValueError:
+            return []
+    return out
+
+
+def _rate_limit_wait(headers: httpx.Headers) -> float | None:
+    """Seconds until the engine takes requests again, when it says so and it is soon; else None.
+    ``Retry-After`` in seconds; Brave's ``X-RateLimit-Reset`` lists the seconds left in each window
+    (per second, per month) beside ``X-RateLimit-Remaining``: the windows with nothing left count."""
+    wait: float | None = None
+    after = _numbers(headers.get("retry-after"))
+    if len(after) == 1:
+        wait = after[0]
+    else:
+        reset, remaining = _numbers(headers.get("x-ratelimit-reset")), _numbers(headers.get("x-ratelimit-remaining"))
+        if reset and len(remaining) == len(reset):
+            spent = [r for r, left in zip(reset, remaining) if left <= 0]
+            wait = max(spent) if spent else None
+        elif reset:
+            wait = reset[0]
+    if wait is None or not 0 <= wait <= MAX_RATE_LIMIT_WAIT:
+        return None
+    return wait
+
+
+def _error_reason(body: bytes, secrets: tuple[str, ...]) -> str:
+    """The message of an engine's error body, in the shapes the engines document: Tavily
+    ``{"detail": {"error"}}``, Google ``{"error": {"message"}}``, Brave ``{"error": {"detail"}}``
+    (its examples: ``{"errors": [{"detail"}]}``), Serper ``{"message"}``; or a short plain-text body."""
+    text = body.decode("utf-8", "replace").strip()
     try:
-        return json.loads(bytes(body))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise WebSearchError(f"{engine} at {host} answered something that is not JSON") from exc
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    reason = ""
+    if isinstance(data, dict):
+        errors = data.get("errors")
+        for found in (data.get("detail"), data.get("error"), errors[0] if isinstance(errors, list) and errors else None,
+                      data.get("message")):
+            if isinstance(found, dict):
+                found = found.get("error") or found.get("message") or found.get("detail")
+            if isinstance(found, str) and found.strip():
+                reason = found
+                break
+    elif data is None and text and not text.startswith("<"):  # plain text; an HTML page says nothing useful
+        reason = text.splitlines()[0]
+    for secret in secrets:
+        if secret:
+            reason = reason.replace(secret, "***")
+    reason = " ".join(reason.split())
+    return reason[:_REASON_CHARS] + ("…" if len(reason) > _REASON_CHARS else "")
 
 
-def results_from(items: Any, link: str, title: str, snippet: str, count: int) -> list[SearchResult]:
-    """SearchResults from a list of JSON objects, skipping entries without a usable link."""
+def results_from(items: Any, link: str, title: str, snippet: str, count: int, *, markup: bool = False) -> list[SearchResult]:
+    """SearchResults from a list of JSON objects, skipping entries without a usable link.
+    ``markup``: the engine highlights words in its titles and snippets with HTML (Brave's
+    ``<strong>``); the tags are removed and entities decoded."""
     out: list[SearchResult] = []
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict) or not isinstance(item.get(link), str) or not item[link].strip():
             continue
-        out.append(SearchResult(item[link].strip(), str(item.get(title) or ""), str(item.get(snippet) or "")))
+        shown = [str(item.get(title) or ""), str(item.get(snippet) or "")]
+        if markup:
+            shown = [html.unescape(_TAG.sub("", s)) for s in shown]
+        out.append(SearchResult(item[link].strip(), *shown))
         if len(out) >= count:
             break
     return out
+
+
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def cut_query(query: str, max_chars: int, max_words: int | None = None) -> str:
+    """The query within an engine's documented limits (a longer one is refused, and with the
+    extractive default the whole chat message is the query): its first ``max_words`` words, then
+    at most ``max_chars`` characters, cut at a space when there is one so no word is split."""
+    words = query.split()
+    if len(query) <= max_chars and (max_words is None or len(words) <= max_words):
+        return query
+    cut = " ".join(words[:max_words] if max_words else words)
+    if len(cut) > max_chars:
+        cut = cut[:max_chars]
+        if " " in cut:
+            cut = cut.rsplit(" ", 1)[0]
+    return cut
 
 
 def require(value: Any, setting: str, engine: str) -> str:

@@ -31,7 +31,7 @@ def search(query: str, count: int, cfg: WebSearchSettings, own: ExternalSettings
     key = reveal(own.api_key).strip()
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     data = request_json(client, "POST", url, engine="the external search service", json={"query": query, "count": count},
-                        headers=headers)
+                        headers=headers, secrets=(key,))
     return results_from(data, "link", "title", "snippet", count)
 
 

@@ -1,6 +1,8 @@
 """Google Programmable Search Engine (Custom Search JSON API): ``GET {base}/customsearch/v1`` with
 ``key``, ``cx`` (the engine id), ``q``, ``num`` (at most 10 per request) and ``start`` (1-based) for
-the following pages; answer ``{"items": [{"link", "title", "snippet"}]}``."""
+the following pages (``start + num`` at most 100); answer ``{"items": [{"link", "title", "snippet"}]}``,
+without ``items`` when nothing was found; errors ``{"error": {"code", "message"}}``. Google's overview
+page says the API takes no new customers and ends on 1 January 2027."""
 
 from __future__ import annotations
 
@@ -39,7 +41,8 @@ def search(query: str, count: int, cfg: WebSearchSettings, own: GooglePseSetting
     while len(out) < count:
         num = min(PAGE, count - len(out))
         data = request_json(client, "GET", url, engine="Google PSE",
-                            params={"key": key, "cx": cx, "q": query, "num": num, "start": start})
+                            params={"key": key, "cx": cx, "q": query, "num": num, "start": start},
+                            secrets=(key, cx))
         page = results_from(data.get("items") if isinstance(data, dict) else None, "link", "title", "snippet", num)
         out += page
         if len(page) < num:

@@ -2,7 +2,10 @@
 
 ``query_url`` is e.g. ``http://searxng:8080/search?q=<query>``; ``<query>`` is replaced by
 the URL-encoded query (without it, ``q=`` is added). The instance must allow the JSON format
-(``search.formats`` in its settings.yml). Answer: ``{"results": [{"url", "title", "content"}, ...]}``.
+(``search.formats`` in its settings.yml); a format it does not allow is refused with HTTP 403.
+Answer: ``{"results": [{"url", "title", "content"}, ...], "unresponsive_engines": [[name, error], ...]}``.
+No results while its engines failed (a CAPTCHA, a suspension) is reported as an error naming
+them, not as an empty search.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from core.settings.model import WebSearchSettings
 from core.websearch.base import (
     SearchEngine,
     SearchResult,
+    WebSearchError,
     check_engine_url,
     register_engine,
     request_json,
@@ -24,6 +28,8 @@ from core.websearch.base import (
     results_from,
     setting_name,
 )
+
+FORMAT_HINT = "the instance must allow the JSON format: add json to search.formats in its settings.yml"
 
 
 class SearxngSettings(PluginSettings):
@@ -43,9 +49,22 @@ def search(query: str, count: int, cfg: WebSearchSettings, own: SearxngSettings,
         params["format"] = "json"
     if params:  # appended by hand: httpx's params= would replace the URL's own query string
         url += ("&" if urlsplit(url).query else "?") + urlencode(params)
-    data = request_json(client, "GET", url, engine="SearXNG")
+    data = request_json(client, "GET", url, engine="SearXNG", hints={403: FORMAT_HINT})
     items = data.get("results") if isinstance(data, dict) else None
-    return results_from(items, "url", "title", "content", count)
+    results = results_from(items, "url", "title", "content", count)
+    failed = _unresponsive(data.get("unresponsive_engines") if isinstance(data, dict) else None)
+    if not results and failed:
+        raise WebSearchError(f"SearXNG at {urlsplit(url).netloc} found nothing: its engines did not answer ({failed})")
+    return results
+
+
+def _unresponsive(engines: object) -> str:
+    """``unresponsive_engines`` ([[name, error], ...]) as "name: error, ..."."""
+    named = []
+    for entry in engines if isinstance(engines, list) else []:
+        if isinstance(entry, (list, tuple)):
+            named.append(": ".join(str(part) for part in entry if part))
+    return ", ".join(n for n in named if n)[:300]
 
 
 register_engine(SearchEngine("searxng", search, SearxngSettings, required=("query_url",),

@@ -30,7 +30,7 @@ def search(query: str, count: int, cfg: WebSearchSettings, own: SerperSettings, 
     url = own.base_url.rstrip("/") + "/search"
     check_engine_url(url, setting_name("serper", "base_url"))
     data = request_json(client, "POST", url, engine="Serper", json={"q": query, "num": count},
-                        headers={"X-API-KEY": key})
+                        headers={"X-API-KEY": key}, secrets=(key,))
     return results_from(data.get("organic") if isinstance(data, dict) else None, "link", "title", "snippet", count)
 
 

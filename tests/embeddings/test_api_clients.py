@@ -142,6 +142,17 @@ def test_server_error_is_retryable_and_retry_works(embedding_server, provider, s
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_429_carries_the_servers_reason(embedding_server, provider):
+    quota = "You exceeded your current quota, please check your plan and billing details."
+    embedding_server.fail_next(http_error(429, quota))
+    emb = _client(provider, _url(embedding_server, provider))
+    with pytest.raises(EmbeddingError) as info:
+        emb.embed_documents(["hello"])
+    assert f"HTTP 429: {quota}; try again later." in info.value.message and info.value.retryable is True
+    _assert_key_hidden(info.value, emb)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("raw", ['{"data": [oops', "<html><body>Bad gateway</body></html>", ""])
 def test_malformed_json_is_a_clear_error(embedding_server, provider, raw):
     embedding_server.fail_next(garbage(raw))

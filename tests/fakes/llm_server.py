@@ -33,6 +33,7 @@ class Reply:
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     status: int = 200  # an HTTP error status sends `error_message` in the API's error shape
     error_message: str = ""
+    headers: dict[str, str] = field(default_factory=dict)  # sent with an error status (e.g. Retry-After)
     delay: float = 0.0  # seconds before the response starts (timeouts)
     stall: float = 0.0  # seconds of silence after the first streamed piece (read timeouts mid-stream)
     cut_after: int | None = None  # hang up after this many streamed pieces (a server that dies mid-answer)
@@ -54,8 +55,8 @@ def tool_call(name: str, arguments: dict[str, Any], *more: tuple[str, dict[str, 
     return Reply(tool_calls=[(name, arguments), *more], **kw)
 
 
-def http_error(status: int, message: str = "scripted failure") -> Reply:
-    return Reply(status=status, error_message=message)
+def http_error(status: int, message: str = "scripted failure", headers: dict[str, str] | None = None) -> Reply:
+    return Reply(status=status, error_message=message, headers=dict(headers or {}))
 
 
 def malformed(raw: str = "data: {this is not json\n\n") -> Reply:
@@ -211,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.delay and self.fake._stopping.wait(reply.delay):
             return
         if reply.status != 200:
-            return self._error(openai_api, reply.status, reply.error_message)
+            return self._error(openai_api, reply.status, reply.error_message, reply.headers)
         model = body.get("model", "")
         if model not in self.fake.models:
             return self._error(openai_api, 404, f"model '{model}' not found")
@@ -230,17 +231,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------ plumbing
 
-    def _error(self, openai_api: bool, status: int, message: str) -> None:
+    def _error(self, openai_api: bool, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         if openai_api:
             payload: Any = {"error": {"message": message, "type": "invalid_request_error", "code": status}}
         else:
             payload = {"error": message}
-        self._json(status, payload)
+        self._json(status, payload, headers)
 
-    def _json(self, status: int, payload: Any) -> None:
+    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

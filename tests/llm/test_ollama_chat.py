@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
@@ -113,3 +114,34 @@ def test_context_warning_only_at_the_small_default_with_injected_content():
     assert needs_context_warning(1024, injecting_context=True)
     assert needs_context_warning(2048, injecting_context=False) is None
     assert needs_context_warning(4096, injecting_context=True) is None
+
+
+def _ndjson(*objects: dict) -> str:
+    return "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objects)
+
+
+def _piece(content: str) -> dict:
+    return {"model": "fake-model", "created_at": "2026-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": content, "images": None}, "done": False}
+
+
+def test_the_final_object_without_a_message_as_the_api_doc_shows_it():
+    final = {"model": "fake-model", "created_at": "2026-01-01T00:00:01Z", "done": True, "total_duration": 4883583458,
+             "load_duration": 1334875, "prompt_eval_count": 26, "prompt_eval_duration": 342546000, "eval_count": 282,
+             "eval_duration": 4535599000}
+    with fake_llm_server([malformed(_ndjson(_piece("The"), _piece(" sky"), final))]) as srv:
+        events = ask(model_for(srv))
+    assert events == [TextDelta("The"), TextDelta(" sky"), Done("stop", {"prompt_tokens": 26, "completion_tokens": 282})]
+
+
+def test_a_final_object_with_done_reason_length_and_no_counts():
+    final = {"model": "fake-model", "created_at": "x", "message": {"role": "assistant", "content": ""},
+             "done_reason": "length", "done": True}
+    with fake_llm_server([malformed(_ndjson(_piece("按第八条"), final))]) as srv:
+        assert ask(model_for(srv)) == [TextDelta("按第八条"), Done("length", None)]
+
+
+def test_a_host_without_a_scheme_is_read_as_ollama_reads_it():
+    with fake_llm_server([text("好")]) as srv:
+        events = ask(OllamaChatModel(base_url=f"127.0.0.1:{srv.port}", model="fake-model"))
+    assert events[0] == TextDelta("好") and srv.chat_count == 1

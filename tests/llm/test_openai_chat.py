@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
@@ -167,3 +168,56 @@ def test_check_reports_the_model_or_what_is_missing():
     with fake_llm_server(api_key="right") as srv:
         with pytest.raises(LLMError, match="rejected the API key"):
             model_for(srv).check()
+
+
+def _sse(*events: object) -> str:
+    """A chat-completions event stream: each event a ``data: <json>`` line and a blank line."""
+    return "".join(f"data: {e if isinstance(e, str) else json.dumps(e, ensure_ascii=False)}\n\n" for e in events)
+
+
+def _chunk(choices: list, **extra) -> dict:
+    return {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "fake-model", "choices": choices, **extra}
+
+
+def test_the_documented_chunk_shapes_null_content_and_a_usage_chunk_without_choices():
+    raw = _sse(
+        _chunk([{"index": 0, "delta": {"role": "assistant", "content": None}, "finish_reason": None}], usage=None),
+        _chunk([{"index": 0, "delta": {"content": "五天"}, "logprobs": None, "finish_reason": None}]),
+        _chunk([{"index": 0, "delta": {}, "finish_reason": "length"}]),
+        _chunk([], usage={"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}),
+        "[DONE]",
+    )
+    with fake_llm_server([malformed(raw)]) as srv:
+        events = ask(model_for(srv))
+    assert events == [TextDelta("五天"), Done("length", {"prompt_tokens": 9, "completion_tokens": 2})]
+
+
+@pytest.mark.parametrize(("events", "expected"), [
+    # after the answer began: the server's words, and that it broke off mid-answer
+    ([_chunk([{"index": 0, "delta": {"content": "员工"}, "finish_reason": None}]),
+      {"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}],
+     "reported an error in the middle of the answer: The server had an error while processing your request."),
+    # before any text (a prompt the server refuses once streaming has started)
+    ([{"error": {"object": "error", "message": "This model's maximum context length is 8192 tokens.", "code": 400}}],
+     "reported an error: This model's maximum context length is 8192 tokens."),
+    # an error given as a plain string
+    ([{"error": f"upstream refused key {KEY}"}], "reported an error: upstream refused key ***"),
+])
+def test_an_error_event_inside_the_stream_is_reported_in_the_servers_words(events, expected):
+    with fake_llm_server([malformed(_sse(*events))]) as srv:
+        with pytest.raises(LLMError) as err:
+            ask(model_for(srv))
+    assert err.value.message == f"The model server at 127.0.0.1:{srv.port} {expected}"
+    assert KEY not in str(err.value) and KEY not in (err.value.detail or "")
+
+
+def test_a_429_says_in_the_servers_words_which_limit_and_when_to_come_back():
+    quota = "You exceeded your current quota, please check your plan and billing details."
+    with fake_llm_server([http_error(429, quota, headers={"Retry-After": "20"}), http_error(429, "Rate limit reached")]) as srv:
+        with pytest.raises(LLMError) as spent:
+            ask(model_for(srv))
+        with pytest.raises(LLMError) as limited:
+            ask(model_for(srv))
+    assert f"(HTTP 429): {quota} Try again in 20 s." in spent.value.message
+    assert limited.value.message.endswith("(HTTP 429): Rate limit reached. Try again shortly.")
+    assert srv.chat_count == 2  # no silent retries
