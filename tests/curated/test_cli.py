@@ -40,30 +40,17 @@ def test_curated_delete_refuses_an_answer_of_another_knowledge_base(data_dir):
     assert len(as_json(run_cli(data_dir, "--json", "curated", "list", "--kb", "hr"))) == 1  # nothing deleted
 
 
-def test_curated_commands_cross_the_hand_off(data_dir, tmp_path):
+def test_curated_commands_cross_the_hand_off(data_dir, tmp_path, monkeypatch):
     """While another process holds the embedded store, the derived commands run there: the CSV read
     here crosses as text, each id of ``delete`` is one call, the export is written here."""
-    import os
-    import subprocess
-    import sys
-    import textwrap
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+    from core.types import SYSTEM_ACTOR
 
-    from tests.cli.test_cli import REPO
-
-    holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
-            import sys
-            from core.engine import Engine
-            e = Engine.open({str(data_dir)!r}, serve_handoff=True)
-            print("ready", flush=True)
-            sys.stdin.readline()
-            e.close()
-        """)],
-        cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        env={**{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")},
-             "RAGDESK_EMBEDDING__MODEL": "hash-64"})
-    try:
-        assert holder.stdout.readline().strip() == "ready"
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    with Engine(RuntimeConfig.from_env(data_dir), serve_handoff=True) as holder:
+        holder.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "local", "model": "hash-64"}})
         run_cli(data_dir, "kb", "create", "hr")
         sheet = tmp_path / "qa.csv"
         sheet.write_text("question,answer\n试用期多长？,三个月。\nWho approves?,Your manager.\n", encoding="utf-8")
@@ -78,7 +65,3 @@ def test_curated_commands_cross_the_hand_off(data_dir, tmp_path):
         assert deleted == {"deleted": ids} and as_json(run_cli(data_dir, "--json", "curated", "list", "--kb", "hr")) == []
         gone = run_cli(data_dir, "curated", "delete", "--kb", "hr", ids[0], check=False)
         assert gone.returncode == 3 and "not found" in gone.stderr  # the typed error crosses back
-    finally:
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        holder.wait(30)

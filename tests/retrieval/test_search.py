@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import math
-import threading
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -17,6 +13,7 @@ from core.retrieval.dedupe import drop_near_duplicates
 from core.retrieval.search import SearchHit
 from core.types import SYSTEM_ACTOR
 from tests.engine.conftest import HANDBOOK_MD, POLICY_MD, md
+from tests.fakes.rerank_server import rerank_server as cohere_rerank_server
 from tests.retrieval.unfinished import write_unfinished
 
 A = SYSTEM_ACTOR
@@ -88,32 +85,9 @@ def test_embedder_change_requires_reindex(engine, kb):
         engine.search(A, "anything", ["kb"])
 
 
-@contextmanager
 def rerank_server(prefer: str, high: float = 0.9, low: float = 0.1):
     """A /rerank endpoint in the Jina/Cohere shape that ranks texts containing ``prefer`` first."""
-    seen = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append(body)
-            results = [{"index": i, "relevance_score": high if prefer in d else low} for i, d in enumerate(body["documents"])]
-            data = json.dumps({"results": results}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/rerank", seen
-    finally:
-        server.shutdown()
+    return cohere_rerank_server(score=lambda text: high if prefer in text else low)
 
 
 def test_http_reranker_reorders_candidates(engine, kb):
