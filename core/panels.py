@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from core.plugins import DASHBOARD_PANELS
@@ -34,7 +34,6 @@ class DashboardPanel:
     render: str  # "package.module:function", called as function(engine, actor)
     access: PanelAccess = "user"
     icon: str = ":material/extension:"
-    description: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):

@@ -250,6 +250,10 @@ def register(sub: argparse._SubParsersAction, operations: Iterable[Operation]) -
         unknown = set(op.cli.args) - {p.name for p in op.wire_params()}
         if unknown:
             raise TypeError(f"{op.name}(): Cli(args=...) names no parameter {', '.join(sorted(unknown))}")
+        if op.cli.output and op.hints.get("return") is not str:
+            raise TypeError(f"{op.name}(): Cli(output=...) writes a text result; this operation does not return str")
+        if sum(arg.each for arg in op.cli.args.values()) > 1:
+            raise TypeError(f"{op.name}(): only one parameter can be Arg(each=True)")
         doc = inspect.getdoc(op.function) or ""
         line = op.cli.help or doc.split("\n\n")[0].replace("\n", " ")
         parser = into.add_parser(op.cli.name, help=line or None, description=doc or None,

@@ -192,3 +192,20 @@ def test_several_words_a_file_read_an_output_file_and_a_moment(tmp_path):
     with pytest.raises(SystemExit):
         parser.parse_args(["dump", "--since", "March"])
     assert "write here" in sub.choices["dump"].format_help()
+
+
+def test_an_output_file_needs_a_text_result_and_one_parameter_repeats():
+    class NotText:
+        @operation(access="admin", admin_does="x", cli=Cli("count", output=("-o",)))
+        def count(self, actor: Actor) -> int:
+            return 0
+
+    class TwoEach:
+        @operation(access="admin", admin_does="x", cli=Cli("pairs", args={"a": Arg(each=True), "b": Arg(each=True)}))
+        def pairs(self, actor: Actor, a: str, b: str) -> int:
+            return 0
+
+    for cls, message in ((NotText, "does not return str"), (TwoEach, "only one parameter")):
+        with pytest.raises(TypeError, match=message):
+            _parser(cls)
+
