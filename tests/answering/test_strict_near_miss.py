@@ -521,3 +521,46 @@ def test_a_named_place_and_a_span_of_years_answer_where_and_how_long():
     assert answers("How long was the Summer Theatre in operation?", theatre)
     assert not answers("Where was the Winter Theatre?", theatre)
     assert not answers("Where is the meeting held?", "The meeting is held in January every year.")  # a month is no place
+
+
+def test_a_foreign_name_is_matched_by_its_sound_across_languages():
+    # no dictionary holds 杰克逊维尔 or 普利斯特里: the name is read by its sound, in both directions
+    bridges = "Jacksonville has seven bridges over the St. Johns River."
+    assert answers("杰克逊维尔有多少座桥？", bridges)
+    assert not answers("盖恩斯维尔有多少座桥？", bridges)  # Gainesville is another city
+    report = "约瑟夫·普利斯特里于1775年发表了关于这种气体的报告。"
+    assert answers("In which year did Priestley publish his report on the gas?", report)
+    assert not answers("In which year did Cavendish publish his report on the gas?", report)
+    # a name jieba cuts into pieces is one name: 希 / 普 / 尚 / 克斯 is Sheepshanks, not 克斯 alone
+    gift = "In 1857 John Sheepshanks gave 233 paintings to the museum."
+    assert answers("约翰·希普尚克斯向博物馆捐赠了多少幅画？", gift)
+    assert not answers("约翰·康斯特布尔向博物馆捐赠了多少幅画？", gift)
+    # with the kind of thing it names after it: 胡格诺派 is the Huguenots
+    assert answers("胡格诺派有多少人在1700年迁居弗吉尼亚？",
+                   "In 1700 several hundred French Huguenots moved from England to Virginia.")
+
+
+def test_accents_do_not_cut_a_name():
+    assert answers("In which year did Temujin marry?", "Temüjin married Börte in 1178.")
+    assert answers("铁木真哪一年结婚？", "Temüjin married Börte in 1178.")
+
+
+def test_a_chinese_name_said_otherwise_in_english():
+    # a proper name's initials: 英国 "United Kingdom" is the UK
+    signed = "The UK signed the agreement in 1997."
+    assert answers("英国是哪一年签署这项协议的？", signed)
+    assert not answers("美国是哪一年签署这项协议的？", signed)
+    # the dictionary's own name spelt otherwise (忽必烈 "Khubilai"): by its sound
+    invasion = "Kublai invaded Japan in 1274."
+    assert answers("忽必烈哪一年入侵日本？", invasion)
+    assert not answers("成吉思汗哪一年入侵日本？", invasion)
+
+
+def test_a_synonym_of_several_words_and_a_noun_suffix():
+    plants = "Victoria had three car manufacturing plants."
+    assert answers("维多利亚州有几家汽车工厂？", plants)  # 工厂 "factory": a manufacturing plant
+    assert answers("How many car factories did Victoria have?", plants)
+    assert not answers("How many car dealerships did Victoria have?", plants)
+    costumes = "The costume collection contains over 14,000 outfits."
+    assert answers("服装收藏品大约有多少件？", costumes)  # 收藏品: 收藏 "collection", 品 makes it a noun
+    assert not answers("邮票收藏品大约有多少件？", costumes)
