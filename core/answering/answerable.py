@@ -122,7 +122,9 @@ class PassageText:
                     or any(f in self.concepts for f in wordnet().same_name(word))  # Chinese: 中国 "China"
                     or (2 <= len(word) <= 5 and word in self.acronyms)  # UK: 英国 "United Kingdom"
                     # Huguenot: 胡格诺, a name the dictionary has no Chinese for
-                    or (foreign_name(word) and names_by_sound(word, self.text)))
+                    or (foreign_name(word) and names_by_sound(word, self.text))
+                    # a given name a Chinese text leaves out, saying the surname (赫顿: James Hutton)
+                    or (bool(term.forms) and self.mentions(Term(term.forms[0], "name"))))
         if related_in(form, self.stems) or word in self.stems or related_in(form, self.concepts) or self._spells(word):
             return True
         if self._misspelt(word):

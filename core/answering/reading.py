@@ -58,7 +58,8 @@ _EN_GENERIC = frozenset(
 _EN_WORK_CONTEXT = frozenset("work business job".split())
 _ZH_DEFAULT_AUDIENCE = frozenset("员工 职工 员工们 同事 全体员工 公司员工".split())
 _WH = frozenset(("what", "which", "whose"))
-_WHICH_COUNT = re.compile(r"\b(?:which|what)\s+(\d+)\b")
+_WHICH_COUNT = re.compile(r"\b(?:which|what)\s+(\d+)\b|\b(?:what|who|which)\s+(?:are|were)\s+(\d+)\b"
+                          r"|\bname\s+(\d+)\b")
 # The same in Chinese: nouns that stand for whatever the answer is (叫什么*名字*, 哪些*方面*)
 _ZH_GENERIC = frozenset(
     "东西 事情 事物 人员 成员 团体 群体 种类 类型 类别 方式 方法 因素 过程 名字 名称 部分 一部分 方面 例子 术语 形式 原因 目的 "
@@ -221,6 +222,13 @@ def _words(question: str) -> list[str]:
     return out
 
 
+def _english_word(word: str) -> bool:
+    """A word of English's own lexicon (lemminflect's), not a name it does not hold (Kearney)."""
+    import lemminflect
+
+    return bool(lemminflect.getAllLemmas(word))
+
+
 def _adjective(char: str) -> bool:
     return any(p.flag == "a" for p in _zh_tagger().cut(char, HMM=False))
 
@@ -250,7 +258,8 @@ def read_question(question: str) -> Question:
         named.append(Term(words_of_level, "level", (level,)))
     level_words = {w for _, text in levels for w in re.findall(r"[a-z]+|\d+", text)}
     level_texts = {text for _, text in levels}
-    shapes = {m.group(1) for m in _WHICH_COUNT.finditer(flat)}  # "which two treaties": the answer's shape
+    # "which two treaties", "what are two examples", "name two": the answer's shape
+    shapes = {next(g for g in m.groups() if g) for m in _WHICH_COUNT.finditer(flat)}
     for value, unit in numbers_with_units(flat):
         if f"{value:g}" not in level_words and f"{value:g}" not in shapes:
             named.append(Term(f"{value:g}", "number", (unit,) if unit else ()))
@@ -261,8 +270,11 @@ def read_question(question: str) -> Question:
         if LATIN.fullmatch(token):
             if token.isdigit() or en_term(token) is None or token in EN_NUMBER_WORDS or token in level_words:
                 continue
+            following = words[position + 1] if position + 1 < len(words) else ""
             if token in names and (token not in _EN_FRAME or previous in names):  # L7 *Max*: a name goes on
-                named.append(Term(token, "name"))
+                # a given name before its surname (Dudley Simpson): a Chinese text may say the surname only
+                surname = following in names and not _english_word(token) and not _english_word(following)
+                named.append(Term(token, "name", (following,) if surname else ()))
             elif previous in names and previous not in _EN_FRAME and names_something(question, token):
                 kinds.append(Term(american(token), "word"))
             elif token in _EN_FRAME or token in _EN_FUNCTION or token in _EN_GENERIC:

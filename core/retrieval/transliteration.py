@@ -134,6 +134,7 @@ def sounds_like(chinese: str, latin_word: str) -> bool:
     return any(skeletons_match(s, latin) for s in chinese_skeletons(chinese) for latin in _latin_forms(latin_word))
 
 
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _TRANSLITERATION_RUN = re.compile(f"[{''.join(sorted(TRANSLITERATION_CHARS))}]{{2,}}")
 
 
@@ -158,6 +159,10 @@ def names_by_sound(latin_word: str, chinese_text: str) -> bool:
 
 def _written_in(latin: str, chinese_text: str) -> bool:
     lex = lexicon()
+    if len(latin) >= 3:  # the dictionary's names, whatever their characters (忽必烈: Kublai)
+        names = {w for run in _CJK_RUN.findall(chinese_text) for w in lex.words_in(run) if len(w) > 2 and w in lex.names}
+        if any(skeletons_match(s, latin) for name in names for s in chinese_skeletons(name)):
+            return True
     for run in _TRANSLITERATION_RUN.findall(chinese_text):
         stretches = [run]
         if len(latin) >= 3:

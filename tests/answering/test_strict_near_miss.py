@@ -564,3 +564,19 @@ def test_a_synonym_of_several_words_and_a_noun_suffix():
     costumes = "The costume collection contains over 14,000 outfits."
     assert answers("服装收藏品大约有多少件？", costumes)  # 收藏品: 收藏 "collection", 品 makes it a noun
     assert not answers("邮票收藏品大约有多少件？", costumes)
+
+
+def test_a_latin_name_in_a_chinese_passage_by_the_dictionarys_name_or_its_surname():
+    invasion = "1274年，忽必烈第一次入侵日本。"
+    assert answers("When did Kublai first invade Japan?", invasion)  # CC-CEDICT spells 忽必烈 "Khubilai"
+    assert not answers("When did Hulagu first invade Japan?", invasion)
+    gift = "希普尚克斯向博物馆捐赠了233幅画。"
+    assert answers("How many paintings did John Sheepshanks give to the museum?", gift)  # the surname only
+    assert not answers("How many paintings did John Ruskin give to the museum?", gift)
+
+
+def test_a_sample_of_n_is_the_answers_shape():
+    fish = "Jawless vertebrates include lampreys and hagfish."
+    assert answers("What are two examples of jawless vertebrates?", fish)
+    assert answers("Name two jawless vertebrates.", fish)
+    assert not answers("What are two examples of jawless mammals?", fish)
