@@ -32,7 +32,7 @@ from core.answering.reading import (AT_LEAST, AT_MOST, EN_NUMBER_WORD, EN_NUMBER
                                      ranked_levels, same_unit, unit_at)
 from core.answering.segments import cells_in_header_units, segments
 from core.retrieval.bilingual import base, has_chinese, lexicon, related_in, sense_matched, wordnet
-from core.retrieval.transliteration import NAME_KINDS, foreign_name, names_by_sound, sounds_like, transliterated
+from core.retrieval.transliteration import NAME_KINDS, english_word, foreign_name, names_by_sound, sounds_like, transliterated
 
 @dataclass(frozen=True)
 class Judgement:
@@ -112,7 +112,7 @@ class PassageText:
                        for f in term.forms)
         word = term.text
         if HAN_RUN.fullmatch(word):
-            return self._has_chinese_word(word)
+            return self._has_chinese_word(word) or (bool(term.forms) and self._has_chinese_word(term.forms[0]))
         form = base(word)
         if term.kind == "name" and not self.chinese:
             # a name is itself, not its dictionary synonyms: the Enterprise plan is not the Business one
@@ -169,7 +169,7 @@ class PassageText:
         # the dictionary's own names (忽必烈) whatever their characters, when long enough to tell apart
         return any(((transliterated(name) and not lex.glosses(name)) or (name in lex.names and len(name) > 2)
                     or (transliterated(name) and name in lex.names))
-                   and any(sounds_like(name, w) for w in self.capitalised) for name in names)
+                   and any(sounds_like(name, w) for w in self.capitalised if not english_word(w)) for name in names)
 
     def _has_chinese_word_meant(self, word: str) -> bool:
         if word in self.text or in_order_within(word, self.text, 2 * len(word) + 1) or has_parts(word, self.text):

@@ -29,7 +29,7 @@ from core.answering.coverage import HAN_RUN, LATIN, digits_for_numerals, en_term
 from core.answering.word_class import _zh_tagger, names_something
 from core.retrieval.bilingual import base, has_chinese, lexicon
 from core.retrieval.bm25 import _jieba_tokenizer
-from core.retrieval.transliteration import transliterated
+from core.retrieval.transliteration import english_word, transliterated
 
 # Words that only frame a question: they name nothing a passage must say.
 _EN_FRAME = frozenset(
@@ -64,9 +64,11 @@ _WHICH_COUNT = re.compile(r"\b(?:which|what)\s+(\d+)\b|\b(?:what|who|which)\s+(?
 _ZH_GENERIC = frozenset(
     "东西 事情 事物 人员 成员 团体 群体 种类 类型 类别 方式 方法 因素 过程 名字 名称 部分 一部分 方面 例子 术语 形式 原因 目的 "
     "作用 角色".split())
+_NAME_DOTS = frozenset("·•・‧")  # between a foreign name's parts: 卡尔·威尔海姆·舍勒
 _ZH_FRAME = frozenset(
     "每个 每位 每名 每项 每一 每次 一次 各个 各位 各项 一般 通常 目前 现在 大概 大约 左右 以上 以下 其他 之内 以内 超过 不超过 不少于 "
-    "不低于 至少 最多 人民币 欧元 美元 才能 才可以 才可 的话 这份 这个 该项 此项 本 一下 是从 从 到".split())
+    "不低于 至少 最多 人民币 欧元 美元 才能 才可以 才可 的话 这份 这个 该项 此项 本 一下 是从 从 到 "
+    "还有 说出 很多 许多".split())
 # A frequency names its unit: "each year", "yearly", 每年 are answered by "per calendar year", 每个自然年.
 _EN_FREQUENCY = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annual": "year",
                  "annually": "year", "nightly": "night", "hourly": "hour", "quarterly": "quarter"}
@@ -222,13 +224,6 @@ def _words(question: str) -> list[str]:
     return out
 
 
-def _english_word(word: str) -> bool:
-    """A word of English's own lexicon (lemminflect's), not a name it does not hold (Kearney)."""
-    import lemminflect
-
-    return bool(lemminflect.getAllLemmas(word))
-
-
 def _adjective(char: str) -> bool:
     return any(p.flag == "a" for p in _zh_tagger().cut(char, HMM=False))
 
@@ -273,7 +268,7 @@ def read_question(question: str) -> Question:
             following = words[position + 1] if position + 1 < len(words) else ""
             if token in names and (token not in _EN_FRAME or previous in names):  # L7 *Max*: a name goes on
                 # a given name before its surname (Dudley Simpson): a Chinese text may say the surname only
-                surname = following in names and not _english_word(token) and not _english_word(following)
+                surname = following in names and not english_word(token) and not english_word(following)
                 named.append(Term(token, "name", (following,) if surname else ()))
             elif previous in names and previous not in _EN_FRAME and names_something(question, token):
                 kinds.append(Term(american(token), "word"))
@@ -336,7 +331,10 @@ def read_question(question: str) -> Question:
             elif not names_something(question, word):
                 framing.append(word)
             else:
-                named.append(Term(word, "word", verb=_zh_verb(question, word)))
+                # a given name before its surname (达德利·辛普森): a text may say the surname only
+                after = words[position + 1 : position + 3]
+                surname = (len(after) == 2 and after[0] in _NAME_DOTS and transliterated(word) and transliterated(after[1]))
+                named.append(Term(word, "word", (after[1],) if surname else (), verb=_zh_verb(question, word)))
     unique = list({(t.text, t.kind): t for t in named}.values())
     counted = _counted(words, [t.text for t in unique if t.kind in ("word", "name") and not t.verb])
     return Question(question, tuple(unique), wanted, tuple(dict.fromkeys(framing)), counted, asks_extreme(question),

@@ -138,13 +138,20 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _TRANSLITERATION_RUN = re.compile(f"[{''.join(sorted(TRANSLITERATION_CHARS))}]{{2,}}")
 
 
+@lru_cache(maxsize=65_536)
+def english_word(word: str) -> bool:
+    """Whether a Latin word is a word of English's own lexicon (lemminflect's: Countries, Boulevard),
+    not a name it does not hold (Kearney, Huguenots)."""
+    import lemminflect
+
+    return bool(lemminflect.getAllLemmas(word.lower()))
+
+
 def foreign_name(word: str) -> bool:
     """Whether a Latin word is a name neither dictionary holds: not an English word (lemminflect)
     and without Chinese headwords in CC-CEDICT (Warsaw has 华沙, Huguenot nothing)."""
-    import lemminflect
-
     word = word.lower()
-    if lemminflect.getAllLemmas(word):
+    if english_word(word):
         return False
     lex = lexicon()
     return not lex.headwords(word) and not (word.endswith("s") and lex.headwords(word[:-1]))

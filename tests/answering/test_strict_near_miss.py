@@ -580,3 +580,11 @@ def test_a_sample_of_n_is_the_answers_shape():
     assert answers("What are two examples of jawless vertebrates?", fish)
     assert answers("Name two jawless vertebrates.", fish)
     assert not answers("What are two examples of jawless mammals?", fish)
+
+
+def test_a_chinese_given_name_and_an_english_word_that_only_sounds_like_a_name():
+    score = "辛普森于1964年开始为这部剧配乐。"
+    assert answers("达德利·辛普森哪一年开始为这部剧配乐？", score)  # the surname only, as English passages do
+    assert not answers("达德利·穆尔哪一年开始为这部剧配乐？", score)
+    # 康托尔 (Cantor) is not "Countries": a name is sounded out only against words English does not hold
+    assert not answers("康托尔关于瘟疫的理论是什么？", "The plague spread through the Low Countries from 1350.")
