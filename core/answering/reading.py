@@ -64,6 +64,8 @@ _WHICH_COUNT = re.compile(r"\b(?:which|what)\s+(\d+)\b|\b(?:what|who|which)\s+(?
 _ZH_GENERIC = frozenset(
     "东西 事情 事物 人员 成员 团体 群体 种类 类型 类别 方式 方法 因素 过程 名字 名称 部分 一部分 方面 例子 术语 形式 原因 目的 "
     "作用 角色".split())
+# Characters that sound out names but stand alone as words of their own: 比 "than", 多 "how"
+_NOT_NAME_PARTS = frozenset("比多")
 _NAME_DOTS = frozenset("·•・‧")  # between a foreign name's parts: 卡尔·威尔海姆·舍勒
 _ZH_FRAME = frozenset(
     "每个 每位 每名 每项 每一 每次 一次 各个 各位 各项 一般 通常 目前 现在 大概 大约 左右 以上 以下 其他 之内 以内 超过 不超过 不少于 "
@@ -212,6 +214,7 @@ def _words(question: str) -> list[str]:
         # a foreign name jieba cut into pieces (杰克逊 / 维尔, 希 / 普 / 尚 / 克斯) is one name:
         # 杰克逊维尔 (Jacksonville), not Jackson and a fragment
         if (out and transliterated(out[-1] + token) and HAN_RUN.fullmatch(out[-1])
+                and out[-1] not in _NOT_NAME_PARTS and token not in _NOT_NAME_PARTS
                 and (len(out[-1]) == 1 or len(token) == 1 or not lex.glosses(out[-1]) or not lex.glosses(token))):
             out[-1] += token
             continue
@@ -242,6 +245,10 @@ def read_question(question: str) -> Question:
     # person is asked for
     asks_who = _ASKS_WHO.search(question) is not None
     names = {m.group(1).lower() for m in _CAPITALISED.finditer(question)}
+    first = re.match(r"\s*([A-Z][A-Za-z]+)\b", question)
+    opening = first.group(1).lower() if first else ""
+    if opening and opening not in _EN_FUNCTION and opening not in _EN_FRAME and not english_word(opening):  # "Hutchinson Hall was…": a name opens the question
+        names.add(first.group(1).lower())
     if has_chinese(question):  # Latin written capitalised inside Chinese names something: Enterprise 套餐, L7
         names |= {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", question) if not w.islower()}
     # "one container" is "a container", as 一个托盘 is: the price per unit answers it, so "one" is

@@ -21,15 +21,14 @@ from functools import lru_cache
 from core.retrieval.bilingual import lexicon
 
 # Characters Chinese writes foreign names with (the Xinhua transliteration table's common ones).
-# Function characters that also sound out names (于, 比, 多) are left out: a name is not joined with
-# the word before or after it.
+# 于 is left out: it is "at" far more often than a sound (a name is not joined with the word before it).
 TRANSLITERATION_CHARS = frozenset(
     "阿埃艾爱安昂奥澳巴拜班邦鲍贝本彼毕庇宾滨波玻伯博勃布查柴彻楚茨达戴丹德登邓狄迪蒂丁东杜敦顿朵厄恩尔"
     "法凡范菲斐费芬冯佛夫弗伏福富盖甘冈戈哥格葛根贡古瓜圭桂郭哈海汉杭豪浩赫亨洪侯胡华怀惠霍基吉季加"
     "迦贾简杰捷金津卡凯坎康考柯科克肯孔库夸奎昆拉腊莱赖兰朗劳勒雷蕾黎里丽利莉列林琳凌留柳隆卢鲁伦罗"
     "洛吕马玛迈麦曼芒梅门蒙孟米缅缪摩莫墨默姆穆纳娜奈南瑙内妮尼涅宁纽努诺欧帕派潘庞培佩彭皮珀坡普浦"
     "奇齐契恰乔切钦琴琼丘瑞若撒萨塞赛桑瑟森沙莎尚绍舍什施舒斯丝松苏索塔泰坦汤唐陶特提廷图托瓦旺威韦"
-    "维温翁沃乌伍西希锡席夏谢辛欣休雅亚扬耶伊依因尤约泽扎詹兹芝朱卓孜逊茵萝黛薇露琪娅妲雯翰芙蓓斡")
+    "维温翁沃乌伍西希锡席夏谢辛欣休雅亚扬耶伊依因尤约泽扎詹兹芝朱卓孜逊茵萝黛薇露琪娅妲雯翰芙蓓斡比多")
 
 # What a name is followed by to say what it names (胡格诺派: the Huguenot sect, 波兰人队: a team)
 NAME_KINDS = frozenset("派人族队河山城州市县省岛湖街港湾")
@@ -37,7 +36,8 @@ NAME_KINDS = frozenset("派人族队河山城州市县省岛湖街港湾")
 _INITIALS = (("zh", "S"), ("ch", "S"), ("sh", "S"), ("b", "P"), ("p", "P"), ("m", "M"), ("f", "F"), ("w", "F"),
              ("d", "T"), ("t", "T"), ("n", "N"), ("l", "L"), ("r", "L"), ("g", "K"), ("k", "K"), ("h", "K"),
              ("j", "S"), ("q", "S"), ("x", "S"), ("z", "S"), ("c", "S"), ("s", "S"), ("y", ""))
-_MAX_READINGS = 16  # skeletons tried for a name of characters with several readings
+_MAX_READINGS = 16
+_LONGEST_GLUED = 4  # characters of a dictionary word glued to a name  # skeletons tried for a name of characters with several readings
 
 
 def transliterated(word: str) -> bool:
@@ -45,27 +45,34 @@ def transliterated(word: str) -> bool:
     return len(word) >= 2 and all(c in TRANSLITERATION_CHARS for c in word)
 
 
-def _syllable_sounds(syllable: str) -> str:
+def _syllable_sounds(syllable: str) -> tuple[str, ...]:
+    """What a syllable may write: 逊 xun "son"; 希 xi the "Hi" of Hill as well as "Si"."""
     if syllable == "er":
-        return "L"  # 尔: the r of Carl, Kearney
+        return ("L",)  # 尔: the r of Carl, Kearney
     for initial, sound in _INITIALS:
         if syllable.startswith(initial):
             final = syllable[len(initial):]
             break
     else:
         sound, final = "", syllable
-    return sound + ("N" if final.endswith(("n", "ng")) else "")  # 逊 xun: "son"; 根 gen
+    nasal = "N" if final.endswith(("n", "ng")) else ""  # 根 gen
+    sounds = [sound + nasal]
+    if initial == "x":
+        sounds.append("K" + nasal)  # 休斯 Hughes, 希尔 Hill
+    elif initial == "w" and syllable == "wu":
+        sounds.append(nasal)  # 乌 the vowel of Uppsala
+    return tuple(sounds)
 
 
 @lru_cache(maxsize=4096)
 def chinese_skeletons(word: str) -> frozenset[str]:
     """The consonant skeletons of a name written in Chinese, one per combination of readings."""
     lex = lexicon()
-    readings = [lex.reading(c) or () for c in word]
-    if not all(readings):
+    sounds = [tuple(dict.fromkeys(s for r in lex.reading(c) for s in _syllable_sounds(r))) for c in word]
+    if not all(sounds):
         return frozenset()
-    combos = itertools.islice(itertools.product(*readings), _MAX_READINGS)
-    return frozenset("".join(_syllable_sounds(s) for s in combo) for combo in combos)
+    combos = itertools.islice(itertools.product(*sounds), _MAX_READINGS)
+    return frozenset("".join(combo) for combo in combos)
 
 
 _LATIN_STEPS = (
@@ -115,8 +122,9 @@ def skeletons_match(chinese: str, latin: str) -> bool:
 def _one_edit(a: str, b: str) -> bool:
     if abs(len(a) - len(b)) > 1:
         return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) <= 1
+    if len(a) == len(b):  # one sound written otherwise: only in a long name, or a nasal (辛普森 Simpson)
+        diff = [(x, y) for x, y in zip(a, b) if x != y]
+        return not diff or (len(diff) == 1 and (len(a) >= 5 or set(diff[0]) == {"M", "N"}))
     long, short = (a, b) if len(a) > len(b) else (b, a)
     return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
@@ -149,7 +157,8 @@ def english_word(word: str) -> bool:
 
 def foreign_name(word: str) -> bool:
     """Whether a Latin word is a name neither dictionary holds: not an English word (lemminflect)
-    and without Chinese headwords in CC-CEDICT (Warsaw has 华沙, Huguenot nothing)."""
+    and without Chinese headwords in CC-CEDICT (German has 德国, Huguenot nothing). lemminflect
+    lacks the adjectives of peoples (German, English), so both are asked."""
     word = word.lower()
     if english_word(word):
         return False
@@ -170,15 +179,18 @@ def _written_in(latin: str, chinese_text: str) -> bool:
         names = {w for run in _CJK_RUN.findall(chinese_text) for w in lex.words_in(run) if len(w) > 2 and w in lex.names}
         if any(skeletons_match(s, latin) for name in names for s in chinese_skeletons(name)):
             return True
-    for run in _TRANSLITERATION_RUN.findall(chinese_text):
+    for match in _TRANSLITERATION_RUN.finditer(chinese_text):
+        run, start, end = match.group(), match.start(), match.end()
         stretches = [run]
         if len(latin) >= 3:
             for cut in range(2, len(run)):
-                rest = run[cut:]
-                if rest in NAME_KINDS or (len(rest) > 1 and lex.glosses(rest)):
+                # the rest of the run is a word of its own, or begins one that goes on past the run
+                # (霍尼曼博物馆: 博 is the start of 博物馆 "museum")
+                after = chinese_text[start + cut : start + cut + _LONGEST_GLUED]
+                if run[cut:] in NAME_KINDS or any(lex.glosses(after[:k]) for k in range(max(2, len(run) - cut), len(after) + 1)):
                     stretches.append(run[:cut])
-                rest = run[:len(run) - cut]
-                if len(rest) > 1 and lex.glosses(rest):
+                before = chinese_text[max(0, end - cut - _LONGEST_GLUED) : end - cut]
+                if any(lex.glosses(before[-k:]) for k in range(max(2, len(run) - cut), len(before) + 1)):
                     stretches.append(run[len(run) - cut:])
         if any(skeletons_match(s, latin) for stretch in stretches for s in chinese_skeletons(stretch)):
             return True

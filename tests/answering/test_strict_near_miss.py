@@ -588,3 +588,9 @@ def test_a_chinese_given_name_and_an_english_word_that_only_sounds_like_a_name()
     assert not answers("达德利·穆尔哪一年开始为这部剧配乐？", score)
     # 康托尔 (Cantor) is not "Countries": a name is sounded out only against words English does not hold
     assert not answers("康托尔关于瘟疫的理论是什么？", "The plague spread through the Low Countries from 1350.")
+
+
+def test_a_name_may_open_an_english_question():
+    hall = "芝加哥大学的哈钦森公共大厅复刻了牛津大学的基督堂大厅。"
+    assert answers("Hutchinson Hall was modelled on which Oxford hall?", hall)
+    assert not answers("Ida Noyes Hall was modelled on which Oxford hall?", hall)

@@ -26,6 +26,8 @@ from core.retrieval.transliteration import (chinese_skeletons, foreign_name, lat
     ("铁木真", "Temüjin"),            # accents do not cut the name
     ("忽必烈", "Kublai"),             # the dictionary spells it Khubilai
     ("卡尔", "Carl"),                 # two sounds: only exactly
+    ("休斯", "Hughes"),               # x writes an h before i and u: 休 Hu-, 希尔 Hill
+    ("辛普森", "Simpson"),            # m before p written n
 ])
 def test_a_name_and_its_transliteration_sound_alike(chinese, latin):
     assert sounds_like(chinese, latin), (sorted(chinese_skeletons(chinese)), latin_skeleton(latin))
@@ -37,6 +39,7 @@ def test_a_name_and_its_transliteration_sound_alike(chinese, latin):
     ("宾根", "Bonn"),
     ("卡尔", "Carlsbad"),
     ("胡格诺", "Hungary"),
+    ("纽卡斯尔", "Nixon"),            # four sounds, one written otherwise: not a name of its own
 ])
 def test_other_names_do_not(chinese, latin):
     assert not sounds_like(chinese, latin)
@@ -48,6 +51,8 @@ def test_a_latin_name_is_found_in_a_chinese_run_whole_or_with_a_word_glued_on():
     assert not names_by_sound("Kearney", "苏格兰的工厂")          # 格兰 from the middle of 苏格兰 is not Kearney
     assert not names_by_sound("Carl", "克里斯托弗的信")            # a short name must be a whole run
     assert names_by_sound("Carl", "卡尔·威尔海姆·舍勒")
+    assert names_by_sound("Horniman", "霍尼曼博物馆借出了乐器")  # 博 begins 博物馆, past the run
+    assert names_by_sound("Turabi", "图拉比建立了经济基础")  # 比 sounds out names too
 
 
 def test_only_names_no_dictionary_holds_are_sounded_out():
