@@ -158,7 +158,7 @@ class PassageText:
     def _has_chinese_word(self, word: str) -> bool:
         if self._has_chinese_word_meant(word):
             return True
-        return not self.chinese and self._sounds_out(word)
+        return self._sounds_out(word)  # also a Latin name inside a Chinese text or its heading
 
     def _sounds_out(self, word: str) -> bool:
         """A foreign name written by its sound (胡格诺: Huguenot), which the dictionary may not

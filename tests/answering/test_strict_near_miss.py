@@ -594,3 +594,9 @@ def test_a_name_may_open_an_english_question():
     hall = "芝加哥大学的哈钦森公共大厅复刻了牛津大学的基督堂大厅。"
     assert answers("Hutchinson Hall was modelled on which Oxford hall?", hall)
     assert not answers("Ida Noyes Hall was modelled on which Oxford hall?", hall)
+
+
+def test_a_chinese_name_found_by_sound_in_a_chinese_passages_latin_heading():
+    section = "# Jacksonville, Florida\n2010年该市白人占55.1%。"
+    assert answers("2010年杰克逊维尔白人的比例是多少？", section)
+    assert not answers("2010年盖恩斯维尔白人的比例是多少？", section)
