@@ -57,8 +57,8 @@ def _syllable_sounds(syllable: str) -> tuple[str, ...]:
         sound, final = "", syllable
     nasal = "N" if final.endswith(("n", "ng")) else ""  # 根 gen
     sounds = [sound + nasal]
-    if initial == "x":
-        sounds.append("K" + nasal)  # 休斯 Hughes, 希尔 Hill
+    if initial in ("x", "j", "q"):
+        sounds.append("K" + nasal)  # 休斯 Hughes, 希尔 Hill, 加那利 Canary, 基隆 Keelung: older g/k/h sounds
     elif initial == "w" and syllable == "wu":
         sounds.append(nasal)  # 乌 the vowel of Uppsala
     return tuple(sounds)

@@ -27,6 +27,7 @@ from core.retrieval.transliteration import (chinese_skeletons, foreign_name, lat
     ("忽必烈", "Kublai"),             # the dictionary spells it Khubilai
     ("卡尔", "Carl"),                 # two sounds: only exactly
     ("休斯", "Hughes"),               # x writes an h before i and u: 休 Hu-, 希尔 Hill
+    ("加那利", "Canary"),             # j and q write older g and k sounds: 加 Ca-
     ("辛普森", "Simpson"),            # m before p written n
 ])
 def test_a_name_and_its_transliteration_sound_alike(chinese, latin):
