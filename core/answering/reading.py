@@ -45,7 +45,9 @@ _EN_FUNCTION = frozenset(
     "through throughout till to toward towards under underneath unlike until unto upon via with within without "
     "although though unless whereas whether while whose whom another other others either neither both "
     "something anything nothing someone anyone everyone somebody anybody everybody themselves itself himself "
-    "herself ourselves yourself yourselves due whereby wherein thereof".split())
+    "herself ourselves yourself yourselves due whereby wherein thereof "
+    # "isn't", "doesn't", "cannot" read without their apostrophe: a negation, not a word
+    "isn aren wasn weren doesn didn don hasn haven hadn couldn wouldn shouldn mustn needn cannot".split())
 # Nouns that stand for whatever the answer is ("what *group* of people", "the *name* of", "how many
 # *items*"): the kind of answer, like 什么 + noun; the passage need not use them.
 _EN_GENERIC = frozenset(
@@ -235,8 +237,13 @@ def _noun(word: str) -> bool:
     return all(p.flag.startswith("n") for p in _zh_tagger().cut(word, HMM=False))
 
 
+_CONTRACTED_NOT = re.compile(r"n['’]t\b")
+
+
 def read_question(question: str) -> Question:
     """The question's named things, what it asks for and its framing words."""
+    # "can't", "isn't": the apostrophe would cut off a "t" that breaks the reading of the next word
+    asked, question = question, _CONTRACTED_NOT.sub("n", question)
     named: list[Term] = []
     kinds: list[Term] = []
     framing: list[str] = []
@@ -344,7 +351,7 @@ def read_question(question: str) -> Question:
                 named.append(Term(word, "word", (after[1],) if surname else (), verb=_zh_verb(question, word)))
     unique = list({(t.text, t.kind): t for t in named}.values())
     counted = _counted(words, [t.text for t in unique if t.kind in ("word", "name") and not t.verb])
-    return Question(question, tuple(unique), wanted, tuple(dict.fromkeys(framing)), counted, asks_extreme(question),
+    return Question(asked, tuple(unique), wanted, tuple(dict.fromkeys(framing)), counted, asks_extreme(question),
                     tuple(kinds))
 
 

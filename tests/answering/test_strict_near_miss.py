@@ -600,3 +600,10 @@ def test_a_chinese_name_found_by_sound_in_a_chinese_passages_latin_heading():
     section = "# Jacksonville, Florida\n2010年该市白人占55.1%。"
     assert answers("2010年杰克逊维尔白人的比例是多少？", section)
     assert not answers("2010年盖恩斯维尔白人的比例是多少？", section)
+
+
+def test_a_contracted_negation_is_not_a_word_and_does_not_hide_the_next_one():
+    rule = "Employees may not book business class on flights under six hours."
+    assert not answers("Why can't interns book business class on short flights?", rule)  # interns are named
+    assert answers("Why can't employees book business class on flights under six hours?", rule)
+    assert answers("Which class isn't allowed on flights under six hours?", rule)  # "isn" is not a word
