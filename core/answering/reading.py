@@ -83,7 +83,7 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "second": ("秒", "second"), "quarter": ("季度", "quarter"), "meter": ("米", "meter", "metre", "m"),
     "kilometer": ("公里", "千米", "kilometer", "kilometre", "km"), "centimeter": ("厘米", "centimeter", "centimetre", "cm"),
     "millimeter": ("毫米", "millimeter", "millimetre", "mm"), "kilogram": ("公斤", "千克", "kilogram", "kg"),
-    "gram": ("克", "gram", "g"), "time": ("次", "time"), "person": ("人", "person"),
+    "gram": ("克", "gram", "g"), "time": ("次", "time", "twice", "once", "thrice", "遍"), "person": ("人", "person"),
 }
 _ZH_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "月": "month", "年": "year", "晚": "night",
              "小时": "hour", "分钟": "minute", "秒": "second", "季度": "quarter", "米": "meter", "公里": "kilometer",

@@ -607,3 +607,9 @@ def test_a_contracted_negation_is_not_a_word_and_does_not_hide_the_next_one():
     assert not answers("Why can't interns book business class on short flights?", rule)  # interns are named
     assert answers("Why can't employees book business class on flights under six hours?", rule)
     assert answers("Which class isn't allowed on flights under six hours?", rule)  # "isn" is not a word
+
+
+def test_twice_answers_how_many_times():
+    cup = "Polonia won the Polish Cup twice, in 1952 and in 2001."
+    assert answers("How many times has Polonia won the cup?", cup)
+    assert not answers("How many times has Legia won the cup?", cup)
