@@ -58,11 +58,12 @@ _ASKS: list[tuple[Wanted, re.Pattern]] = [
                           r"miles|feet|inches)\b|(?:多少|几)(?:米|公里|千米|厘米|毫米|公分)", re.I)),
     # "how long" and 多长 take a duration or a length (states() accepts both)
     ("duration", re.compile(r"\bhow (long|soon|often|quickly|fast)\b|\bwithin how\b|多久|多长|几天|几个月|几年|几周|几小时|几分钟|多少天|多少小时|多少分钟", re.I)),
-    ("place", re.compile(r"\bwhere\b|哪里|哪儿|在哪|何处|什么地方|哪个地方", re.I)),
+    # 在哪一年 asks for a year, 在哪一集 for an episode: 在哪 is "where" only before no measure word
+    ("place", re.compile(r"\bwhere\b|哪里|哪儿|在哪(?![一年天日月集次期位种届场])|何处|什么地方|哪个地方", re.I)),
     ("quantity", re.compile(r"\bhow (many|much)\b|多少|几(?![号点月])", re.I)),
     # "when" as the question's own word (at its start), not "the rate *when* a colleague rides along"
     ("date", re.compile(r"^\W*(?:and |so |then )?(?:by |until |since )?when\b|\bwhat (date|day|time)\b|\bwhich (date|day)\b"
-                        r"|何时|什么时候|哪天|哪一天|几号|几点|几月|哪个月|哪年", re.I)),
+                        r"|何时|什么时候|哪天|哪一天|几号|几点|几月|哪个月|哪年|哪一年|哪一月", re.I)),
 ]
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"

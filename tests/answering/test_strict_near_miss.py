@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.answering.answer_types import asked_for
 from core.answering.answerable import best_evidence, judge
 from core.answering.reading import read_question
 from core.answering.coverage import key_terms
@@ -613,3 +614,10 @@ def test_twice_answers_how_many_times():
     cup = "Polonia won the Polish Cup twice, in 1952 and in 2001."
     assert answers("How many times has Polonia won the cup?", cup)
     assert not answers("How many times has Legia won the cup?", cup)
+
+
+def test_zai_na_yi_nian_asks_for_a_year_not_a_place():
+    found = "普利斯特里于1774年发现了氧气。"
+    assert answers("普利斯特里在哪一年发现了氧气？", found)
+    assert not answers("普利斯特里在哪一年发现了氮气？", found)
+    assert asked_for("体罚在哪个国家依然合法？") == "place"  # 在哪个国家 is still "where"
