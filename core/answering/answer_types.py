@@ -107,6 +107,11 @@ _STATES: dict[str, re.Pattern] = {
     # a date may be an event's (自发布之日起施行, "from the date of signature", "upon approval")
     "date": re.compile(r"\d|[一二三四五六七八九十][月日号]|周[一二三四五六日末]|星期|月底|月初|年底|年初|工作日|当天|次日"
                        r"|之日|即日起|\b(?:upon|from the date of|on the date of|as of the date of)\b"
+                       # a time said by what it comes with: "at the end of World War I", "occurs when the
+                       # immune system is less active", "on the day of delivery", 入职满一年后, 战争期间
+                       r"|\b(?:during|when|whenever|since|at the (?:end|start|beginning|time|height|close) of|"
+                       r"(?:on )?the day of|in (?:the )?(?:spring|summer|autumn|fall|winter))\b"
+                       r"|之前|以前|之后|以后|期间|之际|时候|满[^，。；,;]{1,8}后|时[，,]"
                        r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?|january|"
                        r"february|march|april|may|june|july|august|september|october|november|december|daily|weekly|"
                        r"monthly|annually|yearly|quarterly|immediately|before|after|within|until)\b", re.I),

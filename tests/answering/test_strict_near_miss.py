@@ -621,3 +621,11 @@ def test_zai_na_yi_nian_asks_for_a_year_not_a_place():
     assert answers("普利斯特里在哪一年发现了氧气？", found)
     assert not answers("普利斯特里在哪一年发现了氮气？", found)
     assert asked_for("体罚在哪个国家依然合法？") == "place"  # 在哪个国家 is still "where"
+
+
+def test_a_time_said_by_what_it_comes_with_answers_when():
+    assert answers("When does immunodeficiency occur?", "Immunodeficiency occurs when the immune system is less active than normal.")
+    assert answers("When was the Rhineland occupied?", "At the end of World War I, the Rhineland was occupied by the Allies.")
+    assert answers("员工什么时候可以申请年假？", "员工入职满一年后可以申请年假。")
+    assert answers("When does the warranty start?", "The warranty starts on the day of delivery.")
+    assert not answers("When does the warranty start?", "The warranty covers parts and labour.")  # no time said
