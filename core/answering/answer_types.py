@@ -100,7 +100,8 @@ _STATES: dict[str, re.Pattern] = {
                         r"website|page|campus|warehouse|address)\b|[A-Z]\d{1,4}\b|\d+(?:st|nd|rd|th) floor|室|楼|层|"
                         r"街|路|大厦|办公室|前台|服务台|网站|平台|门口|地址|仓库|中心|窗口"
                         # a named place after a word of location: "in Ogród Saski", "traced to Persia", 位于华沙
-                        r"|\b(?:in|at|near|to|inside|outside|beside|located|situated|based)\s+(?:the\s+)?"
+                        r"|\b(?:in|at|on|near|to|from|into|across|along|through|throughout|within|between|inside|"
+                        r"outside|beside|located|situated|based)\s+(?:the\s+)?"
                         r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|"
                         r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)[A-Z][\w'-]+"
                         r"|位于|设在|坐落|地处"),

@@ -629,3 +629,9 @@ def test_a_time_said_by_what_it_comes_with_answers_when():
     assert answers("员工什么时候可以申请年假？", "员工入职满一年后可以申请年假。")
     assert answers("When does the warranty start?", "The warranty starts on the day of delivery.")
     assert not answers("When does the warranty start?", "The warranty covers parts and labour.")  # no time said
+
+
+def test_where_is_answered_by_a_name_after_any_preposition_of_place():
+    assert answers("Where does the river flow after Basel?", "After Basel the river flows through the Upper Rhine Plain.")
+    assert answers("Where is the day school?", "The day school is located on the University of Chicago campus.")
+    assert not answers("Where does the river flow after Basel?", "After Basel the river flows faster.")
