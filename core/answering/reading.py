@@ -163,6 +163,33 @@ _CANONICAL_UNITS = {"eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "
                     "usd": "usd", "dollar": "usd", "dollars": "usd", "$": "usd", "%": "%", "percent": "%"}
 
 
+_ORDINAL_WORDS = {w: i for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(), 1)}
+_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[\s-]+centur(?:y|ies)\b|(\d{1,2})\s*世纪"
+                      rf"|\b({'|'.join(_ORDINAL_WORDS)})[\s-]+centur(?:y|ies)\b")
+_CENTURY_DECADE = re.compile(r"(\d{1,2})\s*世纪\s*(\d0)\s*年代")
+_DECADE = re.compile(r"(?<![0-9A-Za-z.])(1\d|20)?(\d0)(?:'s|s)\b|(?<![\d'])['‘’](\d0)s\b|(?<!\d)(\d{2}|\d{4})\s*年代")
+
+
+def eras(text: str) -> str:
+    """Centuries and decades written one way in both languages (lower-case text): "15th century",
+    "fifteenth century" and 15世纪 are "15 century"; "1980s", "the '80s", 80年代 and 1980年代 are
+    "1980 decade" (a decade of two digits is the twentieth century's)."""
+    def century(m: re.Match) -> str:
+        return f" {m.group(1) or m.group(2) or _ORDINAL_WORDS[m.group(3)]} century "
+
+    def decade(m: re.Match) -> str:
+        if m.group(2) is not None:
+            return f" {m.group(1) or '19'}{m.group(2)} decade "
+        digits = m.group(3) or m.group(4)
+        return f" {digits if len(digits) == 4 else '19' + digits} decade "
+
+    # 20世纪70年代: the seventies of the twentieth century, 1970
+    text = _CENTURY_DECADE.sub(lambda m: f" {(int(m.group(1)) - 1) * 100 + int(m.group(2))} decade ", text)
+    return _DECADE.sub(decade, _CENTURY.sub(century, text))
+
+
 def unit_at(text: str, end: int) -> str | None:
     """The unit written right after a number that ends at ``end`` (days, %, 天, EUR), if any."""
     m = _UNIT_AFTER.match(text, end)
@@ -204,7 +231,7 @@ def _words(question: str) -> list[str]:
     together make a dictionary word joined (的年费: 年 费 → 年费)."""
     lex = lexicon()
     out: list[str] = []
-    for token in _jieba_tokenizer().cut(digits_for_numerals(normalise(question)), HMM=False):
+    for token in _jieba_tokenizer().cut(eras(digits_for_numerals(normalise(question))), HMM=False):
         token = token.strip()
         if not token:
             continue
@@ -261,7 +288,7 @@ def read_question(question: str) -> Question:
     # "one container" is "a container", as 一个托盘 is: the price per unit answers it, so "one" is
     # not a number the passage must state (the digit 1 still is: 1 kg)
     flat = EN_NUMBER_WORD.sub(lambda m: m.group() if m.group() == "one" else str(EN_NUMBER_WORDS[m.group()]),
-                              digits_for_numerals(normalise(question)))
+                              eras(digits_for_numerals(normalise(question))))
     levels = ranked_levels(normalise(question))
     for level, words_of_level in levels:
         named.append(Term(words_of_level, "level", (level,)))

@@ -635,3 +635,14 @@ def test_where_is_answered_by_a_name_after_any_preposition_of_place():
     assert answers("Where does the river flow after Basel?", "After Basel the river flows through the Upper Rhine Plain.")
     assert answers("Where is the day school?", "The day school is located on the University of Chicago campus.")
     assert not answers("Where does the river flow after Basel?", "After Basel the river flows faster.")
+
+
+def test_centuries_and_decades_are_one_value_in_both_languages():
+    reform = "In the 15th century the bishop of Meaux supported reform."
+    assert answers("谁在15世纪支持改革？", reform)
+    assert not answers("谁在16世纪支持改革？", reform)
+    assert answers("Who supported reform in the fifteenth century?", "15世纪时，莫城主教支持改革。")
+    play = "20世纪80年代末，一部舞台剧在伦敦上演。"
+    assert answers("Which stage play was put on in London in the 1980s?", play)
+    assert answers("Which stage play was put on in London in the '80s?", play)
+    assert not answers("Which stage play was put on in London in the 1970s?", play)
