@@ -166,7 +166,7 @@ _CANONICAL_UNITS = {"eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "
 _ORDINAL_WORDS = {w: i for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
     "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(), 1)}
-_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[\s-]+centur(?:y|ies)\b|(\d{1,2})\s*世纪"
+_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[\s-]+centur(?:y|ies)\b|(\d{1,2}|[一二三四五六七八九十]{1,3})\s*世纪"
                       rf"|\b({'|'.join(_ORDINAL_WORDS)})[\s-]+centur(?:y|ies)\b")
 _CENTURY_DECADE = re.compile(r"(\d{1,2})\s*世纪\s*(\d0)\s*年代")
 _DECADE = re.compile(r"(?<![0-9A-Za-z.])(1\d|20)?(\d0)(?:'s|s)\b|(?<![\d'])['‘’](\d0)s\b|(?<!\d)(\d{2}|\d{4})\s*年代")
@@ -177,7 +177,9 @@ def eras(text: str) -> str:
     "fifteenth century" and 15世纪 are "15 century"; "1980s", "the '80s", 80年代 and 1980年代 are
     "1980 decade" (a decade of two digits is the twentieth century's)."""
     def century(m: re.Match) -> str:
-        return f" {m.group(1) or m.group(2) or _ORDINAL_WORDS[m.group(3)]} century "
+        written = m.group(1) or m.group(2)
+        number = (written if written.isdigit() else numeral_digits(written)) if written else _ORDINAL_WORDS[m.group(3)]
+        return f" {number} century "
 
     def decade(m: re.Match) -> str:
         if m.group(2) is not None:

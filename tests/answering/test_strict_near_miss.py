@@ -641,7 +641,7 @@ def test_centuries_and_decades_are_one_value_in_both_languages():
     reform = "In the 15th century the bishop of Meaux supported reform."
     assert answers("谁在15世纪支持改革？", reform)
     assert not answers("谁在16世纪支持改革？", reform)
-    assert answers("Who supported reform in the fifteenth century?", "15世纪时，莫城主教支持改革。")
+    assert answers("Who supported reform in the fifteenth century?", "十五世纪时，莫城主教支持改革。")
     play = "20世纪80年代末，一部舞台剧在伦敦上演。"
     assert answers("Which stage play was put on in London in the 1980s?", play)
     assert answers("Which stage play was put on in London in the '80s?", play)
