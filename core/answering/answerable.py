@@ -32,7 +32,8 @@ from core.answering.reading import (AT_LEAST, AT_MOST, EN_NUMBER_WORD, EN_NUMBER
                                      ranked_levels, same_unit, unit_at)
 from core.answering.segments import cells_in_header_units, segments
 from core.retrieval.bilingual import base, has_chinese, lexicon, related_in, sense_matched, wordnet
-from core.retrieval.transliteration import NAME_KINDS, english_word, foreign_name, names_by_sound, sounds_like, transliterated
+from core.retrieval.transliteration import (NAME_KINDS, english_word, foreign_name, names_by_sound, sounds_like,
+                                            transliterated)
 
 @dataclass(frozen=True)
 class Judgement:
@@ -165,11 +166,15 @@ class PassageText:
         hold or may spell otherwise (忽必烈 "Khubilai": Kublai), with or without the kind of thing
         it names after it (胡格诺派: the Huguenots, 波兰人队: Polonia)."""
         lex = lexicon()
+
+        def spelt_by_sound(name: str) -> bool:
+            if transliterated(name):  # 胡格诺: not a word of the dictionary, or one of its names
+                return not lex.glosses(name) or name in lex.names
+            return name in lex.names and len(name) > 2  # 忽必烈: a name, long enough to tell apart
+
         names = (word, word[:-1]) if len(word) > 2 and word[-1] in NAME_KINDS else (word,)
-        # the dictionary's own names (忽必烈) whatever their characters, when long enough to tell apart
-        return any(((transliterated(name) and not lex.glosses(name)) or (name in lex.names and len(name) > 2)
-                    or (transliterated(name) and name in lex.names))
-                   and any(sounds_like(name, w) for w in self.capitalised if not english_word(w)) for name in names)
+        return any(spelt_by_sound(name) and any(sounds_like(name, w) for w in self.capitalised if not english_word(w))
+                   for name in names)
 
     def _has_chinese_word_meant(self, word: str) -> bool:
         if word in self.text or in_order_within(word, self.text, 2 * len(word) + 1) or has_parts(word, self.text):

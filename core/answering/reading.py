@@ -116,6 +116,7 @@ AT_MOST = re.compile(r"(?:below|under|less than|up to|at most|not exceeding|with
 class Term:
     text: str  # as the question writes it (normalised); a number as digits
     kind: str  # "number" | "word" | "name" | "unit" (a frequency or unit: any of ``forms`` answers it)
+    # a unit's or level's forms, any of which answers it; for a given name, its surname (Dudley: Simpson)
     forms: tuple[str, ...] = ()
     verb: bool = False  # a Chinese verb: checked against Chinese passages, a relation across languages
 
@@ -281,10 +282,11 @@ def read_question(question: str) -> Question:
     # person is asked for
     asks_who = _ASKS_WHO.search(question) is not None
     names = {m.group(1).lower() for m in _CAPITALISED.finditer(question)}
+    # "Hutchinson Hall was…": a word English does not hold opening the question is a name
     first = re.match(r"\s*([A-Z][A-Za-z]+)\b", question)
     opening = first.group(1).lower() if first else ""
-    if opening and opening not in _EN_FUNCTION and opening not in _EN_FRAME and not english_word(opening):  # "Hutchinson Hall was…": a name opens the question
-        names.add(first.group(1).lower())
+    if opening and opening not in _EN_FUNCTION and opening not in _EN_FRAME and not english_word(opening):
+        names.add(opening)
     if has_chinese(question):  # Latin written capitalised inside Chinese names something: Enterprise 套餐, L7
         names |= {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", question) if not w.islower()}
     # "one container" is "a container", as 一个托盘 is: the price per unit answers it, so "one" is

@@ -6,9 +6,12 @@ transliteration table's 阿, 克, 斯, 尔, 维…). No dictionary holds every s
 place that the passage names in the other language. Both spellings are reduced to a skeleton of
 consonant classes — the sounds a transliteration keeps (b/p, m, f/v/w, d/t, n, l/r, g/k/h, and
 the sibilants s/z/j/x/zh/ch/sh) — and compared: 杰克逊维尔 jie ke xun wei er and Jacksonville are
-both S K S N F L. A short skeleton says little, so two sounds must match exactly and three
-allow only an English ending the Chinese drops (Huguenot's silent t); from four on, one sound
-may differ (威尔海姆 / Wilhelm).
+both S K S N F L. A short skeleton says little: two sounds must match exactly (in a Chinese text,
+a whole run of sound characters), three allow one English sound the Chinese leaves out (Huguenot's
+silent t), four a sound dropped on either side or m for n (辛普森 / Simpson), five and more any one
+sound (威尔海姆 / Wilhelm).
+A syllable may write more than one sound: 希 xi is the "Hi" of Hill, 加 jia the "Ca" of Canary.
+Only names neither dictionary holds are sounded out; the rest go by their dictionary forms.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ NAME_KINDS = frozenset("派人族队河山城州市县省岛湖街港湾")
 _INITIALS = (("zh", "S"), ("ch", "S"), ("sh", "S"), ("b", "P"), ("p", "P"), ("m", "M"), ("f", "F"), ("w", "F"),
              ("d", "T"), ("t", "T"), ("n", "N"), ("l", "L"), ("r", "L"), ("g", "K"), ("k", "K"), ("h", "K"),
              ("j", "S"), ("q", "S"), ("x", "S"), ("z", "S"), ("c", "S"), ("s", "S"), ("y", ""))
-_MAX_READINGS = 16
-_LONGEST_GLUED = 4  # characters of a dictionary word glued to a name  # skeletons tried for a name of characters with several readings
+_MAX_READINGS = 16  # skeletons tried for a name of characters with several readings
+_LONGEST_GLUED = 4  # characters of a dictionary word glued to a name
 
 
 def transliterated(word: str) -> bool:
@@ -54,7 +57,7 @@ def _syllable_sounds(syllable: str) -> tuple[str, ...]:
             final = syllable[len(initial):]
             break
     else:
-        sound, final = "", syllable
+        initial, sound, final = "", "", syllable
     nasal = "N" if final.endswith(("n", "ng")) else ""  # 根 gen
     sounds = [sound + nasal]
     if initial in ("x", "j", "q"):
