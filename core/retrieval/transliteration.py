@@ -11,7 +11,8 @@ a whole run of sound characters), three allow one English sound the Chinese leav
 silent t), four a sound dropped on either side or m for n (辛普森 / Simpson), five and more any one
 sound (威尔海姆 / Wilhelm).
 A syllable may write more than one sound: 希 xi is the "Hi" of Hill, 加 jia the "Ca" of Canary.
-Only names neither dictionary holds are sounded out; the rest go by their dictionary forms.
+A name is looked up in the dictionaries first; its sound is the fallback (and CC-CEDICT spells 忽必烈
+"Khubilai", a text "Kublai").
 """
 
 from __future__ import annotations
