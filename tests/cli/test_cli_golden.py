@@ -26,7 +26,8 @@ HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "dele
         ("meta",), ("meta", "show"), ("meta", "set"), ("meta", "import"),
         ("chunks",), *[("chunks", c) for c in ("list", "edit", "disable", "enable", "add", "history")],
         ("curated",), *[("curated", c) for c in ("list", "add", "delete", "import", "export")],
-        ("assistants",), *[("assistants", c) for c in ("list", "show", "create", "update", "delete")]]
+        ("assistants",), *[("assistants", c) for c in ("list", "show", "create", "update", "delete")],
+        ("kb",), *[("kb", c) for c in ("create", "list", "rename", "delete", "index", "share", "unshare", "shared")]]
 
 
 class Cli:
@@ -113,6 +114,8 @@ def test_commands_match_their_goldens(cli, tmp_path):
     for argv in HELP:
         cli("help_" + ("_".join(argv) or "top"), *argv, "--help")
 
+    cli("kb_list_empty", "kb", "list")
+    cli("kb_list_empty_json", "--json", "kb", "list")
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
@@ -241,6 +244,31 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("assistants_delete_json", "--json", "assistants", "delete", "helpdesk")
     cli("assistants_delete_text", "assistants", "delete", "desk")
     cli("assistants_delete_unknown", "assistants", "delete", "desk")
+
+    # kb (last: it renames and deletes knowledge bases)
+    code, out = cli("kb_create_json", "--json", "kb", "create", "人事", "--description", "HR desk", "--visibility", "public")
+    cli.name(_json(out)["id"], "<kb:hr>")
+    code, out = cli("kb_create_text", "kb", "create", "archive")
+    cli.name(out.strip().rsplit("(", 1)[-1].rstrip(")"), "<kb:archive>")
+    cli("kb_create_taken", "kb", "create", "office")
+    cli("kb_create_taken_json", "--json", "kb", "create", "archive")
+    cli("kb_create_bad_visibility", "kb", "create", "other", "--visibility", "secret")
+    cli("kb_create_empty_name", "kb", "create", " ")
+    cli("kb_create_no_name", "kb", "create")
+    cli("kb_list_json", "--json", "kb", "list")
+    cli("kb_list_text", "kb", "list")
+    cli("kb_rename_json", "--json", "kb", "rename", "archive", "old-archive")
+    cli("kb_rename_text", "kb", "rename", "人事", "人力资源")
+    cli("kb_rename_taken", "kb", "rename", "old-archive", "office")
+    cli("kb_rename_unknown", "--json", "kb", "rename", "nope", "other")
+    cli("kb_rename_no_new_name", "kb", "rename", "office")
+    cli("kb_delete_json", "--json", "kb", "delete", "old-archive")
+    cli("kb_delete_text", "kb", "delete", "office")
+    cli("kb_delete_unknown", "kb", "delete", "office")
+    cli("kb_delete_unknown_json", "--json", "kb", "delete", "nope")
+    cli("kb_list_after", "kb", "list", "--json")
+    cli("kb_no_verb", "kb")
+    cli("kb_unknown_verb", "kb", "drop", "x")
 
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
