@@ -111,9 +111,11 @@ class Arg:
     from_file_help: str | None = None
     missing: str = ""  # a parameter without a default read by option: the error when it is left out
     default: Any = inspect.Parameter.empty  # ... or the value it then takes
-    required: bool = False  # an option the command needs though the operation has a default
+    required: bool = False  # needed though the operation has a default: an option (with flag), else a positional
     each: bool = False  # one or more words, the operation run once for each (``delete ID...``)
     path: bool = False  # the word typed is a file's path, the value its bytes (``import FILE``)
+    # the values a str parameter may take on the command line (the operation checks them itself)
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,8 @@ class Cli:
     ``reply(arguments, result)`` the value printed when it is not the result, ``human`` the text form
     without ``--json`` (default: a line per row), ``exit(printed)`` the exit code of a run that did
     not raise (default: 0; a ``CoreError`` exits with its own code) and ``output`` the flags of an
-    option that writes the result (a str) to the file it names, printing ``{"written": path}``."""
+    option that writes the result (a str) to the file it names, printing ``{"written": path}``;
+    ``params`` the parameters it takes when not all of them."""
 
     name: str
     out: Any = None
@@ -139,6 +142,9 @@ class Cli:
     # is printed then is {"written": the path}
     output: tuple[str, ...] = ()
     output_help: str | None = None
+    # the parameters the command takes (None: every one that crosses a process boundary); the
+    # others keep their defaults (``kb rename`` is ``update_kb`` with only ``ref`` and ``name``)
+    params: tuple[str, ...] | None = None
 
     @property
     def command(self) -> str:
