@@ -67,9 +67,11 @@ class KnowledgeBaseService:
     # create, list, rename, delete: the CLI's kb group lists them in this order (core/cli/derived.py)
     @operation(handoff=True, http=Http("POST", "/api/v1/kbs", out=KbOut, tag=TAG, status_code=201,
                                        summary="Create a knowledge base (you own it)", example={"name": "handbook"}),
-               cli=Cli("create", group=KB_GROUP, out=KbRow, args={"visibility": Arg(choices=knowledge.VISIBILITIES)},
+               cli=Cli("create", group=KB_GROUP, out=KbRow, help="create a knowledge base (you own it)",
+                       args={"visibility": Arg(choices=knowledge.VISIBILITIES)},
                        human=lambda r: f"created knowledge base '{r['name']}' ({r['id']})"))
     def create_kb(self, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
+        """Create a knowledge base (you own it): private, shared with users you name, or public."""
         return knowledge.create_kb(self._rt.db, actor, name, description, visibility)
 
     @operation(handoff=True, http=Http("GET", "/api/v1/kbs", out=list[KbOut], tag=TAG, mcp="list_knowledge_bases",
@@ -82,9 +84,10 @@ class KnowledgeBaseService:
         return knowledge.get_kb(self._rt.db, actor, ref)
 
     @operation(handoff=True, cli=Cli("list", group=KB_GROUP, out=list[KbCounted],
+                                     help="the knowledge bases with their file, chunk and vector counts",
                                      human=lambda rs: "\n".join(map(_kb_line, rs)) or "no knowledge bases"))
     def kbs_counted(self, actor: Actor) -> list[dict]:
-        # the knowledge bases the actor may read, each with its file, chunk and vector counts
+        """The knowledge bases you may read, each with its file, chunk and vector counts."""
         return [{**kb.model_dump(), **knowledge.kb_stats(self._rt.db, self._rt.store, actor, kb.id)}
                 for kb in knowledge.list_kbs(self._rt.db, actor)]
 
@@ -109,6 +112,7 @@ class KnowledgeBaseService:
             self._rt.parts, self._rt.snapshot(), actor, kb_id, uploads))
 
     @operation(handoff=True, cli=Cli("rename", group=KB_GROUP, params=("ref", "name"), out=KbRow,
+                                     help="rename a knowledge base (its owner or an admin)",
                                      args={"ref": _NAME, "name": Arg(required=True, metavar="new_name")},
                                      human=lambda r: f"renamed to '{r['name']}'"))
     def update_kb(self, actor: Actor, ref: str, *, name: str | None = None, description: str | None = None,
@@ -173,7 +177,9 @@ class KnowledgeBaseService:
                                        reply=lambda asked, _: {"deleted": asked["kb"]},
                                        summary="Delete a knowledge base, its files and every vector (owner or admin)"),
                cli=Cli("delete", group=KB_GROUP, args={"ref": _NAME}, out=Deleted,
+                       help="delete a knowledge base, its files and every vector",
                        reply=lambda asked, _: {"deleted": asked["ref"]},
                        human=lambda r: f"deleted knowledge base '{r['deleted']}' and its vectors"))
     def delete_kb(self, actor: Actor, ref: str) -> None:
+        """Delete a knowledge base, its files and every vector (its owner or an admin)."""
         knowledge.delete_kb(self._rt.parts, actor, ref)
