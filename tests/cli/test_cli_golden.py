@@ -27,7 +27,8 @@ HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "dele
         ("chunks",), *[("chunks", c) for c in ("list", "edit", "disable", "enable", "add", "history")],
         ("curated",), *[("curated", c) for c in ("list", "add", "delete", "import", "export")],
         ("assistants",), *[("assistants", c) for c in ("list", "show", "create", "update", "delete")],
-        ("kb",), *[("kb", c) for c in ("create", "list", "rename", "delete", "index", "share", "unshare", "shared")]]
+        ("kb",), *[("kb", c) for c in ("create", "list", "rename", "delete", "index", "share", "unshare", "shared")],
+        ("files",), ("files", "list"), ("files", "delete")]
 
 
 class Cli:
@@ -269,6 +270,28 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("kb_list_after", "kb", "list", "--json")
     cli("kb_no_verb", "kb")
     cli("kb_unknown_verb", "kb", "drop", "x")
+
+    # files (in the knowledge base left above)
+    cli("files_list_empty", "files", "list", "--kb", "人力资源")
+    assert cli(None, "--json", "ingest", "--kb", "人力资源", str(docs))[0] == 0
+    files = {f["name"]: f["id"] for f in _json(cli(None, "--json", "files", "list", "--kb", "人力资源")[1])}
+    cli.name(files["handbook.md"], "<file:handbook2>")
+    cli.name(files["上海.md"], "<file:shanghai2>")
+    cli("files_list_json", "--json", "files", "list", "--kb", "人力资源")
+    hr = _json(cli(None, "--json", "kb", "list")[1])[0]["id"]
+    cli("files_list_text", "files", "list", "--kb", hr)  # by id
+    cli("files_list_all", "files", "list", "--json")
+    cli("files_list_status", "files", "list", "--status", "indexed")
+    cli("files_list_status_none", "--json", "files", "list", "--kb", "人力资源", "--status", "failed")
+    cli("files_list_bad_status", "files", "list", "--status", "done")
+    cli("files_list_unknown_kb", "files", "list", "--kb", "nope")
+    cli("files_list_unknown_kb_json", "--json", "files", "list", "--kb", "nope")
+    cli("files_delete_json", "--json", "files", "delete", files["handbook.md"])
+    cli("files_delete_unknown", "files", "delete", "0000")
+    cli("files_delete_mixed_json", "--json", "files", "delete", files["上海.md"], files["handbook.md"])
+    cli("files_delete_no_ids", "files", "delete")
+    cli("files_list_after", "files", "list")
+    cli("files_no_verb", "files")
 
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
