@@ -61,23 +61,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-def cmd_files(args: argparse.Namespace) -> int:
-    with engine_for(args) as engine:
-        if args.files_command == "list":
-            files = engine.list_files(SYSTEM_ACTOR, args.kb, args.status)
-            rows = [{"id": f.id, "name": f.name, "status": f.status, "chunks": f.chunk_count, "size": f.size,
-                     "kb_id": f.kb_id, "error": f.error} for f in files]
-            emit(args, rows, lambda rs: "\n".join(
-                f"{r['id']}  {r['status']:<9} {r['chunks']:>5} chunks  {r['name']}" + (f"  — {r['error']}" if r['error'] else "")
-                for r in rs) or "no files")
-        elif args.files_command == "delete":
-            results = engine.delete_files(SYSTEM_ACTOR, args.ids)
-            emit(args, [vars(r) for r in results], lambda rs: "\n".join(
-                f"{r['status']:<8} {r['name']}" + (f"  — {r['error']}" if r['error'] else "") for r in rs))
-            return 0 if all(r.status == "deleted" for r in results) else 1
-    return 0
-
-
 def cmd_reindex(args: argparse.Namespace) -> int:
     show = _progress_printer(args)
     with engine_for(args) as engine:
@@ -195,6 +178,12 @@ def _hand_written_kb_commands(kb: argparse.ArgumentParser) -> None:
     account_commands.register_sharing(kbs)
 
 
+def _file_operations() -> list:
+    from core.services.files import FileService
+
+    return operations_of("files", FileService)
+
+
 def _chunk_edit_operations() -> list:
     from core.services.chunk_edits import ChunkEditService
 
@@ -214,7 +203,7 @@ def _assistant_operations() -> list:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from core.cli import derived  # issue 34: kb create, list, rename, delete are derived from their operations
+    from core.cli import derived  # issue 34: kb create, list, rename, delete derived from their operations
     from core.services import cli_groups
 
     kb = derived.register_later(sub, cli_groups.KB, _knowledge_base_operations)
@@ -227,14 +216,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ing.add_argument("paths", nargs="+")
     ing.set_defaults(handler=cmd_ingest)
 
-    files = sub.add_parser("files", help="list or delete files")
-    files.set_defaults(handler=cmd_files)
-    fs = files.add_subparsers(dest="files_command", required=True)
-    fl = fs.add_parser("list")
-    fl.add_argument("--kb")
-    fl.add_argument("--status", choices=["pending", "processing", "indexed", "failed", "cancelled"])
-    fd = fs.add_parser("delete")
-    fd.add_argument("ids", nargs="+")
+    derived.register_later(sub, cli_groups.FILES, _file_operations)  # issue 34: files list, delete
 
     ri = sub.add_parser("reindex", help="rebuild a knowledge base with the current settings, no downtime")
     ri.add_argument("--kb", required=True)

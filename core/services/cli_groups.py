@@ -11,6 +11,7 @@ from __future__ import annotations
 from core.services.declare import CliGroup
 
 KB = CliGroup("kb", "create, list, rename, delete, index knowledge bases")
+FILES = CliGroup("files", "list or delete files")
 CHUNKS = CliGroup("chunks", "a file's chunks: list, edit (text, keywords), disable, enable, add, history")
 FIELDS = CliGroup("fields", "metadata fields of a knowledge base (text, number, date, tags)")
 META = CliGroup("meta", "metadata values of knowledge-base files")

@@ -44,3 +44,22 @@ def test_kb_commands_cross_the_hand_off(data_dir, monkeypatch):
         assert "stop the dashboard, run this, start it again" in refused.stderr
     listed_here = as_json(run_cli(data_dir, "--json", "kb", "list"))  # the holder is gone: run here, same rows
     assert [r["name"] for r in listed_here] == ["人力资源"] and listed_here[0]["id"] == kb["id"]
+
+
+def test_files_commands_cross_the_hand_off(data_dir, monkeypatch, tmp_path):
+    doc = tmp_path / "parking.md"
+    doc.write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
+    with _holder(data_dir, monkeypatch):
+        run_cli(data_dir, "kb", "create", "office")
+        assert as_json(run_cli(data_dir, "--json", "ingest", "--kb", "office", str(doc)))[0]["status"] == "indexed"
+        listed = run_cli(data_dir, "--json", "files", "list", "--kb", "office", "--status", "indexed")
+        assert "hand-off" in listed.stderr
+        [row] = as_json(listed)
+        assert row == {"id": row["id"], "name": "parking.md", "status": "indexed", "chunks": 1, "size": doc.stat().st_size,
+                       "kb_id": row["kb_id"], "error": ""}
+        missing = run_cli(data_dir, "files", "list", "--kb", "nope", check=False)
+        assert missing.returncode == 3 and "knowledge base 'nope' not found" in missing.stderr
+        mixed = run_cli(data_dir, "--json", "files", "delete", row["id"], "0000", check=False)
+        assert mixed.returncode == 1  # one was not deleted
+        assert [(r["status"], r["name"]) for r in as_json(mixed)] == [("deleted", "parking.md"), ("failed", "0000")]
+        assert run_cli(data_dir, "files", "list").stdout.strip() == "no files"
