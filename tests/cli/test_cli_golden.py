@@ -28,7 +28,7 @@ HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "dele
         ("curated",), *[("curated", c) for c in ("list", "add", "delete", "import", "export")],
         ("assistants",), *[("assistants", c) for c in ("list", "show", "create", "update", "delete")],
         ("kb",), *[("kb", c) for c in ("create", "list", "rename", "delete", "index", "share", "unshare", "shared")],
-        ("files",), ("files", "list"), ("files", "delete")]
+        ("files",), ("files", "list"), ("files", "delete"), ("settings",), ("settings", "get"), ("settings", "set")]
 
 
 class Cli:
@@ -292,6 +292,30 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("files_delete_no_ids", "files", "delete")
     cli("files_list_after", "files", "list")
     cli("files_no_verb", "files")
+
+    # settings
+    cli("settings_get_key", "settings", "get", "strict.rag_strict_mode")
+    cli("settings_get_key_json", "--json", "settings", "get", "chunking.chunk_size")
+    cli("settings_get_section", "settings", "get", "chunking")
+    cli("settings_get_section_json", "--json", "settings", "get", "chunking")
+    cli("settings_get_moved", "settings", "get", "web_search.searxng_query_url")  # today's name: engines.searxng
+    cli("settings_get_unknown", "settings", "get", "nope.x")
+    cli("settings_get_unknown_json", "--json", "settings", "get", "chunking.nope")
+    cli("settings_get_past_a_value", "settings", "get", "strict.rag_strict_mode.x")
+    cli("settings_set_bool", "settings", "set", "strict.rag_strict_mode", "true")
+    cli("settings_set_number_json", "--json", "settings", "set", "chunking.chunk_size", "600")
+    cli("settings_set_bare_string", "settings", "set", "llm.model", "qwen2.5:7b")
+    cli("settings_set_quoted_string", "--json", "settings", "set", "llm.model", '"7"')
+    cli("settings_set_secret", "settings", "set", "llm.api_key", "sk-secret-value")
+    cli("settings_set_secret_json", "--json", "settings", "set", "llm.api_key", "sk-secret-value")
+    cli("settings_set_section_json", "--json", "settings", "set", "llm", '{"api_key": "sk-other", "temperature": 0.3}')
+    cli("settings_set_invalid", "settings", "set", "chunking.chunk_overlap", "900")
+    cli("settings_set_invalid_json", "--json", "settings", "set", "chunking.chunk_size", '"big"')
+    cli("settings_set_unknown", "settings", "set", "nope.x", "1")
+    cli("settings_set_no_value", "settings", "set", "llm.model")
+    cli("settings_get_after", "settings", "get", "strict.rag_strict_mode")
+    cli("settings_get_after_json", "--json", "settings", "get", "llm")
+    cli("settings_no_verb", "settings")
 
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
