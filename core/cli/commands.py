@@ -9,9 +9,7 @@ from pathlib import Path
 
 from core.cli import account_commands, chat_commands
 from core.cli.context import emit, engine_for, local_engine
-from core.errors import InvalidInput
 from core.services.declare import operations_of
-from core.settings.store import mask_secret_fields
 from core.types import SYSTEM_ACTOR
 from core.cli.where import add_where_argument, from_cli
 
@@ -100,38 +98,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if report.healthy or args.repair else 1
 
 
-def cmd_settings(args: argparse.Namespace) -> int:
-    with engine_for(args) as engine:
-        if args.settings_command == "get":
-            data = engine.settings_masked()
-            from core.settings.model import legacy_keys
-
-            moved = {".".join(old): ".".join(new) for old, new in legacy_keys()}
-            key = moved.get(args.key, args.key)  # today's flat name of a setting that moved still works
-            for part in (key.split(".") if key else []):
-                if not isinstance(data, dict) or part not in data:
-                    raise InvalidInput(f"no setting named '{args.key}'")
-                data = data[part]
-            emit(args, data, lambda d: json.dumps(d, ensure_ascii=False, indent=2) if isinstance(d, (dict, list)) else str(d))
-        else:
-            try:
-                value = json.loads(args.value)
-            except json.JSONDecodeError:
-                value = args.value  # a bare string
-            patch: dict = {}
-            node = patch
-            *parents, leaf = args.key.split(".")
-            for part in parents:
-                node = node.setdefault(part, {})
-            node[leaf] = value
-            engine.save_settings(SYSTEM_ACTOR, patch)
-            shown = mask_secret_fields(patch)  # a key typed on the command line is never printed back
-            for part in args.key.split("."):
-                shown = shown[part]
-            emit(args, {"saved": args.key, "value": shown}, lambda d: f"saved {d['saved']} = {d['value']!r}")
-    return 0
-
-
 def cmd_parse(args: argparse.Namespace) -> int:
     from core.storage.data_folder import check_data_folder, sqlite_path
     from core.db.database import Database
@@ -182,6 +148,12 @@ def _file_operations() -> list:
     from core.services.files import FileService
 
     return operations_of("files", FileService)
+
+
+def _settings_operations() -> list:
+    from core.services.settings import SettingsService
+
+    return operations_of("settings", SettingsService)
 
 
 def _chunk_edit_operations() -> list:
@@ -235,14 +207,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     doc.add_argument("--repair", action="store_true")
     doc.set_defaults(handler=cmd_doctor)
 
-    st = sub.add_parser("settings", help="read or change settings")
-    st.set_defaults(handler=cmd_settings)
-    sts = st.add_subparsers(dest="settings_command", required=True)
-    g = sts.add_parser("get")
-    g.add_argument("key", nargs="?", help="dotted key, e.g. strict.rag_strict_mode")
-    s = sts.add_parser("set")
-    s.add_argument("key")
-    s.add_argument("value", help="JSON value (true, 0.5, \"text\") or a bare string")
+    derived.register_later(sub, cli_groups.SETTINGS, _settings_operations)  # issue 34: settings get, set
 
     pa = sub.add_parser("parse", help="print the text extracted from a file or URL")
     pa.add_argument("source")

@@ -10,7 +10,8 @@ group (``fields list``: the group's subcommand is read into ``<group>_command``)
 changes one parameter's reading (``Arg``: an option's flag, a metavar, a help, words parsed by the
 declaring module, a ``--x-file`` alternative, several words for an operation run once per word
 (``each``), a file's path read as the value's bytes (``path``), a positional argument over a parameter
-with a default (``required``), choices of a plain str (``choices``)), ``Cli(params=...)`` the
+with a default (``required``) or one that may be left out (``nargs="?"``), choices of a plain str
+(``choices``)), ``Cli(params=...)`` the
 parameters the command takes when not all, ``Cli(reply=..., exit=...)`` what
 is printed and the exit code, ``Cli(output=("-o", "--output"))`` an option writing the result to
 a file. Core's services and plugins' come here alike (core/cli/commands.py,
@@ -118,6 +119,9 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
         spec["metavar"] = _metavar(flags[-1])
     if required and not arg.flag:
         parser.add_argument(param.name, **spec)
+        return
+    if arg.nargs == "?" and not arg.flag and arg.parse is None:  # a positional that may be left out
+        parser.add_argument(param.name, nargs="?", default=param.default, **spec)
         return
     if required:  # an option that must be given: by argparse, or by run() when it has its own words
         own = arg.missing or arg.from_file or arg.default is not inspect.Parameter.empty

@@ -104,7 +104,9 @@ class Arg:
     flag: str | tuple[str, ...] = ""  # an option ("--kb", or ("-o", "--output")) even without a default
     metavar: str | None = None  # the value's name in the help ("FIELD=VALUE", "index")
     help: str | None = None  # default: the parameter's Field(description=...)
-    nargs: str | None = None  # with ``parse``: "+" reads one or more words
+    # with ``parse``: "+" reads one or more words; "?" without it and without ``flag``: a positional
+    # argument over a parameter with a default, which may be left out (``settings get [key]``)
+    nargs: str | None = None
     repeat: bool = False  # with ``parse``: the option may be given again and again (its words a list)
     parse: Callable[[Any], Any] | None = None  # the words typed -> the value (raise InvalidInput on bad ones)
     from_file: str = ""  # a second option, exclusive with ``flag``, reading the value from a UTF-8 file

@@ -222,6 +222,10 @@ class _Renaming:
     def paint(self, actor: Actor, colour: str = "red") -> int:
         return 0
 
+    @operation(access="admin", admin_does="x", cli=Cli("look", args={"key": Arg(nargs="?")}))
+    def look(self, actor: Actor, key: Annotated[str | None, Field(description="dotted key")] = None) -> int:
+        return 0
+
 
 def test_a_command_over_some_parameters_positional_names_and_choices():
     parser, sub = _parser(_Renaming)
@@ -236,6 +240,8 @@ def test_a_command_over_some_parameters_positional_names_and_choices():
             parser.parse_args(wrong)
     assert parser.parse_args(["paint"]).colour == "red" and parser.parse_args(["paint", "--colour", "blue"]).colour == "blue"
     assert "{red,blue}" in sub.choices["paint"].format_help()
+    assert parser.parse_args(["look"]).key is None and parser.parse_args(["look", "a.b"]).key == "a.b"
+    assert "look [-h] [key]" in sub.choices["look"].format_help() and "dotted key" in sub.choices["look"].format_help()
 
 
 def test_params_and_choices_that_cannot_be_read_are_refused():

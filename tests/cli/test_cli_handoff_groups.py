@@ -63,3 +63,19 @@ def test_files_commands_cross_the_hand_off(data_dir, monkeypatch, tmp_path):
         assert mixed.returncode == 1  # one was not deleted
         assert [(r["status"], r["name"]) for r in as_json(mixed)] == [("deleted", "parking.md"), ("failed", "0000")]
         assert run_cli(data_dir, "files", "list").stdout.strip() == "no files"
+
+
+def test_settings_commands_cross_the_hand_off(data_dir, monkeypatch):
+    with _holder(data_dir, monkeypatch) as holder:
+        got = run_cli(data_dir, "settings", "get", "strict.rag_strict_mode")
+        assert "hand-off" in got.stderr and got.stdout.strip() == "False"
+        saved = run_cli(data_dir, "--json", "settings", "set", "llm.api_key", "sk-handed-9911")
+        assert as_json(saved) == {"saved": "llm.api_key", "value": "********"} and "sk-handed" not in saved.stdout
+        assert holder.runtime.settings().llm.api_key.get_secret_value() == "sk-handed-9911"  # saved there
+        run_cli(data_dir, "settings", "set", "strict.rag_strict_mode", "true")
+        assert as_json(run_cli(data_dir, "--json", "settings", "get", "strict"))["rag_strict_mode"] is True
+        assert as_json(run_cli(data_dir, "--json", "settings", "get", "llm"))["api_key"] == "********"
+        unknown = run_cli(data_dir, "settings", "get", "nope.x", check=False)
+        assert unknown.returncode == 2 and "no setting named 'nope.x'" in unknown.stderr
+        refused = run_cli(data_dir, "--json", "settings", "set", "chunking.chunk_overlap", "900", check=False)
+        assert refused.returncode == 2 and '"kind": "InvalidSettings"' in refused.stderr
