@@ -9,12 +9,16 @@ declared output model (``--json``: its JSON). ``Cli(group=CliGroup(...))`` puts 
 group (``fields list``: the group's subcommand is read into ``<group>_command``), ``Cli(args=...)``
 changes one parameter's reading (``Arg``: an option's flag, a metavar, a help, words parsed by the
 declaring module, a ``--x-file`` alternative, several words for an operation run once per word
-(``each``), a file's path read as the value's bytes (``path``)), ``Cli(reply=..., exit=...)`` what
+(``each``), a file's path read as the value's bytes (``path``), a positional argument over a parameter
+with a default (``required``) or one that may be left out (``nargs="?"``), choices of a plain str
+(``choices``)), ``Cli(params=...)`` the
+parameters the command takes when not all, ``Cli(reply=..., exit=...)`` what
 is printed and the exit code, ``Cli(output=("-o", "--output"))`` an option writing the result to
 a file. Core's services and plugins' come here alike (core/cli/commands.py,
 core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
 Core's groups are ``register_later``: named in the command list at once, their subcommands made
-(and their service imported) only when the group is run or its help shown.
+(and their service imported) only when the group is run or its help shown; a group's hand-written
+subcommands (``kb index``) are added after them by a ``when_filled`` hook.
 """
 
 from __future__ import annotations
@@ -91,6 +95,10 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     elif origin is Literal:
         spec["choices"] = list(typing.get_args(kind))
         spec["type"] = type(spec["choices"][0])
+    elif arg.choices:  # a plain str the operation checks itself, offered as choices here
+        if kind is not str:
+            raise TypeError(f"{op.name}(): Arg(choices=...) reads a str parameter")
+        spec.update(choices=list(arg.choices), type=str)
     elif origin in (list, tuple) and (typing.get_args(kind)[0] in _SCALARS
                                       or typing.get_origin(typing.get_args(kind)[0]) is Literal):
         item = typing.get_args(kind)[0]
@@ -112,6 +120,9 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     if required and not arg.flag:
         parser.add_argument(param.name, **spec)
         return
+    if arg.nargs == "?" and not arg.flag and arg.parse is None:  # a positional that may be left out
+        parser.add_argument(param.name, nargs="?", default=param.default, **spec)
+        return
     if required:  # an option that must be given: by argparse, or by run() when it has its own words
         own = arg.missing or arg.from_file or arg.default is not inspect.Parameter.empty
         spec.update({"default": None} if own else {"required": True})
@@ -131,6 +142,21 @@ def _moment(text: str) -> datetime:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an ISO 8601 date and time: {text!r}") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _params(op: Operation) -> list[inspect.Parameter]:
+    """The parameters the command takes: ``Cli(params=...)``'s, or every one that crosses a process boundary."""
+    wire = op.wire_params()
+    if op.cli.params is None:
+        return wire
+    named = {p.name: p for p in wire}
+    unknown = [name for name in op.cli.params if name not in named]
+    if unknown:
+        raise TypeError(f"{op.name}(): Cli(params=...) names no parameter {', '.join(unknown)}")
+    left = [p.name for p in wire if p.name not in op.cli.params and p.default is inspect.Parameter.empty]
+    if left:
+        raise TypeError(f"{op.name}(): Cli(params=...) leaves out {', '.join(left)}, which has no default")
+    return [p for p in wire if p.name in op.cli.params]
 
 
 def _out(op: Operation) -> TypeAdapter:
@@ -173,7 +199,7 @@ def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) ->
 
 
 def run(op: Operation, args: argparse.Namespace) -> int:
-    kwargs = {p.name: _value(op, p, args) for p in op.wire_params()}
+    kwargs = {p.name: _value(op, p, args) for p in _params(op)}
     each = next((name for name, arg in op.cli.args.items() if arg.each), None)
     with engine_for(args, handed_off=op.remote is not None, command=op.cli.command) as engine:
         call = getattr(engine, op.name)
@@ -247,7 +273,8 @@ def register(sub: argparse._SubParsersAction, operations: Iterable[Operation]) -
         into = _group(sub, op.cli.group) if op.cli.group else sub
         if op.cli.name in into.choices:
             raise TypeError(f"CLI command {op.cli.command!r} ({op.name}) is already a command")
-        unknown = set(op.cli.args) - {p.name for p in op.wire_params()}
+        taken = _params(op)
+        unknown = set(op.cli.args) - {p.name for p in taken}
         if unknown:
             raise TypeError(f"{op.name}(): Cli(args=...) names no parameter {', '.join(sorted(unknown))}")
         if op.cli.output and op.hints.get("return") is not str:
@@ -256,10 +283,11 @@ def register(sub: argparse._SubParsersAction, operations: Iterable[Operation]) -
             raise TypeError(f"{op.name}(): only one parameter can be Arg(each=True)")
         doc = inspect.getdoc(op.function) or ""
         line = op.cli.help or doc.split("\n\n")[0].replace("\n", " ")
-        parser = into.add_parser(op.cli.name, help=line or None, description=doc or None,
+        # no help at all (not help=None, which lists the command on an empty line) when it has none
+        parser = into.add_parser(op.cli.name, **({"help": line} if line else {}), description=doc or None,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         hints = typing.get_type_hints(op.function, include_extras=True)
-        for param in op.wire_params():
+        for param in taken:
             _argument(parser, op, param, hints.get(param.name, str), op.cli.args.get(param.name, _PLAIN))
         if op.cli.output:
             parser.add_argument(*op.cli.output, dest=_OUTPUT, metavar=_metavar(op.cli.output[-1]),

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from core.services.declare import CliGroup
 
+KB = CliGroup("kb", "create, list, rename, delete, index knowledge bases")
+FILES = CliGroup("files", "list or delete files")
+SETTINGS = CliGroup("settings", "read or change settings")
 CHUNKS = CliGroup("chunks", "a file's chunks: list, edit (text, keywords), disable, enable, add, history")
 FIELDS = CliGroup("fields", "metadata fields of a knowledge base (text, number, date, tags)")
 META = CliGroup("meta", "metadata values of knowledge-base files")

@@ -104,16 +104,20 @@ class Arg:
     flag: str | tuple[str, ...] = ""  # an option ("--kb", or ("-o", "--output")) even without a default
     metavar: str | None = None  # the value's name in the help ("FIELD=VALUE", "index")
     help: str | None = None  # default: the parameter's Field(description=...)
-    nargs: str | None = None  # with ``parse``: "+" reads one or more words
+    # with ``parse``: "+" reads one or more words; "?" without it and without ``flag``: a positional
+    # argument over a parameter with a default, which may be left out (``settings get [key]``)
+    nargs: str | None = None
     repeat: bool = False  # with ``parse``: the option may be given again and again (its words a list)
     parse: Callable[[Any], Any] | None = None  # the words typed -> the value (raise InvalidInput on bad ones)
     from_file: str = ""  # a second option, exclusive with ``flag``, reading the value from a UTF-8 file
     from_file_help: str | None = None
     missing: str = ""  # a parameter without a default read by option: the error when it is left out
     default: Any = inspect.Parameter.empty  # ... or the value it then takes
-    required: bool = False  # an option the command needs though the operation has a default
+    required: bool = False  # needed though the operation has a default: an option (with flag), else a positional
     each: bool = False  # one or more words, the operation run once for each (``delete ID...``)
     path: bool = False  # the word typed is a file's path, the value its bytes (``import FILE``)
+    # the values a str parameter may take on the command line (the operation checks them itself)
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,8 @@ class Cli:
     ``reply(arguments, result)`` the value printed when it is not the result, ``human`` the text form
     without ``--json`` (default: a line per row), ``exit(printed)`` the exit code of a run that did
     not raise (default: 0; a ``CoreError`` exits with its own code) and ``output`` the flags of an
-    option that writes the result (a str) to the file it names, printing ``{"written": path}``."""
+    option that writes the result (a str) to the file it names, printing ``{"written": path}``;
+    ``params`` the parameters it takes when not all of them."""
 
     name: str
     out: Any = None
@@ -139,6 +144,9 @@ class Cli:
     # is printed then is {"written": the path}
     output: tuple[str, ...] = ()
     output_help: str | None = None
+    # the parameters the command takes (None: every one that crosses a process boundary); the
+    # others keep their defaults (``kb rename`` is ``update_kb`` with only ``ref`` and ``name``)
+    params: tuple[str, ...] | None = None
 
     @property
     def command(self) -> str:

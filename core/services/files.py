@@ -7,7 +7,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from sqlmodel import select
 
@@ -27,7 +27,8 @@ from core.jobs.kinds import OnOutcome, Outcome, owner_of
 from core.jobs.submit import enqueue_one, enqueue_uploads
 from core.jobs.uploads import upload_status
 from core.parsers.base import ParseContext
-from core.services.declare import Http, Remote, job_kind, operation
+from core.services.cli_groups import FILES
+from core.services.declare import Arg, Cli, Http, Remote, job_kind, operation
 from core.services.runtime import Runtime, parse_document
 from core.types import SYSTEM_ACTOR, Actor, ParsedDoc
 from core.upload_limits import MAX_FILES_PER_UPLOAD, UploadLimits
@@ -35,6 +36,27 @@ from core.upload_limits import MAX_FILES_PER_UPLOAD, UploadLimits
 Progress = Callable[[str, int, int, str], None]
 TAG = "files"
 FileStatus = Literal["pending", "processing", "indexed", "failed", "cancelled"]
+
+
+class FileRow(BaseModel):
+    """A file as ``files list`` prints it."""
+
+    model_config = ConfigDict(from_attributes=True)
+    id: str
+    name: str
+    status: str
+    chunks: int = Field(validation_alias="chunk_count")
+    size: int
+    kb_id: str | None
+    error: str
+
+
+def _file_line(r: dict) -> str:
+    return f"{r['id']}  {r['status']:<9} {r['chunks']:>5} chunks  {r['name']}" + (f"  — {r['error']}" if r["error"] else "")
+
+
+def _deleted_line(r: dict) -> str:
+    return f"{r['status']:<8} {r['name']}" + (f"  — {r['error']}" if r["error"] else "")
 
 
 def _absolute_paths(args: dict) -> dict:
@@ -121,7 +143,8 @@ class FileService:
         return upload_status(self._rt.db, actor, list(job_ids))
 
     @operation(handoff=True, http=Http("GET", "/api/v1/kbs/{kb}/files", out=list[FileOut], tag=TAG,
-                                       summary="The files of a knowledge base, newest first (optionally of one status)"))
+                                       summary="The files of a knowledge base, newest first (optionally of one status)"),
+               cli=Cli("list", group=FILES, out=list[FileRow], human=lambda rs: "\n".join(map(_file_line, rs)) or "no files"))
     def list_files(self, actor: Actor, kb: str | None = None, status: FileStatus | None = None) -> list[FileRecord]:
         with self._rt.db.read() as s:
             q = select(FileRecord).order_by(FileRecord.created_at.desc())
@@ -157,7 +180,9 @@ class FileService:
         rec = readable_file(self._rt, actor, file_id)
         return self._rt.blobs.get_parsed(rec.id)
 
-    @operation(handoff=True)
+    @operation(handoff=True, cli=Cli("delete", group=FILES, args={"file_ids": Arg(metavar="ids")},
+                                     human=lambda rs: "\n".join(map(_deleted_line, rs)),
+                                     exit=lambda rs: 0 if all(r["status"] == "deleted" for r in rs) else 1))
     def delete_files(self, actor: Actor, file_ids: list[str]) -> list[IngestResult]:
         return ingest_mod.delete_files(self._rt.parts, actor, file_ids)
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import time
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from core import knowledge
 from core.services.outputs import Deleted, KbDetail, KbOut, Shared
 from core.db.models import KnowledgeBase
 from core.demo import DemoResult
-from core.services.declare import Http, Remote, operation
+from core.services.cli_groups import KB as KB_GROUP
+from core.services.declare import Arg, Cli, Http, Remote, operation
 from core.services.runtime import Runtime
 from core.types import SYSTEM_ACTOR, Actor
 
@@ -19,6 +20,35 @@ from core.types import SYSTEM_ACTOR, Actor
 TAG = "knowledge bases"
 MAX_SHARED_USERS = 1000  # users named in one share list
 KB = {"kb": "ref"}  # the API names a knowledge base "kb" (its id or name)
+
+
+class KbRow(BaseModel):
+    """A knowledge base as the CLI prints it: the local admin's view, its collection's name included
+    (for the store's own tools), which the API's KbOut leaves out."""
+
+    model_config = ConfigDict(from_attributes=True)
+    id: str
+    name: str
+    visibility: str
+    embedder: str = Field(validation_alias="embedder_id")
+    dimension: int
+    collection: str
+    description: str
+
+
+class KbCounted(KbRow):
+    files: int
+    by_status: dict[str, int]
+    chunks: int
+    vectors: int
+
+
+_NAME = Arg(metavar="name")  # the CLI has always called a knowledge-base reference its name
+
+
+def _kb_line(r: dict) -> str:
+    return (f"{r['name']:<30} {r['files']:>5} files {r['chunks']:>7} chunks {r['vectors']:>7} vectors  "
+            f"{r['embedder'] or '-'}")
 
 
 def _load_demo_queued(engine, args: dict):
@@ -34,9 +64,14 @@ class KnowledgeBaseService:
     def __init__(self, rt: Runtime):
         self._rt = rt
 
+    # create, list, rename, delete: the CLI's kb group lists them in this order (core/cli/derived.py)
     @operation(handoff=True, http=Http("POST", "/api/v1/kbs", out=KbOut, tag=TAG, status_code=201,
-                                       summary="Create a knowledge base (you own it)", example={"name": "handbook"}))
+                                       summary="Create a knowledge base (you own it)", example={"name": "handbook"}),
+               cli=Cli("create", group=KB_GROUP, out=KbRow, help="create a knowledge base (you own it)",
+                       args={"visibility": Arg(choices=knowledge.VISIBILITIES)},
+                       human=lambda r: f"created knowledge base '{r['name']}' ({r['id']})"))
     def create_kb(self, actor: Actor, name: str, description: str = "", visibility: str = "private") -> KnowledgeBase:
+        """Create a knowledge base (you own it): private, shared with users you name, or public."""
         return knowledge.create_kb(self._rt.db, actor, name, description, visibility)
 
     @operation(handoff=True, http=Http("GET", "/api/v1/kbs", out=list[KbOut], tag=TAG, mcp="list_knowledge_bases",
@@ -47,6 +82,14 @@ class KnowledgeBaseService:
     @operation()
     def get_kb(self, actor: Actor, ref: str) -> KnowledgeBase:
         return knowledge.get_kb(self._rt.db, actor, ref)
+
+    @operation(handoff=True, cli=Cli("list", group=KB_GROUP, out=list[KbCounted],
+                                     help="the knowledge bases with their file, chunk and vector counts",
+                                     human=lambda rs: "\n".join(map(_kb_line, rs)) or "no knowledge bases"))
+    def kbs_counted(self, actor: Actor) -> list[dict]:
+        """The knowledge bases you may read, each with its file, chunk and vector counts."""
+        return [{**kb.model_dump(), **knowledge.kb_stats(self._rt.db, self._rt.store, actor, kb.id)}
+                for kb in knowledge.list_kbs(self._rt.db, actor)]
 
     @operation(handoff=True)
     def kb_stats(self, actor: Actor, ref: str) -> dict:
@@ -68,7 +111,10 @@ class KnowledgeBaseService:
         return fill_demo(self._rt.db, actor, lambda kb_id, uploads: ingest_mod.ingest(
             self._rt.parts, self._rt.snapshot(), actor, kb_id, uploads))
 
-    @operation(handoff=True)
+    @operation(handoff=True, cli=Cli("rename", group=KB_GROUP, params=("ref", "name"), out=KbRow,
+                                     help="rename a knowledge base (its owner or an admin)",
+                                     args={"ref": _NAME, "name": Arg(required=True, metavar="new_name")},
+                                     human=lambda r: f"renamed to '{r['name']}'"))
     def update_kb(self, actor: Actor, ref: str, *, name: str | None = None, description: str | None = None,
                   visibility: str | None = None, full_document: bool | None = None) -> KnowledgeBase:
         return knowledge.update_kb(self._rt.db, actor, ref, name=name, description=description,
@@ -129,6 +175,11 @@ class KnowledgeBaseService:
 
     @operation(handoff=True, http=Http("DELETE", "/api/v1/kbs/{kb}", rename=KB, out=Deleted, tag=TAG,
                                        reply=lambda asked, _: {"deleted": asked["kb"]},
-                                       summary="Delete a knowledge base, its files and every vector (owner or admin)"))
+                                       summary="Delete a knowledge base, its files and every vector (owner or admin)"),
+               cli=Cli("delete", group=KB_GROUP, args={"ref": _NAME}, out=Deleted,
+                       help="delete a knowledge base, its files and every vector",
+                       reply=lambda asked, _: {"deleted": asked["ref"]},
+                       human=lambda r: f"deleted knowledge base '{r['deleted']}' and its vectors"))
     def delete_kb(self, actor: Actor, ref: str) -> None:
+        """Delete a knowledge base, its files and every vector (its owner or an admin)."""
         knowledge.delete_kb(self._rt.parts, actor, ref)

@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+import json
+from typing import Annotated, Any
+
+from pydantic import Field
+
 from core.embeddings.base import Embedder
 from core.embeddings.factory import make_embedder
 from core.llm.factory import provider_for
 from core.retrieval.rerank import Reranker
-from core.services.declare import Remote, operation
+from core.errors import InvalidInput
+from core.services.cli_groups import SETTINGS
+from core.services.declare import Arg, Cli, Remote, operation
 from core.services.runtime import Runtime
-from core.settings.model import Settings
+from core.settings.model import Settings, legacy_keys
 from core.settings.store import mask_secret_fields, masked
 from core.types import Actor
+
+
+def _json_or_text(word: str) -> Any:
+    """A value typed on the command line: JSON (true, 0.5, "text", {...}), else the bare string."""
+    try:
+        return json.loads(word)
+    except json.JSONDecodeError:
+        return word
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2) if isinstance(value, (dict, list)) else str(value)
 
 
 class SettingsService:
@@ -35,6 +54,39 @@ class SettingsService:
     @operation(access="admin", admin_does="change settings", handoff=Remote(send_result=False))
     def save_settings(self, actor: Actor, patch: dict) -> Settings:
         return self._rt.settings_store.save(patch, saved_by=actor.name or actor.user_id)
+
+    # get, set: the CLI's settings group lists them in this order (core/cli/derived.py)
+    @operation(access="admin", admin_does="read settings one by one", handoff=True,
+               cli=Cli("get", group=SETTINGS, args={"key": Arg(nargs="?")}, human=_shown))
+    def setting(self, actor: Actor, key: Annotated[str | None, Field(
+            description="dotted key, e.g. strict.rag_strict_mode")] = None) -> Any:
+        # a setting, or a section of them, secrets masked (none: all of them); a setting that moved is
+        # found under its old name too
+        data: Any = masked(self._rt.settings())
+        moved = {".".join(old): ".".join(new) for old, new in legacy_keys()}
+        for part in (moved.get(key, key).split(".") if key else []):
+            if not isinstance(data, dict) or part not in data:
+                raise InvalidInput(f"no setting named '{key}'")
+            data = data[part]
+        return data
+
+    @operation(access="admin", admin_does="change settings", handoff=True,
+               cli=Cli("set", group=SETTINGS, human=lambda r: f"saved {r['saved']} = {r['value']!r}", args={
+                   "value": Arg(parse=_json_or_text, help='JSON value (true, 0.5, "text") or a bare string')}))
+    def save_setting(self, actor: Actor, key: str, value: Any) -> dict:
+        # one setting (or a section) by its dotted key; what is said back has its secrets masked (a key
+        # typed on the command line is never printed back)
+        patch: dict = {}
+        node = patch
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+        self._rt.settings_store.save(patch, saved_by=actor.name or actor.user_id)
+        shown: Any = mask_secret_fields(patch)
+        for part in key.split("."):
+            shown = shown[part]
+        return {"saved": key, "value": shown}
 
     @operation(access="open", why="an in-process model object for core callers")
     def embedder(self) -> Embedder:

@@ -209,3 +209,77 @@ def test_an_output_file_needs_a_text_result_and_one_parameter_repeats():
         with pytest.raises(TypeError, match=message):
             _parser(cls)
 
+
+
+class _Renaming:
+    @operation(access="admin", admin_does="x", cli=Cli("rename", params=("ref", "name"), args={
+        "ref": Arg(metavar="name"), "name": Arg(required=True, metavar="new_name")}))
+    def change(self, actor: Actor, ref: str, *, name: str | None = None, colour: str | None = None,
+               size: int = 1) -> int:
+        return 0
+
+    @operation(access="admin", admin_does="x", cli=Cli("paint", args={"colour": Arg(choices=("red", "blue"))}))
+    def paint(self, actor: Actor, colour: str = "red") -> int:
+        return 0
+
+    @operation(access="admin", admin_does="x", cli=Cli("look", args={"key": Arg(nargs="?")}))
+    def look(self, actor: Actor, key: Annotated[str | None, Field(description="dotted key")] = None) -> int:
+        return 0
+
+
+def test_a_command_over_some_parameters_positional_names_and_choices():
+    parser, sub = _parser(_Renaming)
+    ops = {op.name: op for op in operations_of("svc", _Renaming)}
+    args = parser.parse_args(["rename", "old", "new"])
+    assert {p.name: derived._value(ops["change"], p, args) for p in derived._params(ops["change"])} == {
+        "ref": "old", "name": "new"}  # colour and size are not the command's: the operation's defaults stay
+    helped = sub.choices["rename"].format_help()
+    assert "rename [-h] name new_name" in helped and "colour" not in helped and "size" not in helped
+    for wrong in (["rename", "old"], ["rename", "old", "new", "--colour", "red"], ["paint", "--colour", "green"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(wrong)
+    assert parser.parse_args(["paint"]).colour == "red" and parser.parse_args(["paint", "--colour", "blue"]).colour == "blue"
+    assert "{red,blue}" in sub.choices["paint"].format_help()
+    assert parser.parse_args(["look"]).key is None and parser.parse_args(["look", "a.b"]).key == "a.b"
+    assert "look [-h] [key]" in sub.choices["look"].format_help() and "dotted key" in sub.choices["look"].format_help()
+
+
+def test_params_and_choices_that_cannot_be_read_are_refused():
+    class Unknown:
+        @operation(access="admin", admin_does="x", cli=Cli("u", params=("nothing",)))
+        def u(self, actor: Actor, a: str = "") -> int:
+            return 0
+
+    class LeftOut:
+        @operation(access="admin", admin_does="x", cli=Cli("l", params=("b",)))
+        def l(self, actor: Actor, a: str, b: str = "") -> int:  # noqa: E743
+            return 0
+
+    class NotStr:
+        @operation(access="admin", admin_does="x", cli=Cli("n", args={"a": Arg(choices=("1", "2"))}))
+        def n(self, actor: Actor, a: int = 1) -> int:
+            return 0
+
+    for cls, message in ((Unknown, "names no parameter nothing"), (LeftOut, "leaves out a"), (NotStr, "reads a str")):
+        with pytest.raises(TypeError, match=message):
+            _parser(cls)
+
+
+def test_a_later_group_takes_hand_written_commands_after_its_own():
+    """``kb``: create, list, rename, delete derived; index and sharing hand-written, listed after them;
+    a derived command without help is listed without an empty help line."""
+    parser = argparse.ArgumentParser(prog="t")
+    sub = parser.add_subparsers(dest="command")
+    group = derived.register_later(sub, _SHELF, lambda: operations_of("svc", _Grouped) + operations_of("svc", _Helpless))
+    group.when_filled.append(lambda g: g.derived_commands.add_parser("mend", help="mend a shelf").set_defaults(
+        handler="mend"))
+    listed = group.format_help()
+    assert "{put,take,plain,mend}" in listed and "mend a shelf" in listed
+    assert not any(line.strip() == "plain" for line in listed.splitlines())
+    assert parser.parse_args(["shelf", "mend"]).handler == "mend"
+
+
+class _Helpless:
+    @operation(access="admin", admin_does="x", cli=Cli("plain", group=_SHELF))
+    def plain(self, actor: Actor) -> int:
+        return 0

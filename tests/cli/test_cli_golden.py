@@ -26,7 +26,9 @@ HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "dele
         ("meta",), ("meta", "show"), ("meta", "set"), ("meta", "import"),
         ("chunks",), *[("chunks", c) for c in ("list", "edit", "disable", "enable", "add", "history")],
         ("curated",), *[("curated", c) for c in ("list", "add", "delete", "import", "export")],
-        ("assistants",), *[("assistants", c) for c in ("list", "show", "create", "update", "delete")]]
+        ("assistants",), *[("assistants", c) for c in ("list", "show", "create", "update", "delete")],
+        ("kb",), *[("kb", c) for c in ("create", "list", "rename", "delete", "index", "share", "unshare", "shared")],
+        ("files",), ("files", "list"), ("files", "delete"), ("settings",), ("settings", "get"), ("settings", "set")]
 
 
 class Cli:
@@ -113,6 +115,8 @@ def test_commands_match_their_goldens(cli, tmp_path):
     for argv in HELP:
         cli("help_" + ("_".join(argv) or "top"), *argv, "--help")
 
+    cli("kb_list_empty", "kb", "list")
+    cli("kb_list_empty_json", "--json", "kb", "list")
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
@@ -241,6 +245,77 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("assistants_delete_json", "--json", "assistants", "delete", "helpdesk")
     cli("assistants_delete_text", "assistants", "delete", "desk")
     cli("assistants_delete_unknown", "assistants", "delete", "desk")
+
+    # kb (last: it renames and deletes knowledge bases)
+    code, out = cli("kb_create_json", "--json", "kb", "create", "人事", "--description", "HR desk", "--visibility", "public")
+    cli.name(_json(out)["id"], "<kb:hr>")
+    code, out = cli("kb_create_text", "kb", "create", "archive")
+    cli.name(out.strip().rsplit("(", 1)[-1].rstrip(")"), "<kb:archive>")
+    cli("kb_create_taken", "kb", "create", "office")
+    cli("kb_create_taken_json", "--json", "kb", "create", "archive")
+    cli("kb_create_bad_visibility", "kb", "create", "other", "--visibility", "secret")
+    cli("kb_create_empty_name", "kb", "create", " ")
+    cli("kb_create_no_name", "kb", "create")
+    cli("kb_list_json", "--json", "kb", "list")
+    cli("kb_list_text", "kb", "list")
+    cli("kb_rename_json", "--json", "kb", "rename", "archive", "old-archive")
+    cli("kb_rename_text", "kb", "rename", "人事", "人力资源")
+    cli("kb_rename_taken", "kb", "rename", "old-archive", "office")
+    cli("kb_rename_unknown", "--json", "kb", "rename", "nope", "other")
+    cli("kb_rename_no_new_name", "kb", "rename", "office")
+    cli("kb_delete_json", "--json", "kb", "delete", "old-archive")
+    cli("kb_delete_text", "kb", "delete", "office")
+    cli("kb_delete_unknown", "kb", "delete", "office")
+    cli("kb_delete_unknown_json", "--json", "kb", "delete", "nope")
+    cli("kb_list_after", "kb", "list", "--json")
+    cli("kb_no_verb", "kb")
+    cli("kb_unknown_verb", "kb", "drop", "x")
+
+    # files (in the knowledge base left above)
+    cli("files_list_empty", "files", "list", "--kb", "人力资源")
+    assert cli(None, "--json", "ingest", "--kb", "人力资源", str(docs))[0] == 0
+    files = {f["name"]: f["id"] for f in _json(cli(None, "--json", "files", "list", "--kb", "人力资源")[1])}
+    cli.name(files["handbook.md"], "<file:handbook2>")
+    cli.name(files["上海.md"], "<file:shanghai2>")
+    cli("files_list_json", "--json", "files", "list", "--kb", "人力资源")
+    hr = _json(cli(None, "--json", "kb", "list")[1])[0]["id"]
+    cli("files_list_text", "files", "list", "--kb", hr)  # by id
+    cli("files_list_all", "files", "list", "--json")
+    cli("files_list_status", "files", "list", "--status", "indexed")
+    cli("files_list_status_none", "--json", "files", "list", "--kb", "人力资源", "--status", "failed")
+    cli("files_list_bad_status", "files", "list", "--status", "done")
+    cli("files_list_unknown_kb", "files", "list", "--kb", "nope")
+    cli("files_list_unknown_kb_json", "--json", "files", "list", "--kb", "nope")
+    cli("files_delete_json", "--json", "files", "delete", files["handbook.md"])
+    cli("files_delete_unknown", "files", "delete", "0000")
+    cli("files_delete_mixed_json", "--json", "files", "delete", files["上海.md"], files["handbook.md"])
+    cli("files_delete_no_ids", "files", "delete")
+    cli("files_list_after", "files", "list")
+    cli("files_no_verb", "files")
+
+    # settings
+    cli("settings_get_key", "settings", "get", "strict.rag_strict_mode")
+    cli("settings_get_key_json", "--json", "settings", "get", "chunking.chunk_size")
+    cli("settings_get_section", "settings", "get", "chunking")
+    cli("settings_get_section_json", "--json", "settings", "get", "chunking")
+    cli("settings_get_moved", "settings", "get", "web_search.searxng_query_url")  # today's name: engines.searxng
+    cli("settings_get_unknown", "settings", "get", "nope.x")
+    cli("settings_get_unknown_json", "--json", "settings", "get", "chunking.nope")
+    cli("settings_get_past_a_value", "settings", "get", "strict.rag_strict_mode.x")
+    cli("settings_set_bool", "settings", "set", "strict.rag_strict_mode", "true")
+    cli("settings_set_number_json", "--json", "settings", "set", "chunking.chunk_size", "600")
+    cli("settings_set_bare_string", "settings", "set", "llm.model", "qwen2.5:7b")
+    cli("settings_set_quoted_string", "--json", "settings", "set", "llm.model", '"7"')
+    cli("settings_set_secret", "settings", "set", "llm.api_key", "sk-secret-value")
+    cli("settings_set_secret_json", "--json", "settings", "set", "llm.api_key", "sk-secret-value")
+    cli("settings_set_section_json", "--json", "settings", "set", "llm", '{"api_key": "sk-other", "temperature": 0.3}')
+    cli("settings_set_invalid", "settings", "set", "chunking.chunk_overlap", "900")
+    cli("settings_set_invalid_json", "--json", "settings", "set", "chunking.chunk_size", '"big"')
+    cli("settings_set_unknown", "settings", "set", "nope.x", "1")
+    cli("settings_set_no_value", "settings", "set", "llm.model")
+    cli("settings_get_after", "settings", "get", "strict.rag_strict_mode")
+    cli("settings_get_after_json", "--json", "settings", "get", "llm")
+    cli("settings_no_verb", "settings")
 
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)

@@ -106,6 +106,7 @@ PLAIN_ARGS = {
     "label": "mallory's", "expires_days": None, "password": "mallory's passphrase",  # API tokens, accounts
     "passage": ASKED, "page": None, "slide": None, "heading_path": (),  # citation_view
     "timeout": 1.0,  # wait_jobs
+    "key": "llm.api_key", "value": "stolen",  # setting, save_setting
     "path": "/etc", "url": "http://127.0.0.1:9/never-fetched/", "username": "mallory",  # folder and WebDAV sources
     "history": (("user", ASKED), ("assistant", "x")),  # ask: a temporary question's conversation
     "messages": [ChatMessageIn(role="user", content=ASKED)], "stream": False,  # openai_chat
@@ -182,7 +183,8 @@ def test_every_method_is_a_declared_operation_that_checks_the_actor_or_says_why_
 def test_admin_operations_refuse_a_plain_user_before_they_run(world):
     engine, victim, mallory, ids = world
     admin_ops = [op for op in OPERATIONS.values() if op.access == "admin"]
-    assert {"save_settings", "ingest_paths", "submit_repair", "doctor", "test_llm"} <= {op.name for op in admin_ops}
+    assert {"save_settings", "save_setting", "setting", "ingest_paths", "submit_repair", "doctor",
+            "test_llm"} <= {op.name for op in admin_ops}
     for op in admin_ops:
         for kwargs in _calls(op.name, inspect.signature(getattr(Engine, op.name)), ids):
             with pytest.raises(PermissionDenied, match="only an admin"):
@@ -216,7 +218,9 @@ def test_settings_leave_the_engine_masked(world, monkeypatch):
     engine, victim, mallory, ids = world
     engine.save_settings(SYSTEM_ACTOR, {"llm": {"api_key": "sk-surface-9911"}, "gdrive": {"client_secret": "gd-secret-77"}})
     monkeypatch.setenv("RAGDESK_WEB_SEARCH__TAVILY_API_KEY", "tv-secret-55")
-    outputs = [engine.settings().model_dump(mode="json"), engine.settings_masked(), engine.settings_overridden(), engine.status()]
+    outputs = [engine.settings().model_dump(mode="json"), engine.settings_masked(), engine.settings_overridden(), engine.status(),
+               engine.setting(SYSTEM_ACTOR), engine.setting(SYSTEM_ACTOR, "llm.api_key"),
+               engine.save_setting(SYSTEM_ACTOR, "llm.api_key", "sk-surface-9911")]
     text = json.dumps(outputs)
     assert "sk-surface-9911" not in text and "gd-secret-77" not in text and "tv-secret-55" not in text
     assert engine.settings().llm.api_key.get_secret_value() == SECRET_MASK

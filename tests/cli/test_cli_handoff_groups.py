@@ -1,0 +1,81 @@
+"""The derived kb, files and settings commands while another process holds the embedded store: each
+runs there (hand-off) and prints what it prints when run here; typed errors come back with their
+exit codes; ``kb index``, never handed off, is refused with its own advice."""
+
+from __future__ import annotations
+
+from tests.cli.test_cli import as_json, run_cli
+
+
+def _holder(data_dir, monkeypatch):
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+    from core.types import SYSTEM_ACTOR
+
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    holder = Engine(RuntimeConfig.from_env(data_dir), serve_handoff=True)
+    holder.save_settings(SYSTEM_ACTOR, {"embedding": {"provider": "local", "model": "hash-64"}})
+    return holder
+
+
+def test_kb_commands_cross_the_hand_off(data_dir, monkeypatch):
+    with _holder(data_dir, monkeypatch):
+        created = run_cli(data_dir, "--json", "kb", "create", "人事", "--visibility", "public", "--description", "HR")
+        assert "hand-off" in created.stderr
+        kb = as_json(created)
+        assert kb == {"id": kb["id"], "name": "人事", "visibility": "public", "embedder": "", "dimension": 0,
+                      "collection": "", "description": "HR"}
+        run_cli(data_dir, "kb", "create", "archive")
+        listed = as_json(run_cli(data_dir, "--json", "kb", "list"))
+        assert [(r["name"], r["files"], r["by_status"], r["vectors"]) for r in listed] == [
+            ("archive", 0, {}, 0), ("人事", 0, {}, 0)]
+        assert run_cli(data_dir, "kb", "list").stdout.splitlines()[0].split() == [
+            "archive", "0", "files", "0", "chunks", "0", "vectors", "-"]
+        renamed = as_json(run_cli(data_dir, "--json", "kb", "rename", "人事", "人力资源"))
+        assert (renamed["id"], renamed["name"]) == (kb["id"], "人力资源")
+        assert as_json(run_cli(data_dir, "--json", "kb", "delete", "archive")) == {"deleted": "archive"}
+        gone = run_cli(data_dir, "kb", "delete", "archive", check=False)
+        assert gone.returncode == 3 and "knowledge base 'archive' not found" in gone.stderr
+        taken = run_cli(data_dir, "--json", "kb", "create", "人力资源", check=False)
+        assert taken.returncode == 4 and '"kind": "AlreadyExists"' in taken.stderr
+        refused = run_cli(data_dir, "kb", "index", "人力资源", check=False)
+        assert refused.returncode != 0 and "'kb index' is not handed off" in refused.stderr
+        assert "stop the dashboard, run this, start it again" in refused.stderr
+    listed_here = as_json(run_cli(data_dir, "--json", "kb", "list"))  # the holder is gone: run here, same rows
+    assert [r["name"] for r in listed_here] == ["人力资源"] and listed_here[0]["id"] == kb["id"]
+
+
+def test_files_commands_cross_the_hand_off(data_dir, monkeypatch, tmp_path):
+    doc = tmp_path / "parking.md"
+    doc.write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
+    with _holder(data_dir, monkeypatch):
+        run_cli(data_dir, "kb", "create", "office")
+        assert as_json(run_cli(data_dir, "--json", "ingest", "--kb", "office", str(doc)))[0]["status"] == "indexed"
+        listed = run_cli(data_dir, "--json", "files", "list", "--kb", "office", "--status", "indexed")
+        assert "hand-off" in listed.stderr
+        [row] = as_json(listed)
+        assert row == {"id": row["id"], "name": "parking.md", "status": "indexed", "chunks": 1, "size": doc.stat().st_size,
+                       "kb_id": row["kb_id"], "error": ""}
+        missing = run_cli(data_dir, "files", "list", "--kb", "nope", check=False)
+        assert missing.returncode == 3 and "knowledge base 'nope' not found" in missing.stderr
+        mixed = run_cli(data_dir, "--json", "files", "delete", row["id"], "0000", check=False)
+        assert mixed.returncode == 1  # one was not deleted
+        assert [(r["status"], r["name"]) for r in as_json(mixed)] == [("deleted", "parking.md"), ("failed", "0000")]
+        assert run_cli(data_dir, "files", "list").stdout.strip() == "no files"
+
+
+def test_settings_commands_cross_the_hand_off(data_dir, monkeypatch):
+    with _holder(data_dir, monkeypatch) as holder:
+        got = run_cli(data_dir, "settings", "get", "strict.rag_strict_mode")
+        assert "hand-off" in got.stderr and got.stdout.strip() == "False"
+        saved = run_cli(data_dir, "--json", "settings", "set", "llm.api_key", "sk-handed-9911")
+        assert as_json(saved) == {"saved": "llm.api_key", "value": "********"} and "sk-handed" not in saved.stdout
+        assert holder.runtime.settings().llm.api_key.get_secret_value() == "sk-handed-9911"  # saved there
+        run_cli(data_dir, "settings", "set", "strict.rag_strict_mode", "true")
+        assert as_json(run_cli(data_dir, "--json", "settings", "get", "strict"))["rag_strict_mode"] is True
+        assert as_json(run_cli(data_dir, "--json", "settings", "get", "llm"))["api_key"] == "********"
+        unknown = run_cli(data_dir, "settings", "get", "nope.x", check=False)
+        assert unknown.returncode == 2 and "no setting named 'nope.x'" in unknown.stderr
+        refused = run_cli(data_dir, "--json", "settings", "set", "chunking.chunk_overlap", "900", check=False)
+        assert refused.returncode == 2 and '"kind": "InvalidSettings"' in refused.stderr
