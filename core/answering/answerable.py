@@ -26,9 +26,10 @@ import re
 from dataclasses import dataclass, field
 
 from core.answering.answer_types import asked_for, attribute_kind, value_spans
+from core.answering.eras import eras
 from core.answering.coverage import HAN_RUN, LATIN, digits_for_numerals, has_parts, in_order_within
 from core.answering.reading import (AT_LEAST, AT_MOST, EN_NUMBER_WORD, EN_NUMBER_WORDS, MONTHS, TITLE_RUN, Question, Term,
-                                     american, canonical_unit, eras, normalise, number_value, numbers, numbers_with_units,
+                                     american, canonical_unit, normalise, number_value, numbers, numbers_with_units,
                                      ranked_levels, same_unit, unit_at)
 from core.answering.segments import cells_in_header_units, segments
 from core.retrieval.bilingual import base, has_chinese, lexicon, related_in, sense_matched, wordnet
