@@ -87,7 +87,8 @@ def main() -> None:
                                              min_score=strict.rag_strict_min_similarity).hits
                         holds = [any(g in _norm(h.text) for g in golds) for h in hits]
                         asked = read_question(question)
-                        outcome = {"pair": pair, "split": split, "qid": qid, "question": question}
+                        outcome = {"pair": pair, "split": split, "qid": qid, "question": question,
+                                   "named": [t.text for t in asked.named]}
                         for name, kept in (("answerable", hits), ("missing", [h for h, g in zip(hits, holds) if not g])):
                             top = kept[: strict.rag_strict_max_results]
                             texts = [f"{h.source_name}\n{' / '.join(h.heading_path)}\n{h.text}" for h in top]
@@ -97,6 +98,13 @@ def main() -> None:
                                     g in _norm(top[i].text) for i in judged.answering[:1] for g in golds)
                                 tally["answered"] += right
                                 outcome["answered"] = right
+                                if not right:  # why: the gold chunk not among those judged, refused, or another chunk
+                                    gold_ranks = [i for i, g in enumerate(holds[: len(top)]) if g]
+                                    outcome["gold_rank"] = gold_ranks[0] if gold_ranks else None
+                                    if judged is not None:
+                                        outcome["missing"] = list(judged.missing)
+                                        outcome["no_value"] = judged.no_value
+                                        outcome["judged_answerable"] = judged.answerable
                             else:
                                 refused = judged is None or not judged.answerable
                                 tally["refused"] += refused
@@ -104,6 +112,9 @@ def main() -> None:
                                 outcome["refused"] = refused
                                 if not refused:
                                     outcome["let_in_by"] = top[judged.answering[0]].text[:300]
+                                elif judged is not None:
+                                    outcome["near_missing"] = list(judged.missing)
+                                    outcome["near_no_value"] = judged.no_value
                         if dump:
                             dump.write(json.dumps(outcome, ensure_ascii=False) + "\n")
                     n = max(1, len(qids))

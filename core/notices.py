@@ -40,6 +40,12 @@ NOTICES: dict[str, dict[Language, str]] = {
     "normal.not_mentioned": {
         "en": "the passages found do not mention {terms}: they may be about something else than what was asked",
         "zh": "检索到的内容未提及「{terms}」：可能与所问的不是一回事"},
+    "normal.unsaid": {
+        "en": "the passage quoted does not use the word {terms}; it says everything else the question names — check that it answers what you meant",
+        "zh": "引用的段落未使用「{terms}」一词，但问题提及的其他内容都有——请核对是否切题"},
+    "strict.unsaid": {
+        "en": "strict mode: the passage quoted does not use the word {terms}; it says everything else the question names, so it is answered from it — check that it answers what you meant",
+        "zh": "严格模式：引用的段落未使用「{terms}」一词，但问题提及的其他内容都有，因此据此作答——请核对是否切题"},
     "strict.unsupported": {
         "en": "strict mode: the language model's answer stated {terms}, which the passages do not; the passages are quoted instead",
         "zh": "严格模式：语言模型的回答提到了「{terms}」，检索到的内容并未提及；改为直接摘录原文"},

@@ -136,6 +136,8 @@ def gather(ctx: AnswerContext, scope: Scope, run: AnswerRun, refs: References, c
         chinese = any(HAN_RUN.search(t) for t in judged.missing)
         run.answer.weak_match = True  # the badge does not say plainly "from the knowledge base"
         run.notice(notice("normal.not_mentioned", terms=("、" if chinese else ", ").join(judged.missing)))
+    elif judged is not None and judged.unsaid:
+        run.notice(notice("normal.unsaid", terms=judged.unsaid[0]))
     for provider in ctx.providers:  # extra sources (web search) join here, in normal mode only
         try:
             items += provider.items(query, ctx.settings)

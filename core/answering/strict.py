@@ -115,6 +115,8 @@ def answer_strict(knowledge: KnowledgeAccess, scope: Scope, run: AnswerRun, quer
             run.notice(refusal_notice(judged))
             items = []
         else:
+            if judged.unsaid:  # a long question's one plain word the passage does not use: said, never silent
+                run.notice(notice("strict.unsaid", terms=judged.unsaid[0]))
             found_in = best_evidence(question, [i.text for i in items], judged.answering)
             first = items[found_in.passage if found_in else judged.passage]
             items = [first] + [i for i in items if i is not first]  # the answering passage first

@@ -303,6 +303,17 @@ class WordNet:
     # an adjective -> the nouns it pertains to (Chinese -> china, Greek -> greece), and the reverse
     pertains_to: dict[str, frozenset[str]] = field(default_factory=dict)
     pertaining: dict[str, frozenset[str]] = field(default_factory=dict)
+    # a noun synset -> its lexicographer file's number (18: noun.person, 06: noun.artifact, ...)
+    noun_files: dict[str, int] = field(default_factory=dict)
+
+    def names_a_thing(self, word: str) -> bool | None:
+        """Whether the noun ``word``'s commonest sense is something one can point at — a person, a
+        group, an artifact, a place, an animal, a substance (WordNet's concrete lexicographer files)
+        — rather than an act, a state, an attribute or an idea; None when WordNet has no such noun."""
+        for pos, offsets in self.index.get(word, ()):
+            if pos == "noun" and offsets:
+                return self.noun_files.get(offsets[0]) in _CONCRETE_NOUN_FILES
+        return None
 
     def same_name(self, word: str) -> frozenset[str]:
         """The other forms of a name: the place an adjective pertains to and the adjectives that
@@ -337,6 +348,7 @@ def _read_wordnet() -> WordNet:
     index: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     synsets: dict[tuple[str, str], tuple[str, ...]] = {}
     pertain_offsets: dict[str, list[str]] = {}
+    noun_files: dict[str, int] = {}
     for pos in _WORDNET_POS:
         for line in (folder / f"index.{pos}").read_text(encoding="utf-8").splitlines():
             if line.startswith(" ") or not line:
@@ -350,6 +362,8 @@ def _read_wordnet() -> WordNet:
             fields = line.split(" ")
             n = int(fields[3], 16)
             synsets[(pos, fields[0])] = tuple(fields[4 + 2 * i].lower() for i in range(n))
+            if pos == "noun":
+                noun_files[fields[0]] = int(fields[1])
             if pos == "adj":  # pertainym pointers ("\\" to a noun): Italian -> Italy
                 at = 4 + 2 * n
                 pointers = fields[at + 1 : at + 1 + 4 * int(fields[at])]
@@ -367,7 +381,12 @@ def _read_wordnet() -> WordNet:
         for p in places:
             pertaining.setdefault(p, set()).update(adjectives - {p})
     return WordNet(index, synsets, {a: frozenset(ps) for a, ps in pertains_to.items()},
-                   {p: frozenset(adjs) for p, adjs in pertaining.items()})
+                   {p: frozenset(adjs) for p, adjs in pertaining.items()}, noun_files)
+
+
+# WordNet's lexicographer files of things one can point at: animal, artifact, body, food, group,
+# location, object, person, plant, substance
+_CONCRETE_NOUN_FILES = frozenset({5, 6, 8, 13, 14, 15, 17, 18, 20, 27})
 
 
 _ADJ_MARKER = re.compile(r"\([a-z]+\)$")  # "particular(a)": the adjective's position marker

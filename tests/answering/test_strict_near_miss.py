@@ -646,3 +646,55 @@ def test_centuries_and_decades_are_one_value_in_both_languages():
     assert answers("Which stage play was put on in London in the 1980s?", play)
     assert answers("Which stage play was put on in London in the '80s?", play)
     assert not answers("Which stage play was put on in London in the 1970s?", play)
+
+
+MUSEUM = ("# Victoria and Albert Museum\n\nThe museum's first director, Henry Cole, moved the collection from "
+          "Marlborough House to the South Kensington site in 1857, where the Brompton Boilers had been built.")
+MUSEUM_ZH = "# 维多利亚与艾伯特博物馆\n\n博物馆的首任馆长亨利·科尔于1857年把藏品从马尔博罗大楼迁到南肯辛顿的新址。"
+
+
+def test_a_long_question_may_leave_one_word_of_its_own_wording_unsaid_never_a_thing():
+    long_question = "In what year did the museum's first director begin the journey of the collection from Marlborough House?"
+    judged = judge(read_question(long_question), [MUSEUM])
+    assert judged.answerable and judged.unsaid == ("journey",)  # said, for the answer's notice
+    judged = judge(read_question("博物馆首任馆长亨利·科尔在哪一年完成了藏品从马尔博罗大楼的搬迁？"), [MUSEUM_ZH])
+    assert judged.answerable and judged.unsaid == ("完成",)
+    # a person, a thing or a name the passage lacks is what is asked about, however long the question
+    assert not answers(long_question.replace("director", "curator"), MUSEUM)
+    assert not answers("博物馆首任馆长亨利·科尔在哪一年把藏品从马尔博罗大楼迁到南肯辛顿的雕塑馆？", MUSEUM_ZH)
+    assert not answers(long_question.replace("Marlborough House", "Bethnal Green"), MUSEUM)
+    # a short question gets no leeway: its one word is the point of it
+    assert not answers("When did the journey of the collection begin?", MUSEUM)
+    # nor a passage that does not state the value asked for
+    when = "When did the museum's first director begin the journey of the collection from Marlborough House?"
+    assert answers(when, MUSEUM) and not answers(when, MUSEUM.replace(" in 1857", ""))
+    # a passage that says every word is answered with nothing unsaid
+    assert judge(read_question("In what year did the museum's first director move the collection from Marlborough House?"),
+                 [MUSEUM]).unsaid == ()
+
+
+def test_wordnet_tells_a_thing_from_an_idea_by_its_first_noun_sense():
+    from core.retrieval.bilingual import wordnet
+
+    things = [wordnet().names_a_thing(w) for w in ("intern", "laptop", "curator", "museum", "population")]
+    ideas = [wordnet().names_a_thing(w) for w in ("journey", "inability", "goal", "arrival", "bequest")]
+    assert all(things) and not any(ideas) and wordnet().names_a_thing("qwzx") is None
+
+
+@pytest.mark.slow
+def test_the_answer_to_a_long_question_says_the_word_its_passage_does_not_use(data_dir, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    engine = make_engine(data_dir, embedding={"model": "multilingual-e5-small"})
+    try:
+        engine.create_kb(ADMIN, "museum")
+        assert engine.ingest(ADMIN, "museum", [md("museum.md", MUSEUM)])[0].status == "indexed"
+        configure(engine, strict={"rag_strict_mode": True}, llm={"provider": "extractive"})
+        question = "In what year did the museum's first director begin the journey of the collection from Marlborough House?"
+        answer = engine.ask(ADMIN, question, kbs=["museum"], temporary=True)
+        assert answer.hit and "1857" in answer.text and answer.citations
+        assert any("journey" in n and "does not use" in n for n in answer.notices), answer.notices
+        refused = engine.ask(ADMIN, question.replace("director", "curator"), kbs=["museum"], temporary=True)
+        assert not refused.hit and any("curator" in n for n in refused.notices), refused.notices
+    finally:
+        engine.close()
