@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli import account_commands, chat_commands
+from core.cli import account_commands
 from core.cli.context import emit, engine_for, local_engine
 from core.services.declare import operations_of
 from core.types import SYSTEM_ACTOR
@@ -156,6 +156,12 @@ def _settings_operations() -> list:
     return operations_of("settings", SettingsService)
 
 
+def _chat_operations() -> list:
+    from core.services.chats import ChatService
+
+    return operations_of("chats", ChatService)
+
+
 def _chunk_edit_operations() -> list:
     from core.services.chunk_edits import ChunkEditService
 
@@ -223,7 +229,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import token_commands  # issue 19: API tokens
 
     token_commands.register_tokens(sub)
-    chat_commands.register_chats(sub)
+    derived.register_later(sub, cli_groups.CHATS, _chat_operations)  # issue 34: chats list, show, export
     from core.cli import job_commands  # issue 20: the job queue, detached ingest, workers
 
     job_commands.register(sub)

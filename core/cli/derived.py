@@ -14,7 +14,7 @@ with a default (``required``) or one that may be left out (``nargs="?"``), choic
 (``choices``)), ``Cli(params=...)`` the
 parameters the command takes when not all, ``Cli(reply=..., exit=...)`` what
 is printed and the exit code, ``Cli(output=("-o", "--output"))`` an option writing the result to
-a file. Core's services and plugins' come here alike (core/cli/commands.py,
+a file (``output_reply`` what is printed then, when more than the path). Core's services and plugins' come here alike (core/cli/commands.py,
 core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
 Core's groups are ``register_later``: named in the command list at once, their subcommands made
 (and their service imported) only when the group is run or its help shown; a group's hand-written
@@ -198,6 +198,15 @@ def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) ->
     return value
 
 
+def _write(op: Operation, kwargs: dict, target: str, text: str) -> Any:
+    """``Cli(output=...)``: the result written to ``target``; what is printed then."""
+    try:
+        Path(target).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {target}: {exc.strerror}") from None
+    return op.cli.output_reply(kwargs, target) if op.cli.output_reply else {"written": target}
+
+
 def run(op: Operation, args: argparse.Namespace) -> int:
     kwargs = {p.name: _value(op, p, args) for p in _params(op)}
     each = next((name for name, arg in op.cli.args.items() if arg.each), None)
@@ -208,11 +217,7 @@ def run(op: Operation, args: argparse.Namespace) -> int:
         result = [invoke(**{**kwargs, each: word}) for word in kwargs[each]] if each else invoke(**kwargs)
     target = getattr(args, _OUTPUT, None) if op.cli.output else None
     if target:
-        try:
-            Path(target).write_text(result, encoding="utf-8")
-        except OSError as exc:
-            raise InvalidInput(f"cannot write {target}: {exc.strerror}") from None
-        emit(args, {"written": target}, lambda r: f"wrote {r['written']}")
+        emit(args, _write(op, kwargs, target, result), lambda r: f"wrote {r['written']}")
         return 0
     out = _out(op)
     value = op.cli.reply(kwargs, result) if op.cli.reply else result

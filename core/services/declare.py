@@ -129,7 +129,8 @@ class Cli:
     ``reply(arguments, result)`` the value printed when it is not the result, ``human`` the text form
     without ``--json`` (default: a line per row), ``exit(printed)`` the exit code of a run that did
     not raise (default: 0; a ``CoreError`` exits with its own code) and ``output`` the flags of an
-    option that writes the result (a str) to the file it names, printing ``{"written": path}``;
+    option that writes the result (a str) to the file it names, printing ``{"written": path}`` (or
+    ``output_reply(arguments, path)``);
     ``params`` the parameters it takes when not all of them."""
 
     name: str
@@ -144,6 +145,8 @@ class Cli:
     # is printed then is {"written": the path}
     output: tuple[str, ...] = ()
     output_help: str | None = None
+    # what is printed once ``output`` is written: (arguments, path) -> the value (default: {"written": path})
+    output_reply: Callable[[dict, str], Any] | None = None
     # the parameters the command takes (None: every one that crosses a process boundary); the
     # others keep their defaults (``kb rename`` is ``update_kb`` with only ``ref`` and ``name``)
     params: tuple[str, ...] | None = None

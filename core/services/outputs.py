@@ -5,9 +5,9 @@ what a caller may see: no owner ids of other users' rows, no collection names, n
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
 
 Mode = Literal["normal", "strict"]
 
@@ -273,3 +273,39 @@ class MessageOut(Out):
     notices: list[str]
     error: str
     created_at: datetime
+
+
+# ---------------------------------------------------------------- the CLI's own rows
+
+# The CLI's JSON has always printed a time as str() does ("2026-12-05 17:05:24.123456+00:00", a space,
+# not the "T" of ISO 8601 that the API prints): its rows keep that shape.
+CliTime = Annotated[datetime, PlainSerializer(str, return_type=str, when_used="json")]
+
+
+class ChatRow(Out):
+    """A chat in ``chats list``: whose it is too (the CLI looks through every user's)."""
+
+    id: str
+    title: str
+    owner: str
+    updated_at: CliTime
+
+
+class ChatMessageRow(Out):
+    role: str
+    content: str
+    mode: str
+    hit: bool | None
+    llm_called: bool | None
+    citations: list[dict]
+    notices: list[str]
+    created_at: CliTime
+
+
+class ChatShown(Out):
+    """A chat in ``chats show``: its owner and its messages in order."""
+
+    id: str
+    title: str
+    owner: str
+    messages: list[ChatMessageRow]

@@ -194,6 +194,24 @@ def test_several_words_a_file_read_an_output_file_and_a_moment(tmp_path):
     assert "write here" in sub.choices["dump"].format_help()
 
 
+def test_an_output_file_is_written_and_named_with_what_output_reply_adds(tmp_path):
+    class Noted:
+        @operation(access="admin", admin_does="x", cli=Cli("export", output=("-o",), output_reply=lambda asked, path: {
+            "shelf": asked["shelf"], "written": path}))
+        def export(self, actor: Actor, shelf: str) -> str:
+            return ""
+
+    [plain] = [op for op in operations_of("svc", _Files) if op.name == "dump"]
+    [noted] = operations_of("svc", Noted)
+    target = tmp_path / "out.md"
+    assert derived._write(plain, {"since": None}, str(target), "# one\n") == {"written": str(target)}
+    assert target.read_text(encoding="utf-8") == "# one\n"
+    assert derived._write(noted, {"shelf": "s1"}, str(target), "# two\n") == {"shelf": "s1", "written": str(target)}
+    assert target.read_text(encoding="utf-8") == "# two\n"
+    with pytest.raises(InvalidInput, match="cannot write"):
+        derived._write(noted, {"shelf": "s1"}, str(tmp_path / "absent" / "out.md"), "x")
+
+
 def test_an_output_file_needs_a_text_result_and_one_parameter_repeats():
     class NotText:
         @operation(access="admin", admin_does="x", cli=Cli("count", output=("-o",)))

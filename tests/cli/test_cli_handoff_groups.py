@@ -1,4 +1,4 @@
-"""The derived kb, files and settings commands while another process holds the embedded store: each
+"""The derived kb, files, settings and chats commands while another process holds the embedded store: each
 runs there (hand-off) and prints what it prints when run here; typed errors come back with their
 exit codes; ``kb index``, never handed off, is refused with its own advice."""
 
@@ -79,3 +79,34 @@ def test_settings_commands_cross_the_hand_off(data_dir, monkeypatch):
         assert unknown.returncode == 2 and "no setting named 'nope.x'" in unknown.stderr
         refused = run_cli(data_dir, "--json", "settings", "set", "chunking.chunk_overlap", "900", check=False)
         assert refused.returncode == 2 and '"kind": "InvalidSettings"' in refused.stderr
+
+
+def test_chats_commands_cross_the_hand_off(data_dir, monkeypatch, tmp_path):
+    from core.accounts.users import actor_of
+    from core.chats.store import add_message
+
+    with _holder(data_dir, monkeypatch) as holder:
+        alice = actor_of(holder.sign_up("alice", "correct horse battery"))
+        chat = holder.create_chat(alice, "Parking")
+        add_message(holder.runtime.db, chat.id, "user", "Where do I park?")
+        add_message(holder.runtime.db, chat.id, "assistant", "Level two [1].", mode="strict",
+                    citations=[{"n": 1, "source_name": "handbook.md"}])
+        listed = run_cli(data_dir, "--json", "chats", "list")
+        assert "hand-off" in listed.stderr
+        [row] = as_json(listed)
+        assert row == {"id": chat.id, "title": "Parking", "owner": "alice", "updated_at": row["updated_at"]}
+        assert " " in row["updated_at"] and "T" not in row["updated_at"]  # str(datetime), as before
+        assert run_cli(data_dir, "chats", "list", "--search", "level").stdout.split()[-2:] == ["alice", "Parking"]
+        shown = as_json(run_cli(data_dir, "--json", "chats", "show", chat.id, "--user", "ALICE"))
+        assert [(m["role"], m["mode"], m["citations"]) for m in shown["messages"]] == [
+            ("user", "", []), ("assistant", "strict", [{"n": 1, "source_name": "handbook.md"}])]
+        out = tmp_path / "chat.md"
+        written = as_json(run_cli(data_dir, "--json", "chats", "export", chat.id, "-o", str(out)))
+        assert written == {"chat": chat.id, "written": str(out)}  # written here, by the CLI's process
+        markdown = out.read_text(encoding="utf-8")
+        assert markdown.startswith("# Parking\n\n*alice*") and "1. handbook.md" in markdown
+        assert run_cli(data_dir, "chats", "export", chat.id).stdout == markdown
+        missing = run_cli(data_dir, "chats", "show", "no-such-chat", check=False)
+        assert missing.returncode == 3 and "chat 'no-such-chat' not found" in missing.stderr
+        nobody = run_cli(data_dir, "--json", "chats", "list", "--user", "nobody", check=False)
+        assert nobody.returncode == 3 and '"kind": "NotFound"' in nobody.stderr
