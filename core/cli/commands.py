@@ -162,6 +162,12 @@ def _chat_operations() -> list:
     return operations_of("chats", ChatService)
 
 
+def _job_operations() -> list:
+    from core.services.jobs import JobService
+
+    return operations_of("jobs", JobService)
+
+
 def _chunk_edit_operations() -> list:
     from core.services.chunk_edits import ChunkEditService
 
@@ -230,7 +236,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     token_commands.register_tokens(sub)
     derived.register_later(sub, cli_groups.CHATS, _chat_operations)  # issue 34: chats list, show, export
-    from core.cli import job_commands  # issue 20: the job queue, detached ingest, workers
+    derived.register_later(sub, cli_groups.JOBS, _job_operations)  # issue 34: jobs list, show, wait, cancel
+    from core.cli import job_commands  # issue 20: detached ingest, workers
 
     job_commands.register(sub)
     demo_commands.register(sub)

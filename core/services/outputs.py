@@ -309,3 +309,36 @@ class ChatShown(Out):
     title: str
     owner: str
     messages: list[ChatMessageRow]
+
+
+class JobRow(BaseModel):
+    """A job in ``jobs list``, ``wait`` and ``cancel`` (its shape is kept across releases)."""
+
+    id: str
+    kind: str
+    state: str
+    kb_id: str | None
+    done: int
+    total: int
+    message: str
+    error: str
+    updated_at: CliTime
+
+
+class JobDetail(JobRow):
+    """A job in ``jobs show``: its row, the name it works on, its worker and times, its result."""
+
+    name: str
+    file_id: str | None
+    attempts: int
+    worker_id: str | None
+    cancel_requested: bool
+    created_at: CliTime
+    started_at: CliTime | None
+    finished_at: CliTime | None
+    result: dict | None
+
+
+class JobsWaited(BaseModel):
+    finished: bool  # False: the timeout came first
+    jobs: list[JobRow]

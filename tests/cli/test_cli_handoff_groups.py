@@ -4,6 +4,7 @@ exit codes; ``kb index``, never handed off, is refused with its own advice."""
 
 from __future__ import annotations
 
+from core.types import SYSTEM_ACTOR
 from tests.cli.test_cli import as_json, run_cli
 
 
@@ -110,3 +111,32 @@ def test_chats_commands_cross_the_hand_off(data_dir, monkeypatch, tmp_path):
         assert missing.returncode == 3 and "chat 'no-such-chat' not found" in missing.stderr
         nobody = run_cli(data_dir, "--json", "chats", "list", "--user", "nobody", check=False)
         assert nobody.returncode == 3 and '"kind": "NotFound"' in nobody.stderr
+
+
+def test_jobs_commands_run_here_beside_the_holder(data_dir, monkeypatch, tmp_path):
+    """``jobs`` needs the database only (Cli(store=False)): it runs in the CLI's own process, no
+    hand-off, while another process holds the store (a worker taking no hand-offs:
+    tests/jobs/test_detach_and_kill.py)."""
+    doc = tmp_path / "parking.md"
+    doc.write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
+    with _holder(data_dir, monkeypatch) as holder:
+        holder.save_settings(SYSTEM_ACTOR, {"jobs": {"dashboard_workers": 0}})  # nobody runs the queue
+        run_cli(data_dir, "kb", "create", "office")
+        [queued] = as_json(run_cli(data_dir, "--json", "ingest", "--kb", "office", "--detach", str(doc)))["jobs"]
+        listed = run_cli(data_dir, "--json", "jobs", "list", "--active")
+        assert "hand-off" not in listed.stderr
+        [row] = as_json(listed)
+        assert (row["id"], row["kind"], row["state"]) == (queued["id"], "ingest", "queued")
+        assert set(row) == {"id", "kind", "state", "kb_id", "done", "total", "message", "error", "updated_at"}
+        shown = as_json(run_cli(data_dir, "--json", "jobs", "show", queued["id"]))
+        assert (shown["name"], shown["attempts"], shown["worker_id"]) == ("parking.md", 0, None)
+        timed_out = run_cli(data_dir, "jobs", "wait", queued["id"], "--timeout", "0", check=False)
+        assert timed_out.returncode == 2 and "(timed out; still going)" in timed_out.stdout
+        cancelled = run_cli(data_dir, "jobs", "cancel", queued["id"])
+        assert "hand-off" not in cancelled.stderr
+        assert cancelled.stdout.strip() == f"cancel requested for ingest job {queued['id']} (cancelled)"
+        assert holder.job(SYSTEM_ACTOR, queued["id"]).state == "cancelled"  # the holder sees it
+        waited = run_cli(data_dir, "--json", "jobs", "wait", queued["id"], check=False)
+        assert waited.returncode == 1 and as_json(waited)["finished"] is True  # finished, not done
+        missing = run_cli(data_dir, "jobs", "show", "nope", check=False)
+        assert missing.returncode == 3 and "job 'nope' not found" in missing.stderr
