@@ -132,16 +132,13 @@ def _knowledge_base_operations() -> list:
 
 
 def _hand_written_kb_commands(kb: argparse.ArgumentParser) -> None:
-    """After the derived ones, two kinds the derived CLI does not express: ``kb index`` (never handed
-    off, with its own advice in the refusal, and it names the resolved knowledge base on stderr before
-    the minutes-long build: two calls) and sharing (account_commands.py: it reads the list, then
-    changes it)."""
-    kbs = kb.derived_commands
-    ix = kbs.add_parser("index", help="build the search index of a large knowledge base (embedded store; "
-                        "stop the dashboard first)")
+    """After the derived ones, what the derived CLI does not express: ``kb index`` (never handed off,
+    with its own advice in the refusal, and it names the resolved knowledge base on stderr before the
+    minutes-long build: two calls)."""
+    ix = kb.derived_commands.add_parser("index", help="build the search index of a large knowledge base "
+                                        "(embedded store; stop the dashboard first)")
     ix.add_argument("name")
     ix.set_defaults(handler=_index_kb)
-    account_commands.register_sharing(kbs)
 
 
 def _file_operations() -> list:

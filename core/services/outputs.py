@@ -67,6 +67,14 @@ class Shared(Out):
     shared_with: list[str]
 
 
+class KbSharing(Out):
+    """A knowledge base's sharing as the CLI prints it (kb share, unshare, shared)."""
+
+    kb: str  # its name
+    visibility: str
+    shared_with: list[str]  # user names, sorted
+
+
 # ---------------------------------------------------------------- files and jobs
 
 class FileList(In):

@@ -285,7 +285,7 @@ def test_params_and_choices_that_cannot_be_read_are_refused():
 
 
 def test_a_later_group_takes_hand_written_commands_after_its_own():
-    """``kb``: create, list, rename, delete derived; index and sharing hand-written, listed after them;
+    """``kb``: create, list, rename, delete and sharing derived; index hand-written, listed after them;
     a derived command without help is listed without an empty help line."""
     parser = argparse.ArgumentParser(prog="t")
     sub = parser.add_subparsers(dest="command")

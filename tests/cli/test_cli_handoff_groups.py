@@ -140,3 +140,21 @@ def test_jobs_commands_run_here_beside_the_holder(data_dir, monkeypatch, tmp_pat
         assert waited.returncode == 1 and as_json(waited)["finished"] is True  # finished, not done
         missing = run_cli(data_dir, "jobs", "show", "nope", check=False)
         assert missing.returncode == 3 and "job 'nope' not found" in missing.stderr
+
+
+def test_kb_sharing_commands_cross_the_hand_off(data_dir, monkeypatch):
+    with _holder(data_dir, monkeypatch) as holder:
+        for name in ("bob", "carol"):
+            holder.sign_up(name, "correct horse battery")
+        run_cli(data_dir, "kb", "create", "差旅")
+        shared = run_cli(data_dir, "--json", "kb", "share", "差旅", "bob")
+        assert "hand-off" in shared.stderr
+        assert as_json(shared) == {"kb": "差旅", "visibility": "shared", "shared_with": ["bob"]}
+        assert as_json(run_cli(data_dir, "kb", "share", "差旅", "carol", "BOB", "--json"))["shared_with"] == ["bob", "carol"]
+        assert holder.shared_with(SYSTEM_ACTOR, "差旅") == ["bob", "carol"]  # changed there
+        assert as_json(run_cli(data_dir, "kb", "unshare", "差旅", "bob", "--json"))["shared_with"] == ["carol"]
+        assert run_cli(data_dir, "kb", "shared", "差旅").stdout.strip() == "差旅 (shared): carol"
+        wrong = run_cli(data_dir, "kb", "unshare", "差旅", "bob", check=False)
+        assert wrong.returncode == 2 and "not shared with: bob" in wrong.stderr
+        nobody = run_cli(data_dir, "--json", "kb", "share", "差旅", "nobody", check=False)
+        assert nobody.returncode == 3 and '"kind": "NotFound"' in nobody.stderr
