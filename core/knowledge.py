@@ -140,6 +140,31 @@ def shared_with(db: Database, actor: Actor, ref: str) -> list[str]:
         return list(s.exec(select(User.name).join(KBShare, KBShare.user_id == User.id).where(KBShare.kb_id == kb.id)))
 
 
+def sharing(db: Database, actor: Actor, ref: str) -> dict:
+    """A knowledge base's name, visibility and the users it is shared with, by name."""
+    kb = get_kb(db, actor, ref)
+    return {"kb": kb.name, "visibility": kb.visibility, "shared_with": sorted(shared_with(db, actor, kb.id))}
+
+
+def add_shares(db: Database, actor: Actor, ref: str, user_names: list[str]) -> dict:
+    """Share with these users too (the list is read, then replaced: share_kb); its sharing after."""
+    current = shared_with(db, actor, ref)
+    known = {user_name_key(n) for n in current}
+    share_kb(db, actor, ref, current + [n for n in user_names if user_name_key(n) not in known])
+    return sharing(db, actor, ref)
+
+
+def remove_shares(db: Database, actor: Actor, ref: str, user_names: list[str]) -> dict:
+    """Stop sharing with these users, each of whom it must be shared with; its sharing after."""
+    current = shared_with(db, actor, ref)
+    drop = {user_name_key(n) for n in user_names}
+    missing = sorted(drop - {user_name_key(n) for n in current})
+    if missing:
+        raise InvalidInput(f"knowledge base '{ref}' is not shared with: {', '.join(missing)}")
+    share_kb(db, actor, ref, [n for n in current if user_name_key(n) not in drop])
+    return sharing(db, actor, ref)
+
+
 def delete_kb(parts: EngineParts, actor: Actor, ref: str) -> None:
     with parts.db.read() as s:
         kb = resolve_kb(s, actor, ref, write=True)

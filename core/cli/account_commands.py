@@ -1,16 +1,14 @@
 """``users`` (list, set-role, disable, enable, reset-password, sign-out; ``create`` is in
-token_commands.py) and knowledge-base sharing
-(``share``, ``unshare``, ``shared``), as the local admin. Passwords are read from the terminal or
-standard input, never from the command line (it is visible to every local user in ``ps``)."""
+token_commands.py), as the local admin. Passwords are read from the terminal or standard input,
+never from the command line (it is visible to every local user in ``ps``). Knowledge-base sharing
+(``kb share``, ``unshare``, ``shared``) is derived from the knowledge-base service's operations."""
 
 from __future__ import annotations
 
 import argparse
 
-from core.cli.context import accounts_engine, emit, local_engine, read_password, user_row
-from core.errors import InvalidInput
+from core.cli.context import accounts_engine, emit, read_password, user_row
 from core.types import SYSTEM_ACTOR
-from core.accounts.users import user_name_key
 
 
 def cmd_users(args: argparse.Namespace) -> int:
@@ -35,26 +33,6 @@ def cmd_users(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_sharing(args: argparse.Namespace) -> int:
-    """``kb share`` adds users, ``kb unshare`` removes them, ``kb shared`` lists them."""
-    with local_engine(args) as engine:
-        current = engine.shared_with(SYSTEM_ACTOR, args.kb)
-        if args.kb_command == "share":
-            known = {user_name_key(n) for n in current}
-            names = current + [n for n in args.users if user_name_key(n) not in known]
-            current = engine.share_kb(SYSTEM_ACTOR, args.kb, names)
-        elif args.kb_command == "unshare":
-            drop = {user_name_key(n) for n in args.users}
-            missing = sorted(drop - {user_name_key(n) for n in current})
-            if missing:
-                raise InvalidInput(f"knowledge base '{args.kb}' is not shared with: {', '.join(missing)}")
-            current = engine.share_kb(SYSTEM_ACTOR, args.kb, [n for n in current if user_name_key(n) not in drop])
-        kb = engine.get_kb(SYSTEM_ACTOR, args.kb)
-    payload = {"kb": kb.name, "visibility": kb.visibility, "shared_with": sorted(current)}
-    emit(args, payload, lambda p: f"{p['kb']} ({p['visibility']}): " + (", ".join(p["shared_with"]) or "shared with nobody"))
-    return 0
-
-
 def register_users(sub: argparse._SubParsersAction) -> None:
     users = sub.add_parser("users", help="list accounts, change roles, disable/enable, reset passwords")
     users.set_defaults(handler=cmd_users)
@@ -70,15 +48,3 @@ def register_users(sub: argparse._SubParsersAction) -> None:
     from core.cli.token_commands import register_users_create
 
     register_users_create(us)
-
-
-def register_sharing(kbs: argparse._SubParsersAction) -> None:
-    """Added under ``kb``: ``kb share KB USER...``, ``kb unshare KB USER...``, ``kb shared KB``."""
-    for verb, text in (("share", "share with these users (added to the list)"), ("unshare", "stop sharing with these users")):
-        p = kbs.add_parser(verb, help=text)
-        p.add_argument("kb")
-        p.add_argument("users", nargs="+")
-        p.set_defaults(handler=cmd_sharing)
-    shared = kbs.add_parser("shared", help="who a knowledge base is shared with")
-    shared.add_argument("kb")
-    shared.set_defaults(handler=cmd_sharing)

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli import account_commands, chat_commands
+from core.cli import account_commands
 from core.cli.context import emit, engine_for, local_engine
 from core.services.declare import operations_of
 from core.types import SYSTEM_ACTOR
@@ -132,16 +132,13 @@ def _knowledge_base_operations() -> list:
 
 
 def _hand_written_kb_commands(kb: argparse.ArgumentParser) -> None:
-    """After the derived ones, two kinds the derived CLI does not express: ``kb index`` (never handed
-    off, with its own advice in the refusal, and it names the resolved knowledge base on stderr before
-    the minutes-long build: two calls) and sharing (account_commands.py: it reads the list, then
-    changes it)."""
-    kbs = kb.derived_commands
-    ix = kbs.add_parser("index", help="build the search index of a large knowledge base (embedded store; "
-                        "stop the dashboard first)")
+    """After the derived ones, what the derived CLI does not express: ``kb index`` (never handed off,
+    with its own advice in the refusal, and it names the resolved knowledge base on stderr before the
+    minutes-long build: two calls)."""
+    ix = kb.derived_commands.add_parser("index", help="build the search index of a large knowledge base "
+                                        "(embedded store; stop the dashboard first)")
     ix.add_argument("name")
     ix.set_defaults(handler=_index_kb)
-    account_commands.register_sharing(kbs)
 
 
 def _file_operations() -> list:
@@ -154,6 +151,18 @@ def _settings_operations() -> list:
     from core.services.settings import SettingsService
 
     return operations_of("settings", SettingsService)
+
+
+def _chat_operations() -> list:
+    from core.services.chats import ChatService
+
+    return operations_of("chats", ChatService)
+
+
+def _job_operations() -> list:
+    from core.services.jobs import JobService
+
+    return operations_of("jobs", JobService)
 
 
 def _chunk_edit_operations() -> list:
@@ -223,8 +232,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import token_commands  # issue 19: API tokens
 
     token_commands.register_tokens(sub)
-    chat_commands.register_chats(sub)
-    from core.cli import job_commands  # issue 20: the job queue, detached ingest, workers
+    derived.register_later(sub, cli_groups.CHATS, _chat_operations)  # issue 34: chats list, show, export
+    derived.register_later(sub, cli_groups.JOBS, _job_operations)  # issue 34: jobs list, show, wait, cancel
+    from core.cli import job_commands  # issue 20: detached ingest, workers
 
     job_commands.register(sub)
     demo_commands.register(sub)

@@ -1,5 +1,5 @@
 """What every CLI command module shares: printing a result, opening the engine (or its hand-off),
-the engine without the hand-off, the accounts-only engine, and account rows and passwords.
+the engine without the hand-off, the engine without the store, the accounts-only engine, and account rows and passwords.
 
 A leaf of ``core/cli``: the command modules import it, never ``main`` or each other for these, and
 ``main`` imports the command modules (through ``commands.register``), never the reverse.
@@ -67,6 +67,17 @@ def engine_for(args: argparse.Namespace, *, handed_off: bool = True, not_handed_
 
 
 NOT_HANDED_OFF = "use the dashboard's pages, or stop that process and run it again"
+
+
+@contextmanager
+def database_engine(args: argparse.Namespace, operation) -> Iterator["DatabaseEngine"]:  # noqa: F821
+    """An engine over the database and blob folder for one ``Cli(store=False)`` operation: no vector
+    store opened, so no hand-off and no wait for it (core/engine_database.py)."""
+    from core.config import RuntimeConfig
+    from core.engine_database import DatabaseEngine
+
+    with DatabaseEngine(RuntimeConfig.from_env(args.data_dir), [operation]) as engine:
+        yield engine
 
 
 def store_busy(exc: StoreBusy, advice: str = "") -> StoreBusy:

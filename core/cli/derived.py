@@ -11,11 +11,12 @@ changes one parameter's reading (``Arg``: an option's flag, a metavar, a help, w
 declaring module, a ``--x-file`` alternative, several words for an operation run once per word
 (``each``), a file's path read as the value's bytes (``path``), a positional argument over a parameter
 with a default (``required``) or one that may be left out (``nargs="?"``), choices of a plain str
-(``choices``)), ``Cli(params=...)`` the
-parameters the command takes when not all, ``Cli(reply=..., exit=...)`` what
-is printed and the exit code, ``Cli(output=("-o", "--output"))`` an option writing the result to
-a file. Core's services and plugins' come here alike (core/cli/commands.py,
-core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
+(``choices``)), ``Cli(params=...)`` the parameters the command takes when not all,
+``Cli(reply=..., exit=...)`` what is printed and the exit code, ``Cli(output=("-o", "--output"))``
+an option writing the result to a file (``output_reply`` what is printed then, when more than the
+path), ``Cli(store=False)`` an operation run here on an engine without the vector store
+(core/engine_database.py: beside any process holding it, never handed off). Core's services and
+plugins' come here alike (core/cli/commands.py, core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
 Core's groups are ``register_later``: named in the command list at once, their subcommands made
 (and their service imported) only when the group is run or its help shown; a group's hand-written
 subcommands (``kb index``) are added after them by a ``when_filled`` hook.
@@ -34,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
-from core.cli.context import emit, engine_for
+from core.cli.context import database_engine, emit, engine_for
 from core.errors import InvalidInput
 from core.services.declare import Arg, CliGroup, Operation
 from core.types import SYSTEM_ACTOR
@@ -198,21 +199,28 @@ def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) ->
     return value
 
 
+def _write(op: Operation, kwargs: dict, target: str, text: str) -> Any:
+    """``Cli(output=...)``: the result written to ``target``; what is printed then."""
+    try:
+        Path(target).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {target}: {exc.strerror}") from None
+    return op.cli.output_reply(kwargs, target) if op.cli.output_reply else {"written": target}
+
+
 def run(op: Operation, args: argparse.Namespace) -> int:
     kwargs = {p.name: _value(op, p, args) for p in _params(op)}
     each = next((name for name, arg in op.cli.args.items() if arg.each), None)
-    with engine_for(args, handed_off=op.remote is not None, command=op.cli.command) as engine:
+    opened = (engine_for(args, handed_off=op.remote is not None, command=op.cli.command) if op.cli.store
+              else database_engine(args, op))  # Cli(store=False): the database and blob folder, here
+    with opened as engine:
         call = getattr(engine, op.name)
         invoke = functools.partial(call, SYSTEM_ACTOR) if op.takes_actor else call
         # an Arg(each=True) parameter: the operation once per word, in order; the first failure stops
         result = [invoke(**{**kwargs, each: word}) for word in kwargs[each]] if each else invoke(**kwargs)
     target = getattr(args, _OUTPUT, None) if op.cli.output else None
     if target:
-        try:
-            Path(target).write_text(result, encoding="utf-8")
-        except OSError as exc:
-            raise InvalidInput(f"cannot write {target}: {exc.strerror}") from None
-        emit(args, {"written": target}, lambda r: f"wrote {r['written']}")
+        emit(args, _write(op, kwargs, target, result), lambda r: f"wrote {r['written']}")
         return 0
     out = _out(op)
     value = op.cli.reply(kwargs, result) if op.cli.reply else result

@@ -1,7 +1,9 @@
-"""``jobs list|show|wait|cancel``, ``ingest --detach`` and ``worker``: the job queue from the CLI.
+"""``ingest --detach`` and ``worker``: the job queue from the CLI (``jobs list|show|wait|cancel`` are
+derived from the job service's operations, core/services/jobs.py).
 
-``jobs`` and ``ingest --detach`` open only the database and the blob folder — never the vector
-store — so they work from any process, also while the dashboard holds the embedded store.
+``ingest --detach`` opens only the database and the blob folder — never the vector store — so it
+works from any process, also while the dashboard holds the embedded store (so do ``jobs``:
+``Cli(store=False)``).
 ``worker`` runs queued jobs in this process; it needs the store (on the embedded default it is
 refused while the dashboard holds it: the dashboard's own workers run the queue then).
 """
@@ -52,52 +54,6 @@ def queue_side(args: argparse.Namespace) -> Iterator[QueueSide]:
                         config.data_dir)
     finally:
         db.dispose()
-
-
-def job_row(j) -> dict:
-    """The row of ``jobs list`` and ``jobs cancel`` (its shape is kept across releases)."""
-    return {"id": j.id, "kind": j.kind, "state": j.state, "kb_id": j.kb_id, "done": j.progress_done,
-            "total": j.progress_total, "message": j.message, "error": j.error, "updated_at": j.updated_at}
-
-
-def job_detail(j) -> dict:
-    return dict(job_row(j), name=(j.payload or {}).get("name", ""), file_id=j.file_id, attempts=j.attempts,
-                worker_id=j.worker_id, cancel_requested=j.cancel_requested, created_at=j.created_at,
-                started_at=j.started_at, finished_at=j.finished_at, result=j.result)
-
-
-def _line(r: dict) -> str:
-    return (f"{r['id']}  {r['kind']:<8} {r['state']:<10} {r['done']}/{r['total']}  {r['message']}".rstrip()
-            + (f"  — {r['error']}" if r["error"] else ""))
-
-
-def cmd_jobs(args: argparse.Namespace) -> int:
-    from core.ingest import jobs as jobs_mod
-    from core.jobs import queue
-
-    with queue_side(args) as side:
-        if args.jobs_command == "list":
-            rows = [job_row(j) for j in jobs_mod.list_jobs(side.db, SYSTEM_ACTOR, active_only=args.active)]
-            emit(args, rows, lambda rs: "\n".join(_line(r) for r in rs) or "no jobs")
-        elif args.jobs_command == "show":
-            emit(args, job_detail(queue.get(side.db, SYSTEM_ACTOR, args.job_id)),
-                 lambda r: _line(r) + f"\n  attempts {r['attempts']}, worker {r['worker_id'] or '-'}")
-        elif args.jobs_command == "wait":
-            jobs, ended = queue.wait(side.db, SYSTEM_ACTOR, args.job_ids, args.timeout)
-            rows = [job_row(j) for j in jobs]
-            emit(args, {"finished": ended, "jobs": rows},
-                 lambda r: "\n".join(_line(x) for x in r["jobs"]) + ("" if ended else "\n(timed out; still going)"))
-            if not ended:
-                return 2
-            return 0 if all(j.state == "done" for j in jobs) else 1
-        else:
-            job = queue.cancel(side.db, SYSTEM_ACTOR, args.job_id)
-            if job.state == "cancelled" and job.blob:
-                from core.ingest.service import drop_unused_original
-
-                drop_unused_original(side, job.blob)  # nothing else uses the waiting upload's original
-            emit(args, job_row(job), lambda r: f"cancel requested for {r['kind']} job {r['id']} ({r['state']})")
-    return 0
 
 
 def cmd_ingest_detach(args: argparse.Namespace) -> int:
@@ -164,16 +120,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    jobs = sub.add_parser("jobs", help="the job queue: list, show, wait for or cancel jobs (any process)")
-    jobs.set_defaults(handler=cmd_jobs)
-    js = jobs.add_subparsers(dest="jobs_command", required=True)
-    js.add_parser("list").add_argument("--active", action="store_true", help="only queued and running jobs")
-    js.add_parser("show").add_argument("job_id")
-    w = js.add_parser("wait", help="until the jobs have finished (exit 0 all done, 1 some not, 2 timed out)")
-    w.add_argument("job_ids", nargs="+")
-    w.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
-    js.add_parser("cancel").add_argument("job_id")
-
     wk = sub.add_parser("worker", help="run queued jobs in this process (needs the vector store; see docs/deploy.md)")
     wk.add_argument("--concurrency", type=int, default=1, metavar="N", help="worker threads (default 1)")
     wk.add_argument("--until-idle", action="store_true", help="exit once nothing is queued or running")

@@ -18,3 +18,5 @@ FIELDS = CliGroup("fields", "metadata fields of a knowledge base (text, number, 
 META = CliGroup("meta", "metadata values of knowledge-base files")
 ASSISTANTS = CliGroup("assistants", "assistants: named presets of knowledge bases, mode, thresholds, prompt")
 CURATED = CliGroup("curated", "approved question/answer pairs of a knowledge base (answered verbatim)")
+CHATS = CliGroup("chats", "list, show or export (Markdown) saved chats")
+JOBS = CliGroup("jobs", "the job queue: list, show, wait for or cancel jobs (any process)")

@@ -129,8 +129,10 @@ class Cli:
     ``reply(arguments, result)`` the value printed when it is not the result, ``human`` the text form
     without ``--json`` (default: a line per row), ``exit(printed)`` the exit code of a run that did
     not raise (default: 0; a ``CoreError`` exits with its own code) and ``output`` the flags of an
-    option that writes the result (a str) to the file it names, printing ``{"written": path}``;
-    ``params`` the parameters it takes when not all of them."""
+    option that writes the result (a str) to the file it names, printing ``{"written": path}`` (or
+    ``output_reply(arguments, path)``);
+    ``params`` the parameters it takes when not all of them; ``store=False`` runs it without the
+    vector store (the database and blob folder only), beside any process holding it."""
 
     name: str
     out: Any = None
@@ -144,9 +146,15 @@ class Cli:
     # is printed then is {"written": the path}
     output: tuple[str, ...] = ()
     output_help: str | None = None
+    # what is printed once ``output`` is written: (arguments, path) -> the value (default: {"written": path})
+    output_reply: Callable[[dict, str], Any] | None = None
     # the parameters the command takes (None: every one that crosses a process boundary); the
     # others keep their defaults (``kb rename`` is ``update_kb`` with only ``ref`` and ``name``)
     params: tuple[str, ...] | None = None
+    # False: the operation needs the database and the blob folder only, never the vector store; the
+    # CLI runs it in its own process on an engine without the store (core/engine_database.py), also
+    # while another process holds the embedded store, hand-off or not
+    store: bool = True
 
     @property
     def command(self) -> str:
@@ -166,6 +174,7 @@ class Operation:
     why: str
     routes: tuple[Http, ...] = ()
     cli: Cli | None = None
+    owner: type | None = None  # the service class declaring it
 
     @cached_property
     def signature(self) -> inspect.Signature:
@@ -262,7 +271,7 @@ def operations_of(service_attr: str, cls: type) -> list[Operation]:
         if declared is None:
             continue
         op = Operation(name, service_attr, member, declared.access, declared.job, declared.remote,
-                       declared.admin_does, declared.why, declared.routes, declared.cli)
+                       declared.admin_does, declared.why, declared.routes, declared.cli, cls)
         if op.access in ("user", "admin") and not op.takes_actor:
             raise TypeError(f"operation {name!r} is for signed-in callers but takes no actor")
         found.append(op)

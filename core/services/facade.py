@@ -15,7 +15,8 @@ from core.jobs import kinds as job_kinds
 from core.services.declare import JobKind, Operation, job_kinds_of, operations_of
 
 
-def _delegate(op: Operation) -> Callable:
+def method_of(op: Operation) -> Callable:
+    """The engine method of ``op``: its access rule, then the owning service's method."""
     if op.access == "admin":
         def method(self, *args, **kwargs):
             actor = op.signature.bind(None, *args, **kwargs).arguments["actor"]
@@ -45,7 +46,7 @@ def install_operations(cls: type, operations: dict[str, Operation]) -> dict[str,
     for op in operations.values():
         if op.name in vars(cls):
             raise TypeError(f"operation {op.name!r} is declared twice")
-        setattr(cls, op.name, _delegate(op))
+        setattr(cls, op.name, method_of(op))
     return operations
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from core import knowledge
-from core.services.outputs import Deleted, KbDetail, KbOut, Shared
+from core.services.outputs import Deleted, KbDetail, KbOut, KbSharing, Shared
 from core.db.models import KnowledgeBase
 from core.demo import DemoResult
 from core.services.cli_groups import KB as KB_GROUP
@@ -44,6 +44,12 @@ class KbCounted(KbRow):
 
 
 _NAME = Arg(metavar="name")  # the CLI has always called a knowledge-base reference its name
+_SHARES = {"ref": Arg(metavar="kb"), "user_names": Arg(metavar="users")}
+SharedUsers = Annotated[list[str], Field(max_length=MAX_SHARED_USERS)]
+
+
+def _sharing_line(r: dict) -> str:
+    return f"{r['kb']} ({r['visibility']}): " + (", ".join(r["shared_with"]) or "shared with nobody")
 
 
 def _kb_line(r: dict) -> str:
@@ -123,8 +129,7 @@ class KnowledgeBaseService:
     @operation(http=Http("POST", "/api/v1/kbs/{kb}/share", rename={**KB, "users": "user_names"}, out=Shared, tag=TAG,
                          reply=lambda asked, names: {"kb": asked["kb"], "shared_with": names}, example={"users": []},
                          summary="Share a knowledge base with these users (replaces the list; owner or admin)"))
-    def share_kb(self, actor: Actor, ref: str,
-                 user_names: Annotated[list[str], Field(max_length=MAX_SHARED_USERS)]) -> list[str]:
+    def share_kb(self, actor: Actor, ref: str, user_names: SharedUsers) -> list[str]:
         return knowledge.share_kb(self._rt.db, actor, ref, user_names)
 
     @operation()
@@ -183,3 +188,22 @@ class KnowledgeBaseService:
     def delete_kb(self, actor: Actor, ref: str) -> None:
         """Delete a knowledge base, its files and every vector (its owner or an admin)."""
         knowledge.delete_kb(self._rt.parts, actor, ref)
+
+    # share, unshare, shared: the CLI's kb group lists them after delete (no docstrings: their help is
+    # the hand-written commands'); each prints the knowledge base's sharing after it
+    @operation(handoff=True, cli=Cli("share", group=KB_GROUP, help="share with these users (added to the list)",
+                                     args=_SHARES, human=_sharing_line))
+    def add_kb_shares(self, actor: Actor, ref: str, user_names: SharedUsers) -> KbSharing:
+        # these users added to the share list (its owner or an admin)
+        return KbSharing.model_validate(knowledge.add_shares(self._rt.db, actor, ref, user_names))
+
+    @operation(handoff=True, cli=Cli("unshare", group=KB_GROUP, help="stop sharing with these users",
+                                     args=_SHARES, human=_sharing_line))
+    def remove_kb_shares(self, actor: Actor, ref: str, user_names: SharedUsers) -> KbSharing:
+        # these users taken off the share list, each of whom it must be on (its owner or an admin)
+        return KbSharing.model_validate(knowledge.remove_shares(self._rt.db, actor, ref, user_names))
+
+    @operation(handoff=True, cli=Cli("shared", group=KB_GROUP, help="who a knowledge base is shared with",
+                                     args={"ref": _SHARES["ref"]}, human=_sharing_line))
+    def kb_sharing(self, actor: Actor, ref: str) -> KbSharing:
+        return KbSharing.model_validate(knowledge.sharing(self._rt.db, actor, ref))

@@ -5,9 +5,9 @@ what a caller may see: no owner ids of other users' rows, no collection names, n
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
 
 Mode = Literal["normal", "strict"]
 
@@ -65,6 +65,14 @@ class Deleted(Out):
 class Shared(Out):
     kb: str
     shared_with: list[str]
+
+
+class KbSharing(Out):
+    """A knowledge base's sharing as the CLI prints it (kb share, unshare, shared)."""
+
+    kb: str  # its name
+    visibility: str
+    shared_with: list[str]  # user names, sorted
 
 
 # ---------------------------------------------------------------- files and jobs
@@ -273,3 +281,72 @@ class MessageOut(Out):
     notices: list[str]
     error: str
     created_at: datetime
+
+
+# ---------------------------------------------------------------- the CLI's own rows
+
+# The CLI's JSON has always printed a time as str() does ("2026-12-05 17:05:24.123456+00:00", a space,
+# not the "T" of ISO 8601 that the API prints): its rows keep that shape.
+CliTime = Annotated[datetime, PlainSerializer(str, return_type=str, when_used="json")]
+
+
+class ChatRow(Out):
+    """A chat in ``chats list``: whose it is too (the CLI looks through every user's)."""
+
+    id: str
+    title: str
+    owner: str
+    updated_at: CliTime
+
+
+class ChatMessageRow(Out):
+    role: str
+    content: str
+    mode: str
+    hit: bool | None
+    llm_called: bool | None
+    citations: list[dict]
+    notices: list[str]
+    created_at: CliTime
+
+
+class ChatShown(Out):
+    """A chat in ``chats show``: its owner and its messages in order."""
+
+    id: str
+    title: str
+    owner: str
+    messages: list[ChatMessageRow]
+
+
+class JobRow(BaseModel):
+    """A job in ``jobs list``, ``wait`` and ``cancel`` (its shape is kept across releases)."""
+
+    id: str
+    kind: str
+    state: str
+    kb_id: str | None
+    done: int
+    total: int
+    message: str
+    error: str
+    updated_at: CliTime
+
+
+class JobDetail(JobRow):
+    """A job in ``jobs show``: its row, the name it works on, its worker and times, its result."""
+
+    name: str
+    file_id: str | None
+    attempts: int
+    worker_id: str | None
+    cancel_requested: bool
+    created_at: CliTime
+    started_at: CliTime | None
+    finished_at: CliTime | None
+    result: dict | None
+
+
+class JobsWaited(BaseModel):
+    finished: bool  # False: the timeout came first
+    jobs: list[JobRow]

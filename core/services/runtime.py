@@ -38,7 +38,9 @@ def parse_document(data: bytes, name: str, ctx: ParseContext) -> ParsedDoc:
 
 
 class Runtime:
-    def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0):
+    def __init__(self, config: RuntimeConfig, *, store_wait_seconds: float = 0.0, with_store: bool = True):
+        """``with_store=False``: no vector store (``store`` is None), for operations over the database
+        and blob folder alone (core/engine_database.py)."""
         self.config = config
         # ours alone (checked, tightened; umask 077 while open), see core/storage/data_folder.py
         self.data_folder = PrivateDataFolder(config.data_dir, sqlite_path(config.database_url), config.data_dir_link)
@@ -50,7 +52,7 @@ class Runtime:
             self.settings_store = SettingsStore(self.db, box=self.secret_box)
             encrypt_plain_rows(self.db, self.secret_box)  # keys an earlier release saved in plain text
             self.store = open_store(config.data_dir, config.qdrant_url, config.qdrant_api_key,
-                                    wait_seconds=store_wait_seconds)
+                                    wait_seconds=store_wait_seconds) if with_store else None
         except BaseException:  # e.g. StoreBusy: give the database connections back before the caller retries
             self.db.dispose()
             raise
@@ -105,6 +107,7 @@ class Runtime:
 
     def close(self) -> None:
         self.watcher.close()
-        self.store.close()
+        if self.store is not None:
+            self.store.close()
         self.db.dispose()
         self.data_folder.close()

@@ -5,6 +5,7 @@ command or a global option, is refused when the parser is built."""
 from __future__ import annotations
 
 import argparse
+import json
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -194,6 +195,24 @@ def test_several_words_a_file_read_an_output_file_and_a_moment(tmp_path):
     assert "write here" in sub.choices["dump"].format_help()
 
 
+def test_an_output_file_is_written_and_named_with_what_output_reply_adds(tmp_path):
+    class Noted:
+        @operation(access="admin", admin_does="x", cli=Cli("export", output=("-o",), output_reply=lambda asked, path: {
+            "shelf": asked["shelf"], "written": path}))
+        def export(self, actor: Actor, shelf: str) -> str:
+            return ""
+
+    [plain] = [op for op in operations_of("svc", _Files) if op.name == "dump"]
+    [noted] = operations_of("svc", Noted)
+    target = tmp_path / "out.md"
+    assert derived._write(plain, {"since": None}, str(target), "# one\n") == {"written": str(target)}
+    assert target.read_text(encoding="utf-8") == "# one\n"
+    assert derived._write(noted, {"shelf": "s1"}, str(target), "# two\n") == {"shelf": "s1", "written": str(target)}
+    assert target.read_text(encoding="utf-8") == "# two\n"
+    with pytest.raises(InvalidInput, match="cannot write"):
+        derived._write(noted, {"shelf": "s1"}, str(tmp_path / "absent" / "out.md"), "x")
+
+
 def test_an_output_file_needs_a_text_result_and_one_parameter_repeats():
     class NotText:
         @operation(access="admin", admin_does="x", cli=Cli("count", output=("-o",)))
@@ -266,7 +285,7 @@ def test_params_and_choices_that_cannot_be_read_are_refused():
 
 
 def test_a_later_group_takes_hand_written_commands_after_its_own():
-    """``kb``: create, list, rename, delete derived; index and sharing hand-written, listed after them;
+    """``kb``: create, list, rename, delete and sharing derived; index hand-written, listed after them;
     a derived command without help is listed without an empty help line."""
     parser = argparse.ArgumentParser(prog="t")
     sub = parser.add_subparsers(dest="command")
@@ -283,3 +302,50 @@ class _Helpless:
     @operation(access="admin", admin_does="x", cli=Cli("plain", group=_SHELF))
     def plain(self, actor: Actor) -> int:
         return 0
+
+
+class _Queue:
+    def __init__(self, rt):
+        self._rt = rt
+
+    @operation(access="admin", admin_does="count the queue", cli=Cli("count", store=False))
+    def count_queue(self, actor: Actor) -> dict:
+        from sqlmodel import select
+
+        from core.db.models import Job
+
+        with self._rt.db.read() as s:
+            return {"store_opened": self._rt.store is not None, "jobs": len(list(s.exec(select(Job))))}
+
+    @operation(access="admin", admin_does="x", cli=Cli("stored"))
+    def stored(self, actor: Actor) -> int:
+        return 0
+
+
+def test_an_operation_without_the_store_runs_here_while_another_engine_holds_it(data_dir, monkeypatch, capsys):
+    """``Cli(store=False)``: run on an engine over the database and blob folder (no store, no
+    hand-off), so it answers while the embedded store is held — by a process taking no hand-offs."""
+    from core.config import RuntimeConfig
+    from core.engine import Engine
+    from core.engine_database import DatabaseEngine
+    from core.errors import PermissionDenied
+
+    for var in ("DATABASE_URL", "QDRANT_URL"):
+        monkeypatch.delenv(var, raising=False)
+    parser, _ = _parser(_Queue)
+    count, stored = operations_of("svc", _Queue)
+    args = parser.parse_args(["count"])
+    args.data_dir, args.json, args.wait = str(data_dir), True, 0.0
+    holder = Engine(RuntimeConfig.from_env(data_dir))  # holds the embedded store; serves no hand-off
+    try:
+        assert derived.run(count, args) == 0
+        assert json.loads(capsys.readouterr().out) == {"store_opened": False, "jobs": 0}
+        with DatabaseEngine(RuntimeConfig.from_env(data_dir), [count]) as engine:
+            with pytest.raises(PermissionDenied):  # the operation's access rule still applies
+                engine.count_queue(Actor(user_id="u1", role="user", name="u1"))
+            with pytest.raises(AttributeError, match="needs the vector store"):
+                engine.stored  # noqa: B018 (only what it was opened for)
+        with pytest.raises(TypeError, match="not declared Cli.store=False.: stored"):
+            DatabaseEngine(RuntimeConfig.from_env(data_dir), [stored])
+    finally:
+        holder.close()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from core.types import SYSTEM_ACTOR
 from tests.chunk_edits.conftest import HANDBOOK
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -28,7 +29,9 @@ HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "dele
         ("curated",), *[("curated", c) for c in ("list", "add", "delete", "import", "export")],
         ("assistants",), *[("assistants", c) for c in ("list", "show", "create", "update", "delete")],
         ("kb",), *[("kb", c) for c in ("create", "list", "rename", "delete", "index", "share", "unshare", "shared")],
-        ("files",), ("files", "list"), ("files", "delete"), ("settings",), ("settings", "get"), ("settings", "set")]
+        ("files",), ("files", "list"), ("files", "delete"), ("settings",), ("settings", "get"), ("settings", "set"),
+        ("chats",), *[("chats", c) for c in ("list", "show", "export")],
+        ("jobs",), *[("jobs", c) for c in ("list", "show", "wait", "cancel")]]
 
 
 class Cli:
@@ -246,6 +249,67 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("assistants_delete_text", "assistants", "delete", "desk")
     cli("assistants_delete_unknown", "assistants", "delete", "desk")
 
+    # chats
+    _users(cli, "bob", "carol")
+    cli("chats_list_empty", "chats", "list")
+    cli("chats_list_empty_json", "--json", "chats", "list")
+    chat = _chat(cli, "bob", "Parking", [("user", "Where do I park?\nAnd visitors?"),
+                                         ("assistant", "Level two [1].", "strict", [
+                                             {"n": 1, "source_name": "handbook.md", "location": "p. 2"},
+                                             {"source_name": "上海.md"}], ["A notice."])])
+    cli.name(chat, "<chat:parking>")
+    other = _chat(cli, "carol", "", [("user", "午饭？"), ("assistant", "十二点。", "", [], [])])
+    cli.name(other, "<chat:lunch>")
+    cli("chats_list_text", "chats", "list")
+    cli("chats_list_json", "--json", "chats", "list")
+    cli("chats_list_user", "chats", "list", "--user", "BOB", "--json")
+    cli("chats_list_search", "chats", "list", "--search", "visitors")
+    cli("chats_list_search_none", "--json", "chats", "list", "--search", "nothing-like-this")
+    cli("chats_list_unknown_user", "chats", "list", "--user", "nobody")
+    cli("chats_show_json", "--json", "chats", "show", chat)
+    cli("chats_show_text", "chats", "show", other)
+    cli("chats_show_user", "chats", "show", chat, "--user", "bob")
+    cli("chats_show_wrong_user", "chats", "show", chat, "--user", "carol")
+    cli("chats_show_unknown", "--json", "chats", "show", "no-such-chat")
+    cli("chats_export_text", "chats", "export", chat)
+    cli("chats_export_json", "--json", "chats", "export", other)
+    cli("chats_export_file", "chats", "export", chat, "-o", str(tmp_path / "chat.md"))
+    cli("chats_export_file_json", "--json", "chats", "export", other, "--output", str(tmp_path / "lunch.md"))
+    cli("chats_export_file_content", "chats", "export", chat)  # compared with the file below
+    assert (tmp_path / "chat.md").read_text(encoding="utf-8") == cli.raw["chats_export_file_content"][2]
+    cli("chats_export_bad_folder", "chats", "export", chat, "-o", str(tmp_path / "absent" / "chat.md"))
+    cli("chats_export_unknown", "chats", "export", "no-such-chat")
+
+    # jobs (the ingests above ran as jobs; one more queued and never run)
+    cli("jobs_list_text", "jobs", "list")
+    cli("jobs_list_json", "--json", "jobs", "list")
+    cli("jobs_list_active_none", "--json", "jobs", "list", "--active")
+    late = tmp_path / "late"
+    late.mkdir()
+    (late / "late.md").write_text("# Late\n\nArrive by nine.\n", encoding="utf-8")
+    queued = _json(cli(None, "--json", "ingest", "--kb", "office", "--detach", str(late / "late.md"))[1])
+    waiting = queued["jobs"][0]["id"]
+    cli.name(waiting, "<job:queued>")
+    finished = [j["id"] for j in _json(cli(None, "--json", "jobs", "list")[1]) if j["state"] == "done"]
+    cli.name(finished[0], "<job:done>")
+    cli("jobs_list_active", "jobs", "list", "--active")
+    cli("jobs_list_active_json", "jobs", "list", "--active", "--json")
+    cli("jobs_show_json", "--json", "jobs", "show", finished[0])
+    cli("jobs_show_text", "jobs", "show", waiting)
+    cli("jobs_show_unknown", "jobs", "show", "nope")
+    cli("jobs_wait_done", "jobs", "wait", finished[0])
+    cli("jobs_wait_timeout_json", "--json", "jobs", "wait", finished[0], waiting, "--timeout", "0")
+    cli("jobs_wait_timeout_text", "jobs", "wait", waiting, "--timeout", "0.1")
+    cli("jobs_wait_bad_timeout", "jobs", "wait", waiting, "--timeout", "soon")
+    cli("jobs_wait_unknown", "jobs", "wait", "nope", "--timeout", "0")
+    cli("jobs_wait_no_ids", "jobs", "wait")
+    cli("jobs_cancel_text", "jobs", "cancel", waiting)
+    cli("jobs_cancel_done_json", "--json", "jobs", "cancel", finished[0])
+    cli("jobs_cancel_unknown", "--json", "jobs", "cancel", "nope")
+    cli("jobs_wait_not_all_done", "--json", "jobs", "wait", finished[0], waiting)
+    cli("jobs_show_cancelled", "--json", "jobs", "show", waiting)
+    cli("jobs_no_verb", "jobs")
+
     # kb (last: it renames and deletes knowledge bases)
     code, out = cli("kb_create_json", "--json", "kb", "create", "人事", "--description", "HR desk", "--visibility", "public")
     cli.name(_json(out)["id"], "<kb:hr>")
@@ -317,6 +381,21 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("settings_get_after_json", "--json", "settings", "get", "llm")
     cli("settings_no_verb", "settings")
 
+    # kb sharing (in the knowledge base left above)
+    cli("kb_share_text", "kb", "share", "人力资源", "bob")
+    cli("kb_share_json", "--json", "kb", "share", "人力资源", "carol", "bob")
+    cli("kb_shared_text", "kb", "shared", "人力资源")
+    cli("kb_unshare_json", "kb", "unshare", "人力资源", "BOB", "--json")
+    cli("kb_unshare_not_shared", "kb", "unshare", "人力资源", "bob")
+    cli("kb_unshare_not_shared_json", "--json", "kb", "unshare", "人力资源", "nobody", "carol")
+    cli("kb_unshare_text", "kb", "unshare", "人力资源", "carol")
+    cli("kb_shared_nobody", "kb", "shared", "人力资源")
+    cli("kb_shared_json", "--json", "kb", "shared", "人力资源")
+    cli("kb_share_unknown_user", "kb", "share", "人力资源", "nobody")
+    cli("kb_share_unknown_kb", "--json", "kb", "share", "nope", "bob")
+    cli("kb_shared_unknown_kb", "kb", "shared", "nope")
+    cli("kb_share_no_users", "kb", "share", "人力资源")
+
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
         for old in GOLDEN.glob("*.txt"):
@@ -330,3 +409,36 @@ def test_commands_match_their_goldens(cli, tmp_path):
     differ = [case for case, text in cases.items() if (GOLDEN / f"{case}.txt").read_text(encoding="utf-8") != text]
     assert not differ, f"{len(differ)} case(s) differ: {', '.join(differ)}\n\n" + "\n\n".join(f"{case}:\n--- golden\n{(GOLDEN / f'{case}.txt').read_text(encoding='utf-8')}"
                                    f"--- now\n{cases[case]}" for case in differ[:3])
+
+
+def _users(cli: Cli, *names: str) -> None:
+    """Accounts made as the dashboard makes them (the CLI reads passwords from a terminal)."""
+    from core.engine_accounts import AccountsEngine
+
+    with AccountsEngine.open() as accounts:
+        for name in names:
+            accounts.sign_up(name, "correct horse battery")
+
+
+def _chat(cli: Cli, owner: str, title: str, turns: list[tuple]) -> str:
+    """A saved chat of ``owner`` with these turns (role, content[, mode, citations, notices]), as
+    answering stores them."""
+    from core.accounts.users import actor_of
+    from core.chats import store
+    from core.config import RuntimeConfig
+    from core.db.database import Database
+    from core.engine_accounts import AccountsEngine
+
+    with AccountsEngine.open() as accounts:
+        actor = actor_of(next(u for u in accounts.list_users(SYSTEM_ACTOR) if u.name == owner))
+    db = Database(RuntimeConfig.from_env(None).database_url)
+    try:
+        chat = store.create_chat(db, actor, title)
+        for role, content, *rest in turns:
+            mode, citations, notices = rest or ("", [], [])
+            store.add_message(db, chat.id, role, content, mode=mode, citations=citations, notices=notices,
+                              hit=bool(citations) if role == "assistant" else None,
+                              llm_called=False if role == "assistant" else None)
+    finally:
+        db.dispose()
+    return chat.id

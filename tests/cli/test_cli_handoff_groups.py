@@ -1,9 +1,10 @@
-"""The derived kb, files and settings commands while another process holds the embedded store: each
+"""The derived kb, files, settings and chats commands while another process holds the embedded store: each
 runs there (hand-off) and prints what it prints when run here; typed errors come back with their
 exit codes; ``kb index``, never handed off, is refused with its own advice."""
 
 from __future__ import annotations
 
+from core.types import SYSTEM_ACTOR
 from tests.cli.test_cli import as_json, run_cli
 
 
@@ -79,3 +80,81 @@ def test_settings_commands_cross_the_hand_off(data_dir, monkeypatch):
         assert unknown.returncode == 2 and "no setting named 'nope.x'" in unknown.stderr
         refused = run_cli(data_dir, "--json", "settings", "set", "chunking.chunk_overlap", "900", check=False)
         assert refused.returncode == 2 and '"kind": "InvalidSettings"' in refused.stderr
+
+
+def test_chats_commands_cross_the_hand_off(data_dir, monkeypatch, tmp_path):
+    from core.accounts.users import actor_of
+    from core.chats.store import add_message
+
+    with _holder(data_dir, monkeypatch) as holder:
+        alice = actor_of(holder.sign_up("alice", "correct horse battery"))
+        chat = holder.create_chat(alice, "Parking")
+        add_message(holder.runtime.db, chat.id, "user", "Where do I park?")
+        add_message(holder.runtime.db, chat.id, "assistant", "Level two [1].", mode="strict",
+                    citations=[{"n": 1, "source_name": "handbook.md"}])
+        listed = run_cli(data_dir, "--json", "chats", "list")
+        assert "hand-off" in listed.stderr
+        [row] = as_json(listed)
+        assert row == {"id": chat.id, "title": "Parking", "owner": "alice", "updated_at": row["updated_at"]}
+        assert " " in row["updated_at"] and "T" not in row["updated_at"]  # str(datetime), as before
+        assert run_cli(data_dir, "chats", "list", "--search", "level").stdout.split()[-2:] == ["alice", "Parking"]
+        shown = as_json(run_cli(data_dir, "--json", "chats", "show", chat.id, "--user", "ALICE"))
+        assert [(m["role"], m["mode"], m["citations"]) for m in shown["messages"]] == [
+            ("user", "", []), ("assistant", "strict", [{"n": 1, "source_name": "handbook.md"}])]
+        out = tmp_path / "chat.md"
+        written = as_json(run_cli(data_dir, "--json", "chats", "export", chat.id, "-o", str(out)))
+        assert written == {"chat": chat.id, "written": str(out)}  # written here, by the CLI's process
+        markdown = out.read_text(encoding="utf-8")
+        assert markdown.startswith("# Parking\n\n*alice*") and "1. handbook.md" in markdown
+        assert run_cli(data_dir, "chats", "export", chat.id).stdout == markdown
+        missing = run_cli(data_dir, "chats", "show", "no-such-chat", check=False)
+        assert missing.returncode == 3 and "chat 'no-such-chat' not found" in missing.stderr
+        nobody = run_cli(data_dir, "--json", "chats", "list", "--user", "nobody", check=False)
+        assert nobody.returncode == 3 and '"kind": "NotFound"' in nobody.stderr
+
+
+def test_jobs_commands_run_here_beside_the_holder(data_dir, monkeypatch, tmp_path):
+    """``jobs`` needs the database only (Cli(store=False)): it runs in the CLI's own process, no
+    hand-off, while another process holds the store (a worker taking no hand-offs:
+    tests/jobs/test_detach_and_kill.py)."""
+    doc = tmp_path / "parking.md"
+    doc.write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
+    with _holder(data_dir, monkeypatch) as holder:
+        holder.save_settings(SYSTEM_ACTOR, {"jobs": {"dashboard_workers": 0}})  # nobody runs the queue
+        run_cli(data_dir, "kb", "create", "office")
+        [queued] = as_json(run_cli(data_dir, "--json", "ingest", "--kb", "office", "--detach", str(doc)))["jobs"]
+        listed = run_cli(data_dir, "--json", "jobs", "list", "--active")
+        assert "hand-off" not in listed.stderr
+        [row] = as_json(listed)
+        assert (row["id"], row["kind"], row["state"]) == (queued["id"], "ingest", "queued")
+        assert set(row) == {"id", "kind", "state", "kb_id", "done", "total", "message", "error", "updated_at"}
+        shown = as_json(run_cli(data_dir, "--json", "jobs", "show", queued["id"]))
+        assert (shown["name"], shown["attempts"], shown["worker_id"]) == ("parking.md", 0, None)
+        timed_out = run_cli(data_dir, "jobs", "wait", queued["id"], "--timeout", "0", check=False)
+        assert timed_out.returncode == 2 and "(timed out; still going)" in timed_out.stdout
+        cancelled = run_cli(data_dir, "jobs", "cancel", queued["id"])
+        assert "hand-off" not in cancelled.stderr
+        assert cancelled.stdout.strip() == f"cancel requested for ingest job {queued['id']} (cancelled)"
+        assert holder.job(SYSTEM_ACTOR, queued["id"]).state == "cancelled"  # the holder sees it
+        waited = run_cli(data_dir, "--json", "jobs", "wait", queued["id"], check=False)
+        assert waited.returncode == 1 and as_json(waited)["finished"] is True  # finished, not done
+        missing = run_cli(data_dir, "jobs", "show", "nope", check=False)
+        assert missing.returncode == 3 and "job 'nope' not found" in missing.stderr
+
+
+def test_kb_sharing_commands_cross_the_hand_off(data_dir, monkeypatch):
+    with _holder(data_dir, monkeypatch) as holder:
+        for name in ("bob", "carol"):
+            holder.sign_up(name, "correct horse battery")
+        run_cli(data_dir, "kb", "create", "差旅")
+        shared = run_cli(data_dir, "--json", "kb", "share", "差旅", "bob")
+        assert "hand-off" in shared.stderr
+        assert as_json(shared) == {"kb": "差旅", "visibility": "shared", "shared_with": ["bob"]}
+        assert as_json(run_cli(data_dir, "kb", "share", "差旅", "carol", "BOB", "--json"))["shared_with"] == ["bob", "carol"]
+        assert holder.shared_with(SYSTEM_ACTOR, "差旅") == ["bob", "carol"]  # changed there
+        assert as_json(run_cli(data_dir, "kb", "unshare", "差旅", "bob", "--json"))["shared_with"] == ["carol"]
+        assert run_cli(data_dir, "kb", "shared", "差旅").stdout.strip() == "差旅 (shared): carol"
+        wrong = run_cli(data_dir, "kb", "unshare", "差旅", "bob", check=False)
+        assert wrong.returncode == 2 and "not shared with: bob" in wrong.stderr
+        nobody = run_cli(data_dir, "--json", "kb", "share", "差旅", "nobody", check=False)
+        assert nobody.returncode == 3 and '"kind": "NotFound"' in nobody.stderr

@@ -25,8 +25,8 @@ def test_demo_and_the_hand_off_notes_beside_the_api(data_dir):
         assert [kb["name"] for kb in json.loads(listed.stdout)] == ["demo-handbook"]
         again = json.loads(run(env, "--json", "demo").stdout)
         assert again["created"] is False
-        refused = run(env, "chats", "list", check=False)  # not handed off: refused, naming the holder
-        assert refused.returncode != 0
+        refused = run(env, "kb", "index", "demo-handbook", check=False)  # not handed off: refused, naming the holder
+        assert refused.returncode != 0 and "'kb index' is not handed off" in refused.stderr
         assert "the API server (python -m core api" in refused.stderr and "dashboard holds" not in refused.stderr
     finally:
         proc.send_signal(signal.SIGTERM)

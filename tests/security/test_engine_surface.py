@@ -118,6 +118,7 @@ PLAIN_ARGS = {
     "workspace_id": "ws-of-mallory",
     "strict_min_similarity": 0.0, "normal_min_similarity": 0.0, "prompt": None,  # assistants
     "refusal_text": "mallory's", "shared_with": ["mallory"], "clear": None,
+    "user": "victim", "search": CANARY,  # every user's chats (the CLI's local operator alone)
 }
 
 
