@@ -36,7 +36,7 @@ from cross_language import DATA, ingest  # noqa: E402
 from embedding_cache import install_cache  # noqa: E402
 from retrieval_candidates import split_of  # noqa: E402
 
-from core.answering.answerable import judge  # noqa: E402
+from core.answering.answerable import best_evidence, judge  # noqa: E402
 from core.answering.reading import read_question  # noqa: E402
 from core.config import RuntimeConfig  # noqa: E402
 from core.engine import Engine  # noqa: E402
@@ -94,8 +94,12 @@ def main() -> None:
                             texts = [f"{h.source_name}\n{' / '.join(h.heading_path)}\n{h.text}" for h in top]
                             judged = judge(asked, texts, [h.text for h in top]) if top else None
                             if name == "answerable":
+                                # the passage the product answers from: the best evidence among those that answer
+                                found = best_evidence(asked, [h.text for h in top], judged.answering) if (
+                                    judged is not None and judged.answerable) else None
+                                first = found.passage if found else (judged.passage if judged else None)
                                 right = judged is not None and judged.answerable and any(
-                                    g in _norm(top[i].text) for i in judged.answering[:1] for g in golds)
+                                    g in _norm(top[first].text) for g in golds)
                                 tally["answered"] += right
                                 outcome["answered"] = right
                                 if not right:  # why: the gold chunk not among those judged, refused, or another chunk

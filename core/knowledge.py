@@ -137,7 +137,8 @@ def share_candidates(db: Database, actor: Actor, ref: str) -> list[str]:
 def shared_with(db: Database, actor: Actor, ref: str) -> list[str]:
     with db.read() as s:
         kb = resolve_kb(s, actor, ref)
-        return list(s.exec(select(User.name).join(KBShare, KBShare.user_id == User.id).where(KBShare.kb_id == kb.id)))
+        return list(s.exec(select(User.name).join(KBShare, KBShare.user_id == User.id)
+                           .where(KBShare.kb_id == kb.id).order_by(User.name)))
 
 
 def sharing(db: Database, actor: Actor, ref: str) -> dict:
