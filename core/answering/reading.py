@@ -55,6 +55,7 @@ _EN_GENERIC = frozenset(
     "thing things item items people person persons member members group groups kind kinds type types sort sorts "
     "way ways factor factors process name names part parts aspect aspects example examples term terms "
     "category categories form forms manner means reason reasons cause causes purpose role roles entity "
+    "location locations nickname nicknames "
     # a policy's default audience: "employees" need not be named to be meant (interns must be)
     "employee employees staff staffer staffers worker workers personnel".split())
 # "for work", "at work": the setting of every workplace text, as its default audience is

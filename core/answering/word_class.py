@@ -33,6 +33,8 @@ _NOUN_PHRASE_START = frozenset(
 )
 # A word right after one of these is the sentence's verb: "when we *ship*", "who *covers*".
 _SUBJECT_PRONOUNS = frozenset("i we you they he she who".split())
+_BE = frozenset("is are was were be been being am".split())
+_WH_SUBJECT = frozenset("what which whose".split())
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # jieba tags of function words (p preposition, c conjunction, d adverb, r pronoun, u particle,
 # y modal particle, e interjection, o onomatopoeia, f direction word) and the modal verbs jieba
@@ -76,6 +78,13 @@ def _en_names_something(words: list[str], i: int) -> bool:
     before = words[i - 1].lower() if i else ""
     if before == "to" or before in _SUBJECT_PRONOUNS:
         return False  # "to ship", "when we ship", "who covers": the verb
+    if before in _BE and word.lower().endswith("ing"):
+        return False  # "what is happening": the verb, going on
+    asked_with_auxiliary = any(w.lower() in _AUXILIARIES or w.lower() in _BE for w in words[:i])
+    if (not asked_with_auxiliary and i == 2 and words[0].lower() in _WH_SUBJECT and word.lower().endswith("s")
+            and not word.lower().endswith("ss") and _en_readings(before).keys() & {"NOUN", "PROPN"}
+            and (i + 1 == len(words) or words[i + 1].lower() not in _BE | _AUXILIARIES)):
+        return False  # "what river runs", "which conjecture holds": the subject's verb, no auxiliary before it
     if not before or before in _NOUN_PHRASE_START or before in _AUXILIARIES:
         return True  # "the approach", "per ride", "do part-time…": a noun phrase starts here
     # Right after the subject of an auxiliary question: the main verb ("does DPR reach").

@@ -698,3 +698,18 @@ def test_the_answer_to_a_long_question_says_the_word_its_passage_does_not_use(da
         assert not refused.hit and any("curator" in n for n in refused.notices), refused.notices
     finally:
         engine.close()
+
+
+def test_the_verb_of_a_wh_subject_and_a_verb_going_on_are_not_things_named():
+    def named(question: str) -> list[str]:
+        return [t.text for t in read_question(question).named]
+
+    assert "runs" not in named("What river runs alongside Jacksonville?")  # the subject's verb, no auxiliary
+    assert "houses" not in named("Which department houses the works on paper?")
+    assert "happening" not in named("What is happening to the average age of teachers in Wales?")
+    # a plural noun stays named: before a verb of its own, or further into the question
+    assert "brands" in named("What car brands are made in Broadmeadows?")
+    assert "interns" in named("What's the yearly learning budget for engineering interns?")
+    # where it is, what it is called: the answer's kind, as "name" and "type" are
+    assert "location" not in named("Where was the V&A transferred to from its original location at Marlborough House?")
+    assert "nickname" not in named("What is the nickname for the Delta in the Netherlands?")
