@@ -522,27 +522,30 @@ def _accounts_and_tokens(cli: Cli) -> None:
 
 
 def _users(cli: Cli, *names: str) -> None:
-    """Accounts made as the dashboard makes them (the CLI reads passwords from a terminal)."""
-    from core.engine_accounts import AccountsEngine
+    """Accounts made as the dashboard's sign-up page makes them (the first one is the admin)."""
+    from core.accounts import users
+    from core.config import RuntimeConfig
+    from core.db.database import Database
 
-    with AccountsEngine.open() as accounts:
+    db = Database(RuntimeConfig.from_env(None).database_url)
+    try:
         for name in names:
-            accounts.sign_up(name, PASSWORD)
+            users.sign_up(db, name, PASSWORD)
+    finally:
+        db.dispose()
 
 
 def _chat(cli: Cli, owner: str, title: str, turns: list[tuple]) -> str:
     """A saved chat of ``owner`` with these turns (role, content[, mode, citations, notices]), as
     answering stores them."""
-    from core.accounts.users import actor_of
+    from core.accounts.users import actor_of, list_users
     from core.chats import store
     from core.config import RuntimeConfig
     from core.db.database import Database
-    from core.engine_accounts import AccountsEngine
 
-    with AccountsEngine.open() as accounts:
-        actor = actor_of(next(u for u in accounts.list_users(SYSTEM_ACTOR) if u.name == owner))
     db = Database(RuntimeConfig.from_env(None).database_url)
     try:
+        actor = actor_of(next(u for u in list_users(db, SYSTEM_ACTOR) if u.name == owner))
         chat = store.create_chat(db, actor, title)
         for role, content, *rest in turns:
             mode, citations, notices = rest or ("", [], [])

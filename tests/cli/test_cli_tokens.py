@@ -1,6 +1,7 @@
-"""``python -m core tokens`` and ``users create``: real processes on a real data folder, the JSON
-shapes, the password read from standard input, and both commands beside a process that holds the
-embedded store (they need the database only: no hand-off)."""
+"""``python -m core tokens`` and ``users create`` (derived from the account service's operations,
+``Cli(store=False)``): real processes on a real data folder, the JSON shapes, the password read from
+standard input, and both commands beside a process that holds the embedded store (they need the
+database only: no hand-off)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ import subprocess
 import sys
 import textwrap
 
+from contextlib import contextmanager
+
 import pytest
 
-from core.engine_accounts import AccountsEngine
+from core.accounts import api_tokens, users
+from core.config import RuntimeConfig
+from core.db.database import Database
 from core.errors import NotAuthenticated
 from tests.cli.test_cli import REPO, as_json, run_cli
 
@@ -28,9 +33,19 @@ def _run(data_dir, *args, stdin: str = "", check: bool = True) -> subprocess.Com
     return proc
 
 
+@contextmanager
+def _database(data_dir):
+    """The data folder's database, read here as the API's door and the sign-in page read it."""
+    db = Database(RuntimeConfig.from_env(data_dir).database_url)
+    try:
+        yield db
+    finally:
+        db.dispose()
+
+
 def _actor_for(data_dir, token: str):
-    with AccountsEngine.open(data_dir) as accounts:
-        return accounts.actor_for_api_token(token, client="test")
+    with _database(data_dir) as db:
+        return api_tokens.actor_for_token(db, token, client="test")
 
 
 @pytest.fixture
@@ -49,8 +64,8 @@ def test_users_create_reads_the_password_from_stdin_and_the_first_is_admin(data_
     assert [(r["name"], r["role"]) for r in (first, second, third)] == [("root", "admin"), ("bob", "user"), ("carol", "admin")]
     assert set(first) == {"id", "name", "role", "disabled", "email", "language", "created_at"}
     assert PASSWORD not in str(first)
-    with AccountsEngine.open(data_dir) as accounts:  # the password really is the one given
-        assert accounts.sign_in("bob", PASSWORD).name == "bob"
+    with _database(data_dir) as db:  # the password really is the one given
+        assert users.authenticate(db, "bob", PASSWORD).name == "bob"
     listed = as_json(run_cli(data_dir, "users", "list", "--json"))
     assert {r["name"] for r in listed} == {"root", "bob", "carol"}
 
