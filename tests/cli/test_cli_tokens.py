@@ -162,3 +162,55 @@ def test_tokens_and_users_create_run_beside_the_process_holding_the_store(data_d
         holder.stdin.write("\n")
         holder.stdin.flush()
         holder.wait(30)
+
+
+def _typed_at_a_terminal(data_dir, *args: str, answers: list[str]) -> tuple[int, str]:
+    """``python -m core *args`` on a real pseudo-terminal: each prompt answered in turn; what the
+    terminal showed (the typed characters too, were echo on) and the exit code."""
+    import os
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
+    env.update({"RAGDESK_DATA_DIR": str(data_dir), "RAGDESK_EMBEDDING__MODEL": "hash-64"})
+    # a new session has no controlling terminal: getpass reads the pty on standard input, echo off
+    proc = subprocess.Popen([sys.executable, "-m", "core", *args], cwd=REPO, env=env, stdin=slave, stdout=slave,
+                            stderr=slave, start_new_session=True)
+    os.close(slave)
+    shown, deadline = b"", time.monotonic() + 120
+    pending, answered_at = list(answers), 0
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # the command ended and closed the terminal
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+                if pending and shown[answered_at:].rstrip().endswith(b":"):  # a new prompt: answer it once
+                    os.write(master, pending.pop(0).encode() + b"\n")
+                    answered_at = len(shown)
+            elif proc.poll() is not None:
+                break
+        return proc.wait(30), shown.decode(errors="replace")
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_users_create_at_a_terminal_asks_twice_and_never_echoes(data_dir, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    code, shown = _typed_at_a_terminal(data_dir, "users", "create", "root", answers=[PASSWORD, PASSWORD])
+    assert code == 0 and "new password:" in shown and "again:" in shown and "created admin account 'root'" in shown
+    assert PASSWORD not in shown
+    with _database(data_dir) as db:
+        assert users.authenticate(db, "root", PASSWORD).name == "root"
+    code, shown = _typed_at_a_terminal(data_dir, "users", "create", "bob", answers=[PASSWORD, "correct horse 2"])
+    assert code == 2 and "the two new passwords typed differ" in shown and PASSWORD not in shown
+    assert "correct horse 2" not in shown
