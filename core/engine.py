@@ -55,7 +55,7 @@ class Engine:
         self.config = config
         self.runtime = rt = Runtime(config, store_wait_seconds=store_wait_seconds)
         rt.start_workers = self.start_workers
-        accounts, kbs, chats = AccountService(rt.db), KnowledgeBaseService(rt), ChatService(rt)
+        accounts, kbs, chats = AccountService(rt), KnowledgeBaseService(rt), ChatService(rt)
         sources = SourceService(rt, accounts)
         answers = AnswerService(rt)
         assistants = AssistantService(rt, answers)

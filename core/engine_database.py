@@ -1,9 +1,10 @@
 """``DatabaseEngine``: operations that need the database and the blob folder only, never the
-vector store (``Cli(store=False)``), run by the CLI in its own process. Like ``AccountsEngine``
-(core/engine_accounts.py) it opens no store, so it runs while another process holds the embedded
-one — the dashboard, the API server, or a ``worker`` that takes no hand-offs: SQLite (WAL, BEGIN
-IMMEDIATE) and PostgreSQL take writers from several processes. Its methods are the declared
-operations themselves, with their access rules (core/services/facade.py)."""
+vector store (``Cli(store=False)``: the job queue, accounts and API tokens), run by the CLI in its own
+process. It opens no store, so it runs while another process holds the embedded one — the
+dashboard, the API server, or a ``worker`` that takes no hand-offs: SQLite (WAL, BEGIN IMMEDIATE)
+and PostgreSQL take writers from several processes. Its methods are the declared operations
+themselves, with their access rules (core/services/facade.py); its Runtime's secret box masks
+known secrets in this process's log records, as the full engine's does (core/secrets/box.py)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli import account_commands
 from core.cli.context import emit, engine_for, local_engine
 from core.services.declare import operations_of
 from core.types import SYSTEM_ACTOR
@@ -159,6 +158,12 @@ def _chat_operations() -> list:
     return operations_of("chats", ChatService)
 
 
+def _account_operations() -> list:
+    from core.services.accounts import AccountService
+
+    return operations_of("accounts", AccountService)
+
+
 def _job_operations() -> list:
     from core.services.jobs import JobService
 
@@ -228,10 +233,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     db_commands.register(sub)
     from core.cli import gdrive_commands  # issue 12: Google Drive
     gdrive_commands.register(sub)
-    account_commands.register_users(sub)
-    from core.cli import token_commands  # issue 19: API tokens
-
-    token_commands.register_tokens(sub)
+    # issue 34: users list, set-role, disable, enable, reset-password, sign-out, create; tokens create,
+    # list, revoke (issue 19): the database alone, run here beside any process holding the store
+    derived.register_later(sub, cli_groups.USERS, _account_operations)
+    derived.register_later(sub, cli_groups.TOKENS, _account_operations)
     derived.register_later(sub, cli_groups.CHATS, _chat_operations)  # issue 34: chats list, show, export
     derived.register_later(sub, cli_groups.JOBS, _job_operations)  # issue 34: jobs list, show, wait, cancel
     from core.cli import job_commands  # issue 20: detached ingest, workers

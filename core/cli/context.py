@@ -1,5 +1,5 @@
 """What every CLI command module shares: printing a result, opening the engine (or its hand-off),
-the engine without the hand-off, the engine without the store, the accounts-only engine, and account rows and passwords.
+the engine without the hand-off, the engine without the store.
 
 A leaf of ``core/cli``: the command modules import it, never ``main`` or each other for these, and
 ``main`` imports the command modules (through ``commands.register``), never the reverse.
@@ -8,13 +8,12 @@ A leaf of ``core/cli``: the command modules import it, never ``main`` or each ot
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from core.errors import InvalidInput, StoreBusy
+from core.errors import StoreBusy
 from core.names import printable
 
 Handler = Callable[[argparse.Namespace], Any]
@@ -94,29 +93,4 @@ def local_engine(args: argparse.Namespace, advice: str = "", command: str = "") 
     while the dashboard holds the store they stop at once with a clear message (plus ``advice``,
     a command's own reason and remedy)."""
     with engine_for(args, handed_off=False, not_handed_off=advice, command=command) as engine:
-        yield engine
-
-
-def user_row(u) -> dict:
-    return {"id": u.id, "name": u.name, "role": u.role, "disabled": u.disabled, "email": u.email,
-            "language": u.language, "created_at": u.created_at}
-
-
-def read_password() -> str:
-    if sys.stdin.isatty():
-        first = getpass.getpass("new password: ")
-        if getpass.getpass("again: ") != first:
-            raise InvalidInput("the two passwords differ")
-        return first
-    line = sys.stdin.readline()
-    if not line:
-        raise InvalidInput("give the new password on standard input")
-    return line.rstrip("\r\n")
-
-
-@contextmanager
-def accounts_engine(args: argparse.Namespace) -> Iterator["AccountsEngine"]:  # noqa: F821
-    from core.engine_accounts import AccountsEngine
-
-    with AccountsEngine.open(args.data_dir) as engine:
         yield engine

@@ -11,7 +11,8 @@ changes one parameter's reading (``Arg``: an option's flag, a metavar, a help, w
 declaring module, a ``--x-file`` alternative, several words for an operation run once per word
 (``each``), a file's path read as the value's bytes (``path``), a positional argument over a parameter
 with a default (``required``) or one that may be left out (``nargs="?"``), choices of a plain str
-(``choices``)), ``Cli(params=...)`` the parameters the command takes when not all,
+(``choices``), a secret never typed as an argument (``secret``: read from the terminal without echo,
+twice, or from standard input's first line, when the command runs; the help says so)), ``Cli(params=...)`` the parameters the command takes when not all,
 ``Cli(reply=..., exit=...)`` what is printed and the exit code, ``Cli(output=("-o", "--output"))``
 an option writing the result to a file (``output_reply`` what is printed then, when more than the
 path), ``Cli(store=False)`` an operation run here on an engine without the vector store
@@ -26,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import getpass
 import inspect
+import sys
 import typing
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
@@ -71,6 +74,10 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     kind, description = _unwrap(hint)
     if param.name in _RESERVED:
         raise TypeError(f"{op.name}(): parameter {param.name!r} is one of the CLI's own options")
+    if arg.secret:  # no argument: run() reads it (_secret)
+        if kind is not str or arg != Arg(secret=arg.secret, help=arg.help):
+            raise TypeError(f"{op.name}(): Arg(secret=...) reads a str parameter, never from the command line")
+        return
     required = param.default is inspect.Parameter.empty or arg.required
     given = (arg.flag,) if isinstance(arg.flag, str) else arg.flag
     flags = tuple(f for f in given if f) or ("--" + param.name.replace("_", "-"),)
@@ -182,6 +189,8 @@ def _read_text(path: str) -> str:
 def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> Any:
     """A parameter's value from what was typed: its ``from_file`` read, its words parsed."""
     arg = op.cli.args.get(param.name, _PLAIN)
+    if arg.secret:
+        return _secret(arg.secret)
     value = getattr(args, param.name)
     if arg.from_file and getattr(args, param.name + _FROM_FILE) is not None:
         return _read_text(getattr(args, param.name + _FROM_FILE))
@@ -197,6 +206,20 @@ def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) ->
     if arg.parse is not None and value is not param.default:
         return arg.parse(value)
     return value
+
+
+def _secret(what: str) -> str:
+    """``Arg(secret=what)``: typed at the terminal without echo (twice, so a typo is not kept), or the
+    first line of standard input (a script's pipe). The value is never printed nor put in an error."""
+    if sys.stdin.isatty():
+        first = getpass.getpass(f"{what}: ")
+        if getpass.getpass("again: ") != first:
+            raise InvalidInput(f"the two {what}s typed differ")
+        return first
+    line = sys.stdin.readline()
+    if not line:
+        raise InvalidInput(f"give the {what} on standard input")
+    return line.rstrip("\r\n")
 
 
 def _write(op: Operation, kwargs: dict, target: str, text: str) -> Any:
@@ -292,8 +315,11 @@ def register(sub: argparse._SubParsersAction, operations: Iterable[Operation]) -
         doc = inspect.getdoc(op.function) or ""
         line = op.cli.help or doc.split("\n\n")[0].replace("\n", " ")
         # no help at all (not help=None, which lists the command on an empty line) when it has none
+        secrets = [arg for arg in op.cli.args.values() if arg.secret]
+        epilog = "\n".join(f"{arg.secret}: typed at the terminal (not shown), or the first line of standard input"
+                           for arg in secrets) or None
         parser = into.add_parser(op.cli.name, **({"help": line} if line else {}), description=doc or None,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+                                 epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
         hints = typing.get_type_hints(op.function, include_extras=True)
         for param in taken:
             _argument(parser, op, param, hints.get(param.name, str), op.cli.args.get(param.name, _PLAIN))

@@ -20,3 +20,5 @@ ASSISTANTS = CliGroup("assistants", "assistants: named presets of knowledge base
 CURATED = CliGroup("curated", "approved question/answer pairs of a knowledge base (answered verbatim)")
 CHATS = CliGroup("chats", "list, show or export (Markdown) saved chats")
 JOBS = CliGroup("jobs", "the job queue: list, show, wait for or cancel jobs (any process)")
+USERS = CliGroup("users", "list accounts, change roles, disable/enable, reset passwords")
+TOKENS = CliGroup("tokens", "API tokens of the HTTP API: create (shown once), list, revoke")

@@ -118,6 +118,10 @@ class Arg:
     path: bool = False  # the word typed is a file's path, the value its bytes (``import FILE``)
     # the values a str parameter may take on the command line (the operation checks them itself)
     choices: tuple[str, ...] = ()
+    # a secret (a password), never a word on the command line (``ps`` shows those to every local user):
+    # read when the command runs, typed at the terminal without echo (twice) or standard input's first
+    # line; the text names it ("new password") in the prompt, the help and the errors
+    secret: str = ""
 
 
 @dataclass(frozen=True)

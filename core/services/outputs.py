@@ -350,3 +350,50 @@ class JobDetail(JobRow):
 class JobsWaited(BaseModel):
     finished: bool  # False: the timeout came first
     jobs: list[JobRow]
+
+
+# ---------------------------------------------------------------- accounts and API tokens (``users``, ``tokens``)
+
+class UserRow(Out):
+    """An account as ``users`` prints it: never the password hash."""
+
+    id: str
+    name: str
+    role: str
+    disabled: bool
+    email: str
+    language: str
+    created_at: CliTime | None
+
+
+class SessionsEnded(BaseModel):
+    name: str  # as it was typed
+    sessions_ended: int
+
+
+class TokenMade(Out):
+    """A token just made (``tokens create``): ``token`` is the secret, printed this once."""
+
+    id: str
+    token: str
+    user: str = Field(validation_alias="user_name")
+    label: str
+    prefix: str
+    created_at: CliTime
+    expires_at: CliTime | None
+
+
+class TokenRow(Out):
+    """A token as ``tokens list`` prints it: its prefix, never the secret nor its hash."""
+
+    id: str
+    user: str = Field(validation_alias="user_name")
+    label: str
+    prefix: str
+    created_at: CliTime
+    expires_at: CliTime | None
+    last_used_at: CliTime | None
+
+
+class Revoked(BaseModel):
+    revoked: str  # the token's id

@@ -161,7 +161,7 @@ def test_commands_outside_the_hand_off_say_so_while_the_dashboard_runs(data_dir)
         # chats are read there (derived from operations that declare the hand-off)
         chats = run_cli(data_dir, "chats", "list")
         assert chats.stdout.strip() == "no chats" and "hand-off" in chats.stderr
-        # account commands need the database only: they run beside it (core/cli/token_commands.py)
+        # account commands need the database only: they run beside it (Cli(store=False))
         assert run_cli(data_dir, "users", "list").returncode == 0
     finally:
         holder.stdin.write("\n")

@@ -349,3 +349,57 @@ def test_an_operation_without_the_store_runs_here_while_another_engine_holds_it(
             DatabaseEngine(RuntimeConfig.from_env(data_dir), [stored])
     finally:
         holder.close()
+
+
+class _Keys:
+    def __init__(self, rt):
+        self._rt = rt
+
+    @operation(access="admin", admin_does="lock boxes",
+               cli=Cli("lock", store=False, args={"password": Arg(secret="new password")}))
+    def lock(self, actor: Actor, box: str, password: str) -> dict:
+        """Lock a box with a password."""
+        return {"box": box, "length": len(password)}  # never the password itself
+
+
+def test_a_secret_is_never_an_argument_and_is_read_when_the_command_runs(data_dir, monkeypatch, capsys):
+    """``Arg(secret=...)``: no word of the command line carries it (``ps`` shows those to every local
+    user); standard input's first line does (a terminal: typed twice without echo), and a missing one
+    is a clear error that names what is missing, never a value."""
+    import io
+
+    for var in ("DATABASE_URL", "QDRANT_URL"):
+        monkeypatch.delenv(var, raising=False)
+    parser, sub = _parser(_Keys)
+    [lock] = operations_of("svc", _Keys)
+    args = parser.parse_args(["lock", "cellar"])
+    assert not hasattr(args, "password")
+    for typed in (["lock", "cellar", "hunter22"], ["lock", "cellar", "--password", "hunter22"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(typed)
+    capsys.readouterr()
+    assert "new password: typed at the terminal (not shown)" in sub.choices["lock"].format_help()
+    args.data_dir, args.json, args.wait = str(data_dir), True, 0.0
+    monkeypatch.setattr("sys.stdin", io.StringIO("correct horse 1\nnext line\n"))
+    assert derived.run(lock, args) == 0
+    assert json.loads(capsys.readouterr().out) == {"box": "cellar", "length": 15}  # the line, without its newline
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    with pytest.raises(InvalidInput, match="^give the new password on standard input$"):
+        derived.run(lock, args)
+
+    for misread in (Arg(secret="pin", flag="--pin"), Arg(secret="pin", nargs="?")):
+        class Wrong:
+            @operation(access="admin", admin_does="x", cli=Cli("wrong", args={"pin": misread}))
+            def wrong(self, actor: Actor, pin: str) -> int:
+                return 0
+
+        with pytest.raises(TypeError, match="Arg.secret=.... reads a str parameter"):
+            _parser(Wrong)
+
+    class Number:
+        @operation(access="admin", admin_does="x", cli=Cli("number", args={"pin": Arg(secret="pin")}))
+        def number(self, actor: Actor, pin: int) -> int:
+            return 0
+
+    with pytest.raises(TypeError, match="Arg.secret=.... reads a str parameter"):
+        _parser(Number)

@@ -31,7 +31,12 @@ HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "dele
         ("kb",), *[("kb", c) for c in ("create", "list", "rename", "delete", "index", "share", "unshare", "shared")],
         ("files",), ("files", "list"), ("files", "delete"), ("settings",), ("settings", "get"), ("settings", "set"),
         ("chats",), *[("chats", c) for c in ("list", "show", "export")],
-        ("jobs",), *[("jobs", c) for c in ("list", "show", "wait", "cancel")]]
+        ("jobs",), *[("jobs", c) for c in ("list", "show", "wait", "cancel")],
+        ("users",), *[("users", c) for c in ("list", "set-role", "disable", "enable", "reset-password", "sign-out",
+                                             "create")],
+        ("tokens",), *[("tokens", c) for c in ("create", "list", "revoke")]]
+
+PASSWORD = "correct horse battery"  # read from standard input (never an argument); must never be printed
 
 
 class Cli:
@@ -45,12 +50,13 @@ class Cli:
     def name(self, value: str, placeholder: str) -> None:
         self.names[value] = placeholder
 
-    def __call__(self, case: str | None, *argv: str) -> tuple[int, str]:
-        """``case`` None: a step of the set-up, not recorded."""
+    def __call__(self, case: str | None, *argv: str, stdin: str = "") -> tuple[int, str]:
+        """``case`` None: a step of the set-up, not recorded. ``stdin``: what standard input holds
+        (not a terminal: a password is read from it)."""
         from core.cli.main import main
 
         out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin(stdin):
             try:
                 code = main(list(argv))
             except SystemExit as exc:  # --help, argparse's errors
@@ -77,6 +83,17 @@ class Cli:
         # recorded one day must match on the next
         return re.sub(r"\b\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)?)?",
                       lambda m: re.sub(r"\d", "N", m.group(0)), text)
+
+
+@contextlib.contextmanager
+def _stdin(text: str):
+    import sys
+
+    saved, sys.stdin = sys.stdin, io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = saved
 
 
 @pytest.fixture
@@ -396,6 +413,8 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("kb_shared_unknown_kb", "kb", "shared", "nope")
     cli("kb_share_no_users", "kb", "share", "人力资源")
 
+    _accounts_and_tokens(cli)
+
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
         for old in GOLDEN.glob("*.txt"):
@@ -411,28 +430,122 @@ def test_commands_match_their_goldens(cli, tmp_path):
                                    f"--- now\n{cases[case]}" for case in differ[:3])
 
 
-def _users(cli: Cli, *names: str) -> None:
-    """Accounts made as the dashboard makes them (the CLI reads passwords from a terminal)."""
-    from core.engine_accounts import AccountsEngine
+def _accounts_and_tokens(cli: Cli) -> None:
+    """users and tokens (last: they change accounts). bob (the first account: admin) and carol exist."""
+    given = PASSWORD + "\n"
+    cli("users_list_json", "--json", "users", "list")
+    cli("users_list_text", "users", "list")
+    cli("users_create_text", "users", "create", "dave", stdin=given)
+    cli("users_create_json", "--json", "users", "create", "erin", "--role", "admin", stdin=given)
+    cli("users_create_user_json", "users", "create", "frank", "--role", "user", "--json", stdin=given)
+    cli("users_create_no_password", "users", "create", "gina", stdin="")
+    cli("users_create_no_password_json", "--json", "users", "create", "gina", stdin="")
+    cli("users_create_short_password", "users", "create", "gina", stdin="short\n")
+    cli("users_create_taken", "users", "create", "DAVE", stdin=given)
+    cli("users_create_slash_in_name", "--json", "users", "create", "a/b", stdin=given)
+    cli("users_create_bad_role", "users", "create", "gina", "--role", "owner", stdin=given)
+    cli("users_create_no_name", "users", "create", stdin=given)
+    cli("users_set_role_text", "users", "set-role", "dave", "admin")
+    cli("users_set_role_json", "--json", "users", "set-role", "DAVE", "user")
+    cli("users_set_role_bad", "users", "set-role", "dave", "owner")
+    cli("users_set_role_unknown", "users", "set-role", "nobody", "user")
+    cli("users_set_role_unknown_json", "--json", "users", "set-role", "nobody", "user")
+    cli("users_set_role_no_role", "users", "set-role", "dave")
+    cli("users_disable_text", "users", "disable", "dave")
+    cli("users_disable_json", "--json", "users", "disable", "frank")
+    cli("users_enable_text", "users", "enable", "DAVE")
+    cli("users_enable_json", "users", "enable", "frank", "--json")
+    cli("users_disable_unknown", "users", "disable", "nobody")
+    cli("users_enable_no_name", "users", "enable")
+    assert cli(None, "users", "set-role", "erin", "user")[0] == 0
+    cli("users_set_role_last_admin", "users", "set-role", "bob", "user")
+    cli("users_disable_last_admin", "--json", "users", "disable", "bob")
+    cli("users_reset_password_text", "users", "reset-password", "dave", stdin="another horse battery\n")
+    cli("users_reset_password_json", "--json", "users", "reset-password", "frank", stdin="another horse battery\n")
+    cli("users_reset_password_no_password", "users", "reset-password", "dave", stdin="")
+    cli("users_reset_password_short", "--json", "users", "reset-password", "dave", stdin="short\n")
+    cli("users_reset_password_unknown", "users", "reset-password", "nobody", stdin=given)
+    cli("users_sign_out_text", "users", "sign-out", "dave")
+    cli("users_sign_out_json", "--json", "users", "sign-out", "carol")
+    cli("users_sign_out_unknown", "users", "sign-out", "nobody")
+    cli("users_list_after", "users", "list")
+    cli("users_list_after_json", "--json", "users", "list")
+    cli("users_no_verb", "users")
+    cli("users_unknown_verb", "users", "delete", "dave")
 
-    with AccountsEngine.open() as accounts:
+    code, out = cli("tokens_create_json", "--json", "tokens", "create", "--user", "dave", "--label", "wiki bot",
+                    "--expires-days", "30")
+    made = _json(out)
+    cli.name(made["token"], "<token:dave>")
+    cli.name(made["prefix"], "<prefix:dave>")
+    cli.name(made["id"], "<token-id:dave>")
+    code, out = cli("tokens_create_text", "tokens", "create", "--user", "carol")
+    carol = out.splitlines()[0]
+    cli.name(carol, "<token:carol>")
+    cli.name(carol[:9], "<prefix:carol>")
+    ids = {t["user"]: t["id"] for t in _json(cli(None, "--json", "tokens", "list")[1])}
+    cli.name(ids["carol"], "<token-id:carol>")
+    code, out = cli("tokens_create_text_label", "tokens", "create", "--user", "BOB", "--label", "ci", "--expires-days", "1")
+    bob = out.splitlines()[0]
+    cli.name(bob, "<token:bob>")
+    cli.name(bob[:9], "<prefix:bob>")
+    ids = {t["user"]: t["id"] for t in _json(cli(None, "--json", "tokens", "list")[1])}
+    cli.name(ids["bob"], "<token-id:bob>")
+    cli("tokens_create_unknown_user", "tokens", "create", "--user", "nobody")
+    cli("tokens_create_unknown_user_json", "--json", "tokens", "create", "--user", "nobody")
+    cli("tokens_create_bad_expiry", "tokens", "create", "--user", "dave", "--expires-days", "0")
+    cli("tokens_create_expiry_not_a_number", "tokens", "create", "--user", "dave", "--expires-days", "soon")
+    cli("tokens_create_no_user", "tokens", "create")
+    assert cli(None, "users", "disable", "frank")[0] == 0
+    cli("tokens_create_disabled_user", "tokens", "create", "--user", "frank")
+    cli("tokens_list_json", "--json", "tokens", "list")
+    cli("tokens_list_text", "tokens", "list")
+    cli("tokens_list_user", "tokens", "list", "--user", "dave")
+    cli("tokens_list_user_json", "tokens", "list", "--user", "Carol", "--json")
+    cli("tokens_list_user_none", "tokens", "list", "--user", "erin")
+    cli("tokens_list_user_none_json", "--json", "tokens", "list", "--user", "erin")
+    cli("tokens_list_unknown_user", "tokens", "list", "--user", "nobody")
+    cli("tokens_revoke_json", "--json", "tokens", "revoke", made["id"])
+    cli("tokens_revoke_text", "tokens", "revoke", ids["carol"])
+    cli("tokens_revoke_unknown", "tokens", "revoke", made["id"])
+    cli("tokens_revoke_unknown_json", "--json", "tokens", "revoke", "nope")
+    cli("tokens_revoke_no_id", "tokens", "revoke")
+    cli("tokens_list_after", "tokens", "list")
+    cli("tokens_list_after_json", "--json", "tokens", "list")
+    assert cli(None, "tokens", "revoke", ids["bob"])[0] == 0
+    cli("tokens_list_none", "tokens", "list")
+    cli("tokens_list_none_json", "--json", "tokens", "list")
+    cli("tokens_no_verb", "tokens")
+    cli("tokens_unknown_verb", "tokens", "show")
+    printed = "".join(out + err for _, _, out, err in cli.raw.values())
+    assert PASSWORD not in printed and "another horse battery" not in printed
+
+
+def _users(cli: Cli, *names: str) -> None:
+    """Accounts made as the dashboard's sign-up page makes them (the first one is the admin)."""
+    from core.accounts import users
+    from core.config import RuntimeConfig
+    from core.db.database import Database
+
+    db = Database(RuntimeConfig.from_env(None).database_url)
+    try:
         for name in names:
-            accounts.sign_up(name, "correct horse battery")
+            users.sign_up(db, name, PASSWORD)
+    finally:
+        db.dispose()
 
 
 def _chat(cli: Cli, owner: str, title: str, turns: list[tuple]) -> str:
     """A saved chat of ``owner`` with these turns (role, content[, mode, citations, notices]), as
     answering stores them."""
-    from core.accounts.users import actor_of
+    from core.accounts.users import actor_of, list_users
     from core.chats import store
     from core.config import RuntimeConfig
     from core.db.database import Database
-    from core.engine_accounts import AccountsEngine
 
-    with AccountsEngine.open() as accounts:
-        actor = actor_of(next(u for u in accounts.list_users(SYSTEM_ACTOR) if u.name == owner))
     db = Database(RuntimeConfig.from_env(None).database_url)
     try:
+        actor = actor_of(next(u for u in list_users(db, SYSTEM_ACTOR) if u.name == owner))
         chat = store.create_chat(db, actor, title)
         for role, content, *rest in turns:
             mode, citations, notices = rest or ("", [], [])

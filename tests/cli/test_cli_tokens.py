@@ -1,6 +1,7 @@
-"""``python -m core tokens`` and ``users create``: real processes on a real data folder, the JSON
-shapes, the password read from standard input, and both commands beside a process that holds the
-embedded store (they need the database only: no hand-off)."""
+"""``python -m core tokens`` and ``users create`` (derived from the account service's operations,
+``Cli(store=False)``): real processes on a real data folder, the JSON shapes, the password read from
+standard input, and both commands beside a process that holds the embedded store (they need the
+database only: no hand-off)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ import subprocess
 import sys
 import textwrap
 
+from contextlib import contextmanager
+
 import pytest
 
-from core.engine_accounts import AccountsEngine
+from core.accounts import api_tokens, users
+from core.config import RuntimeConfig
+from core.db.database import Database
 from core.errors import NotAuthenticated
 from tests.cli.test_cli import REPO, as_json, run_cli
 
@@ -28,9 +33,19 @@ def _run(data_dir, *args, stdin: str = "", check: bool = True) -> subprocess.Com
     return proc
 
 
+@contextmanager
+def _database(data_dir):
+    """The data folder's database, read here as the API's door and the sign-in page read it."""
+    db = Database(RuntimeConfig.from_env(data_dir).database_url)
+    try:
+        yield db
+    finally:
+        db.dispose()
+
+
 def _actor_for(data_dir, token: str):
-    with AccountsEngine.open(data_dir) as accounts:
-        return accounts.actor_for_api_token(token, client="test")
+    with _database(data_dir) as db:
+        return api_tokens.actor_for_token(db, token, client="test")
 
 
 @pytest.fixture
@@ -49,8 +64,8 @@ def test_users_create_reads_the_password_from_stdin_and_the_first_is_admin(data_
     assert [(r["name"], r["role"]) for r in (first, second, third)] == [("root", "admin"), ("bob", "user"), ("carol", "admin")]
     assert set(first) == {"id", "name", "role", "disabled", "email", "language", "created_at"}
     assert PASSWORD not in str(first)
-    with AccountsEngine.open(data_dir) as accounts:  # the password really is the one given
-        assert accounts.sign_in("bob", PASSWORD).name == "bob"
+    with _database(data_dir) as db:  # the password really is the one given
+        assert users.authenticate(db, "bob", PASSWORD).name == "bob"
     listed = as_json(run_cli(data_dir, "users", "list", "--json"))
     assert {r["name"] for r in listed} == {"root", "bob", "carol"}
 
@@ -147,3 +162,55 @@ def test_tokens_and_users_create_run_beside_the_process_holding_the_store(data_d
         holder.stdin.write("\n")
         holder.stdin.flush()
         holder.wait(30)
+
+
+def _typed_at_a_terminal(data_dir, *args: str, answers: list[str]) -> tuple[int, str]:
+    """``python -m core *args`` on a real pseudo-terminal: each prompt answered in turn; what the
+    terminal showed (the typed characters too, were echo on) and the exit code."""
+    import os
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
+    env.update({"RAGDESK_DATA_DIR": str(data_dir), "RAGDESK_EMBEDDING__MODEL": "hash-64"})
+    # a new session has no controlling terminal: getpass reads the pty on standard input, echo off
+    proc = subprocess.Popen([sys.executable, "-m", "core", *args], cwd=REPO, env=env, stdin=slave, stdout=slave,
+                            stderr=slave, start_new_session=True)
+    os.close(slave)
+    shown, deadline = b"", time.monotonic() + 120
+    pending, answered_at = list(answers), 0
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # the command ended and closed the terminal
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+                if pending and shown[answered_at:].rstrip().endswith(b":"):  # a new prompt: answer it once
+                    os.write(master, pending.pop(0).encode() + b"\n")
+                    answered_at = len(shown)
+            elif proc.poll() is not None:
+                break
+        return proc.wait(30), shown.decode(errors="replace")
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_users_create_at_a_terminal_asks_twice_and_never_echoes(data_dir, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    code, shown = _typed_at_a_terminal(data_dir, "users", "create", "root", answers=[PASSWORD, PASSWORD])
+    assert code == 0 and "new password:" in shown and "again:" in shown and "created admin account 'root'" in shown
+    assert PASSWORD not in shown
+    with _database(data_dir) as db:
+        assert users.authenticate(db, "root", PASSWORD).name == "root"
+    code, shown = _typed_at_a_terminal(data_dir, "users", "create", "bob", answers=[PASSWORD, "correct horse 2"])
+    assert code == 2 and "the two new passwords typed differ" in shown and PASSWORD not in shown
+    assert "correct horse 2" not in shown
