@@ -119,6 +119,8 @@ class PassageText:
             return any(f in self.text if has_chinese(f) or not f.isalpha() else related_in(f, self.concepts)
                        for f in term.forms)
         word = term.text
+        if "&" in word:  # V&A: as written (NFKC makes a full-width ＆ one too)
+            return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", self.text) is not None
         if HAN_RUN.fullmatch(word):
             return self._has_chinese_word(word) or (bool(term.forms) and self._has_chinese_word(term.forms[0]))
         form = base(word)

@@ -241,6 +241,7 @@ def _noun(word: str) -> bool:
 
 
 _CONTRACTED_NOT = re.compile(r"n['’]t\b")
+_AMPERSAND_NAME = re.compile(r"(?<![a-z0-9])[a-z]{1,4}&[a-z]{1,4}(?![a-z0-9])")
 
 
 def read_question(question: str) -> Question:
@@ -260,6 +261,9 @@ def read_question(question: str) -> Question:
     opening = first.group(1).lower() if first else ""
     if opening and opening not in _EN_FUNCTION and opening not in _EN_FRAME and not english_word(opening):
         names.add(opening)
+    # V&A, AT&T, R&D: letters joined by an ampersand are one name (their single letters were dropped)
+    for joined in _AMPERSAND_NAME.findall(normalise(question)):
+        named.append(Term(joined, "name"))
     if has_chinese(question):  # Latin written capitalised inside Chinese names something: Enterprise 套餐, L7
         names |= {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", question) if not w.islower()}
     # "one container" is "a container", as 一个托盘 is: the price per unit answers it, so "one" is

@@ -713,3 +713,11 @@ def test_the_verb_of_a_wh_subject_and_a_verb_going_on_are_not_things_named():
     # where it is, what it is called: the answer's kind, as "name" and "type" are
     assert "location" not in named("Where was the V&A transferred to from its original location at Marlborough House?")
     assert "nickname" not in named("What is the nickname for the Delta in the Netherlands?")
+
+
+def test_letters_joined_by_an_ampersand_are_one_name():
+    question = read_question("Who was the V&A's first director?")
+    assert "v&a" in [t.text for t in question.named]  # its single letters were dropped: any director passed
+    assert not judge(question, ["The deputy director of the Office of Manned Space Flight was Joseph Shea."]).answerable
+    assert judge(question, ["Henry Cole was the V&A's first director."]).answerable
+    assert judge(read_question("谁是V＆A的第一任馆长？"), ["亨利·科尔是V＆A的第一任馆长。"]).answerable
