@@ -721,3 +721,15 @@ def test_letters_joined_by_an_ampersand_are_one_name():
     assert not judge(question, ["The deputy director of the Office of Manned Space Flight was Joseph Shea."]).answerable
     assert judge(question, ["Henry Cole was the V&A's first director."]).answerable
     assert judge(read_question("谁是V＆A的第一任馆长？"), ["亨利·科尔是V＆A的第一任馆长。"]).answerable
+
+
+def test_only_the_best_four_passages_found_may_answer():
+    from core.answering.answerable import JUDGED_PASSAGES
+
+    related = ["Sick leave of up to 3 consecutive days needs no certificate."] * 4
+    answering = "Every employee receives 15 days of paid annual leave per calendar year."
+    question = read_question("How many days of paid annual leave does an employee get?")
+    assert JUDGED_PASSAGES == 4
+    assert judge(question, related[:3] + [answering] + related[3:]).passage == 3
+    # fifth found: below the passages judged, it is context, and the question is refused
+    assert not judge(question, related + [answering]).answerable
