@@ -41,17 +41,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-def cmd_reindex(args: argparse.Namespace) -> int:
-    show = progress_printer(args)
-    with engine_for(args) as engine:
-        result = engine.reindex(SYSTEM_ACTOR, args.kb, (lambda d, t, m: show(args.kb, d, t, m)) if show else None)
-    if show:
-        print(file=sys.stderr)
-    emit(args, vars(result), lambda r: f"reindex {r['status']}: {r['files']} files, {r['chunks']} chunks"
-         + (f" — {r['error']}" if r['error'] else ""))
-    return 0 if result.status == "done" else 1
-
-
 def cmd_parse(args: argparse.Namespace) -> int:
     from core.storage.data_folder import check_data_folder, sqlite_path
     from core.db.database import Database
@@ -165,9 +154,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     derived.register_later(sub, cli_groups.FILES, _file_operations)  # issue 34: files list, delete
 
-    ri = sub.add_parser("reindex", help="rebuild a knowledge base with the current settings, no downtime")
-    ri.add_argument("--kb", required=True)
-    ri.set_defaults(handler=cmd_reindex)
+    # issue 34: reindex derived from the file service's operation (progress on stderr: Cli(progress=...))
+    derived.register_command_later(sub, "reindex", cli_groups.REINDEX_HELP, _file_operations)
 
     # issue 34: search derived from the answer service's operation
     derived.register_command_later(sub, "search", cli_groups.SEARCH_HELP, _answer_operations)

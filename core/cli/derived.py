@@ -12,14 +12,17 @@ declaring module, a ``--x-file`` alternative, several words for an operation run
 (``each``), a file's path read as the value's bytes (``path``), a positional argument over a parameter
 with a default (``required``) or one that may be left out (``nargs="?"``), choices of a plain str
 (``choices``), a secret never typed as an argument (``secret``: read from the terminal without echo,
-twice, or from standard input's first line, when the command runs; the help says so)), ``Cli(params=...)`` the parameters the command takes when not all,
+twice, or from standard input's first line, when the command runs; the help says so), a check of the
+value before anything is opened (``check``)), ``Cli(params=...)`` the parameters the command takes when not all,
 ``Cli(reply=..., exit=...)`` what is printed and the exit code, ``Cli(output=("-o", "--output"))``
 an option writing the result to a file (``output_reply`` what is printed then, when more than the
 path), ``Cli(store=False)`` an operation run here on an engine without the vector store
-(core/engine_database.py: beside any process holding it, never handed off). Core's services and
+(core/engine_database.py: beside any process holding it, never handed off), ``Cli(progress=...)``
+the operation's progress callback, a line of stderr at a terminal. Core's services and
 plugins' come here alike (core/cli/commands.py, core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
-Core's groups are ``register_later``: named in the command list at once, their subcommands made
-(and their service imported) only when the group is run or its help shown; a group's hand-written
+Core's groups are ``register_later`` (its commands of their own, ``search``, ``doctor``, ``reindex``,
+``register_command_later``): named in the command list at once, their subcommands or arguments made
+(and their service imported) only when run or their help shown; a group's hand-written
 subcommands (``kb index``) are added after them by a ``when_filled`` hook.
 """
 

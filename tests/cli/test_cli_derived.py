@@ -477,3 +477,41 @@ def test_progress_names_a_callback_and_a_label_the_command_takes():
         _parser(NoCallback)
     with pytest.raises(TypeError, match="names no parameter 'kb'"):
         _parser(NoLabel)
+
+
+def test_reindex_shows_its_progress_on_a_terminal_and_nothing_else_without_one(data_dir, tmp_path):
+    """Cli(progress=...): ``reindex`` at a terminal rewrites one stderr line with the knowledge base's
+    progress; with stderr not a terminal, or --json, stderr stays empty."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.cli.test_cli import REPO, run_cli
+
+    doc = tmp_path / "parking.md"
+    doc.write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
+    run_cli(data_dir, "kb", "create", "office")
+    run_cli(data_dir, "--json", "ingest", "--kb", "office", str(doc))
+    piped = run_cli(data_dir, "reindex", "--kb", "office")
+    assert piped.stdout.strip() == "reindex done: 1 files, 1 chunks" and piped.stderr == ""
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
+    env.update({"RAGDESK_DATA_DIR": str(data_dir), "RAGDESK_EMBEDDING__MODEL": "hash-64"})
+    try:
+        proc = subprocess.run([sys.executable, "-m", "core", "reindex", "--kb", "office"], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=slave, text=True, timeout=300)
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal's other side is closed: all read
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(master)
+    assert proc.returncode == 0 and proc.stdout.strip() == "reindex done: 1 files, 1 chunks"
+    assert "\roffice: " in shown.decode() and "1/1" in shown.decode(), shown
