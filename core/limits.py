@@ -33,11 +33,23 @@ def check_search(query: str, top_k: int | None, min_score: float | None, setting
 
 
 def check_search_parameters(query: str, top_k: int | None, min_score: float | None) -> None:
-    """What needs no settings to judge (the CLI checks it before opening anything)."""
+    """What needs no settings to judge (the CLI checks each before opening anything: ``Arg(check=...)``)."""
+    check_query_text(query)
+    check_top_k(top_k)
+    check_min_score(min_score)
+
+
+def check_query_text(query: str) -> None:
     if not (query or "").strip():
         raise InvalidInput("the search query is empty")
+
+
+def check_top_k(top_k: int | None) -> None:
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 1000):
         raise InvalidInput(f"top_k must be a whole number from 1 to 1000, not {top_k!r}")
+
+
+def check_min_score(min_score: float | None) -> None:
     if min_score is not None and (not isinstance(min_score, (int, float)) or isinstance(min_score, bool)
                                   or not math.isfinite(min_score) or not 0 <= min_score <= 1):
         raise InvalidInput(f"min_score must be a number from 0 to 1, not {min_score!r}")

@@ -3,29 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from core.cli.context import emit, engine_for, local_engine
+from core.cli.context import emit, engine_for, local_engine, progress_printer
 from core.services.declare import operations_of
 from core.types import SYSTEM_ACTOR
-from core.cli.where import add_where_argument, from_cli
-
-
-def _progress_printer(args: argparse.Namespace):
-    if args.json or not sys.stderr.isatty():
-        return None
-    last = {}
-
-    def show(name: str, done: int, total: int, message: str) -> None:
-        key = (name, message)
-        if last.get(name) == (key, done):
-            return
-        last[name] = (key, done)
-        print(f"\r{name}: {message} {done}/{total}".ljust(80), end="", file=sys.stderr, flush=True)
-
-    return show
 
 
 def _index_kb(args: argparse.Namespace) -> int:
@@ -48,7 +31,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return cmd_ingest_detach(args)
     with engine_for(args) as engine:
         sources = [p if p.startswith(("http://", "https://")) else Path(p) for p in args.paths]
-        results = engine.ingest_paths(SYSTEM_ACTOR, args.kb, sources, _progress_printer(args))
+        results = engine.ingest_paths(SYSTEM_ACTOR, args.kb, sources, progress_printer(args))
     if not args.json and sys.stderr.isatty():
         print(file=sys.stderr)
     rows = [vars(r) for r in results]
@@ -56,45 +39,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"{r['status']:<10} {r['name']}" + (f"  {r['chunks']} chunks" if r['status'] == 'indexed' else "")
         + (f"  — {r['error']}" if r['error'] else "") for r in rs))
     return 0 if all(r.ok for r in results) else 1
-
-
-def cmd_reindex(args: argparse.Namespace) -> int:
-    show = _progress_printer(args)
-    with engine_for(args) as engine:
-        result = engine.reindex(SYSTEM_ACTOR, args.kb, (lambda d, t, m: show(args.kb, d, t, m)) if show else None)
-    if show:
-        print(file=sys.stderr)
-    emit(args, vars(result), lambda r: f"reindex {r['status']}: {r['files']} files, {r['chunks']} chunks"
-         + (f" — {r['error']}" if r['error'] else ""))
-    return 0 if result.status == "done" else 1
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    from core.limits import check_search_parameters
-
-    check_search_parameters(args.query, args.top_k, args.min_score)
-    with engine_for(args) as engine:
-        result = engine.search(SYSTEM_ACTOR, args.query, args.kb or None, mode=args.mode, top_k=args.top_k,
-                               min_score=args.min_score, where=from_cli(args.where))
-    rows = [vars(h) for h in result.hits]
-    payload = {"query": result.query, "mode": result.mode, "hits": rows, "timings_ms": result.timings_ms,
-               "notices": result.notices}
-
-    def human(p: dict) -> str:
-        lines = [f"{i}. [{h['score']:.3f}] {h['source_name']} {h.get('page') or ''} — {h['text'][:160].replace(chr(10), ' ')}"
-                 for i, h in enumerate(p["hits"], 1)]
-        return "\n".join(lines + p["notices"]) or "no results above the threshold"
-
-    emit(args, payload, human)
-    return 0
-
-
-def cmd_doctor(args: argparse.Namespace) -> int:
-    with engine_for(args) as engine:
-        report = engine.doctor(SYSTEM_ACTOR, repair=args.repair)
-    data = dict(vars(report), healthy=report.healthy)
-    emit(args, data, lambda d: "healthy: the database and the vector store agree" if d["healthy"] else json.dumps(d, indent=2))
-    return 0 if report.healthy or args.repair else 1
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
@@ -138,6 +82,12 @@ def _hand_written_kb_commands(kb: argparse.ArgumentParser) -> None:
                                         "(embedded store; stop the dashboard first)")
     ix.add_argument("name")
     ix.set_defaults(handler=_index_kb)
+
+
+def _answer_operations() -> list:
+    from core.services.answers import AnswerService
+
+    return operations_of("answers", AnswerService)
 
 
 def _file_operations() -> list:
@@ -204,22 +154,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     derived.register_later(sub, cli_groups.FILES, _file_operations)  # issue 34: files list, delete
 
-    ri = sub.add_parser("reindex", help="rebuild a knowledge base with the current settings, no downtime")
-    ri.add_argument("--kb", required=True)
-    ri.set_defaults(handler=cmd_reindex)
+    # issue 34: reindex derived from the file service's operation (progress on stderr: Cli(progress=...))
+    derived.register_command_later(sub, "reindex", cli_groups.REINDEX_HELP, _file_operations)
 
-    se = sub.add_parser("search", help="retrieve chunks for a query")
-    se.add_argument("--kb", action="append", help="knowledge base (repeatable; default: all you can read)")
-    se.add_argument("--mode", choices=["dense", "bm25", "hybrid", "hybrid+rerank"])
-    se.add_argument("--top-k", type=int)
-    se.add_argument("--min-score", type=float)
-    add_where_argument(se)
-    se.add_argument("query")
-    se.set_defaults(handler=cmd_search)
+    # issue 34: search derived from the answer service's operation
+    derived.register_command_later(sub, "search", cli_groups.SEARCH_HELP, _answer_operations)
 
-    doc = sub.add_parser("doctor", help="check (and with --repair fix) database vs vector store")
-    doc.add_argument("--repair", action="store_true")
-    doc.set_defaults(handler=cmd_doctor)
+    # issue 34: doctor derived from the job service's operation
+    derived.register_command_later(sub, "doctor", cli_groups.DOCTOR_HELP, _job_operations)
 
     derived.register_later(sub, cli_groups.SETTINGS, _settings_operations)  # issue 34: settings get, set
 

@@ -65,6 +65,23 @@ def engine_for(args: argparse.Namespace, *, handed_off: bool = True, not_handed_
         engine.close()
 
 
+def progress_printer(args: argparse.Namespace):
+    """``show(name, done, total, message)``, one line of stderr rewritten in place; None when stderr
+    is no terminal or --json is given (nothing but the result is printed then)."""
+    if args.json or not sys.stderr.isatty():
+        return None
+    last = {}
+
+    def show(name: str, done: int, total: int, message: str) -> None:
+        key = (name, message)
+        if last.get(name) == (key, done):
+            return
+        last[name] = (key, done)
+        print(f"\r{name}: {message} {done}/{total}".ljust(80), end="", file=sys.stderr, flush=True)
+
+    return show
+
+
 NOT_HANDED_OFF = "use the dashboard's pages, or stop that process and run it again"
 
 

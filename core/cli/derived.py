@@ -12,14 +12,17 @@ declaring module, a ``--x-file`` alternative, several words for an operation run
 (``each``), a file's path read as the value's bytes (``path``), a positional argument over a parameter
 with a default (``required``) or one that may be left out (``nargs="?"``), choices of a plain str
 (``choices``), a secret never typed as an argument (``secret``: read from the terminal without echo,
-twice, or from standard input's first line, when the command runs; the help says so)), ``Cli(params=...)`` the parameters the command takes when not all,
+twice, or from standard input's first line, when the command runs; the help says so), a check of the
+value before anything is opened (``check``)), ``Cli(params=...)`` the parameters the command takes when not all,
 ``Cli(reply=..., exit=...)`` what is printed and the exit code, ``Cli(output=("-o", "--output"))``
 an option writing the result to a file (``output_reply`` what is printed then, when more than the
 path), ``Cli(store=False)`` an operation run here on an engine without the vector store
-(core/engine_database.py: beside any process holding it, never handed off). Core's services and
+(core/engine_database.py: beside any process holding it, never handed off), ``Cli(progress=...)``
+the operation's progress callback, a line of stderr at a terminal. Core's services and
 plugins' come here alike (core/cli/commands.py, core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
-Core's groups are ``register_later``: named in the command list at once, their subcommands made
-(and their service imported) only when the group is run or its help shown; a group's hand-written
+Core's groups are ``register_later`` (its commands of their own, ``search``, ``doctor``, ``reindex``,
+``register_command_later``): named in the command list at once, their subcommands or arguments made
+(and their service imported) only when run or their help shown; a group's hand-written
 subcommands (``kb index``) are added after them by a ``when_filled`` hook.
 """
 
@@ -38,9 +41,9 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
-from core.cli.context import database_engine, emit, engine_for
+from core.cli.context import database_engine, emit, engine_for, progress_printer
 from core.errors import InvalidInput
-from core.services.declare import Arg, CliGroup, Operation
+from core.services.declare import Arg, CliGroup, Operation, is_callback
 from core.types import SYSTEM_ACTOR
 
 _RESERVED = frozenset({"json", "data_dir", "wait", "verbose", "command", "handler"})
@@ -187,7 +190,15 @@ def _read_text(path: str) -> str:
 
 
 def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> Any:
-    """A parameter's value from what was typed: its ``from_file`` read, its words parsed."""
+    """A parameter's value from what was typed: its ``from_file`` read, its words parsed, checked."""
+    value = _read(op, param, args)
+    check = op.cli.args.get(param.name, _PLAIN).check
+    if check is not None:
+        check(value)
+    return value
+
+
+def _read(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> Any:
     arg = op.cli.args.get(param.name, _PLAIN)
     if arg.secret:
         return _secret(arg.secret)
@@ -234,13 +245,21 @@ def _write(op: Operation, kwargs: dict, target: str, text: str) -> Any:
 def run(op: Operation, args: argparse.Namespace) -> int:
     kwargs = {p.name: _value(op, p, args) for p in _params(op)}
     each = next((name for name, arg in op.cli.args.items() if arg.each), None)
+    show = progress_printer(args) if op.cli.progress else None
+    # Cli(progress=...): the operation's progress callback, over one line of stderr (a hand-off
+    # does not carry callbacks: the command then waits without one, as it always has)
+    extra = {op.cli.progress: functools.partial(show, str(kwargs.get(op.cli.progress_label, "")))} if show else {}
     opened = (engine_for(args, handed_off=op.remote is not None, command=op.cli.command) if op.cli.store
               else database_engine(args, op))  # Cli(store=False): the database and blob folder, here
     with opened as engine:
         call = getattr(engine, op.name)
-        invoke = functools.partial(call, SYSTEM_ACTOR) if op.takes_actor else call
+        invoke = functools.partial(call, SYSTEM_ACTOR, **extra) if op.takes_actor else functools.partial(call, **extra)
         # an Arg(each=True) parameter: the operation once per word, in order; the first failure stops
-        result = [invoke(**{**kwargs, each: word}) for word in kwargs[each]] if each else invoke(**kwargs)
+        try:
+            result = [invoke(**{**kwargs, each: word}) for word in kwargs[each]] if each else invoke(**kwargs)
+        finally:
+            if show:
+                print(file=sys.stderr)  # past the progress line
     target = getattr(args, _OUTPUT, None) if op.cli.output else None
     if target:
         emit(args, _write(op, kwargs, target, result), lambda r: f"wrote {r['written']}")
@@ -263,15 +282,15 @@ def _group(sub: argparse._SubParsersAction, group: CliGroup) -> argparse._SubPar
     return parser.derived_commands
 
 
-class _LaterGroup(argparse.ArgumentParser):
-    """A group whose subcommands are made when it is parsed (or its help shown): the command list
-    names it without importing the service that declares them."""
+class _Later(argparse.ArgumentParser):
+    """A command made when it is parsed (or its help shown): the command list names it without
+    importing the service that declares it. ``when_filled`` hooks run once it is made."""
 
     def fill(self) -> None:
         if self.pending is None:
             return
-        (sub, group, load), self.pending = self.pending, None
-        register(sub, [op for op in load() if op.cli is not None and op.cli.group == group])
+        pending, self.pending = self.pending, None
+        self.make(*pending)
         for hook in self.when_filled:
             hook(self)
 
@@ -282,6 +301,26 @@ class _LaterGroup(argparse.ArgumentParser):
     def format_help(self) -> str:
         self.fill()
         return super().format_help()
+
+
+class _LaterGroup(_Later):
+    """A group whose subcommands are made when it is parsed."""
+
+    def make(self, sub: argparse._SubParsersAction, group: CliGroup, load: Callable[[], Iterable[Operation]]) -> None:
+        register(sub, [op for op in load() if op.cli is not None and op.cli.group == group])
+
+
+class _LaterCommand(_Later):
+    """A command (no group) whose arguments are made when it is parsed: ``search``, ``doctor``."""
+
+    arguments_later = True  # core/cli/main.py adds --json once they are made, after them
+
+    def make(self, name: str, load: Callable[[], Iterable[Operation]]) -> None:
+        found = [op for op in load() if op.cli is not None and op.cli.group is None and op.cli.name == name]
+        if len(found) != 1:
+            raise TypeError(f"CLI command {name!r}: {len(found)} operations declare it, not one")
+        _check(found[0])
+        _fill(self, found[0])
 
 
 def register_later(sub: argparse._SubParsersAction, group: CliGroup,
@@ -295,6 +334,54 @@ def register_later(sub: argparse._SubParsersAction, group: CliGroup,
     return parser
 
 
+def register_command_later(sub: argparse._SubParsersAction, name: str, help: str,
+                           load: Callable[[], Iterable[Operation]]) -> argparse.ArgumentParser:
+    """The command ``name`` (``help``: its line in the command list) in the command list now; its
+    arguments, from the one operation of ``load()`` declaring ``Cli(name)`` without a group, when it is run."""
+    parser = sub.add_parser(name, help=help)
+    parser.__class__ = _LaterCommand
+    parser.pending, parser.when_filled = (name, load), []
+    return parser
+
+
+def _check(op: Operation) -> None:
+    """What a command over ``op`` cannot be, refused when the parser is built."""
+    taken = {p.name for p in _params(op)}
+    unknown = set(op.cli.args) - taken
+    if unknown:
+        raise TypeError(f"{op.name}(): Cli(args=...) names no parameter {', '.join(sorted(unknown))}")
+    if op.cli.output and op.hints.get("return") is not str:
+        raise TypeError(f"{op.name}(): Cli(output=...) writes a text result; this operation does not return str")
+    if sum(arg.each for arg in op.cli.args.values()) > 1:
+        raise TypeError(f"{op.name}(): only one parameter can be Arg(each=True)")
+    if op.cli.progress and (op.cli.progress not in op.signature.parameters
+                            or not is_callback(op.hints.get(op.cli.progress))):
+        raise TypeError(f"{op.name}(): Cli(progress=...) names no callback parameter {op.cli.progress!r}")
+    if op.cli.progress_label and op.cli.progress_label not in taken:
+        raise TypeError(f"{op.name}(): Cli(progress_label=...) names no parameter {op.cli.progress_label!r}")
+
+
+def _line(op: Operation) -> str:
+    doc = inspect.getdoc(op.function) or ""
+    return op.cli.help or doc.split("\n\n")[0].replace("\n", " ")
+
+
+def _fill(parser: argparse.ArgumentParser, op: Operation) -> None:
+    """The arguments, description and handler of the command over ``op``."""
+    secrets = [arg for arg in op.cli.args.values() if arg.secret]
+    parser.description = inspect.getdoc(op.function) or None
+    parser.epilog = "\n".join(f"{arg.secret}: typed at the terminal (not shown), or the first line of standard input"
+                              for arg in secrets) or None
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    hints = typing.get_type_hints(op.function, include_extras=True)
+    for param in _params(op):
+        _argument(parser, op, param, hints.get(param.name, str), op.cli.args.get(param.name, _PLAIN))
+    if op.cli.output:
+        parser.add_argument(*op.cli.output, dest=_OUTPUT, metavar=_metavar(op.cli.output[-1]),
+                            help=op.cli.output_help)
+    parser.set_defaults(handler=functools.partial(run, op))
+
+
 def register(sub: argparse._SubParsersAction, operations: Iterable[Operation]) -> list[str]:
     """A subcommand for each of ``operations`` that declares ``cli``; their names (``fields list``)."""
     added = []
@@ -304,28 +391,9 @@ def register(sub: argparse._SubParsersAction, operations: Iterable[Operation]) -
         into = _group(sub, op.cli.group) if op.cli.group else sub
         if op.cli.name in into.choices:
             raise TypeError(f"CLI command {op.cli.command!r} ({op.name}) is already a command")
-        taken = _params(op)
-        unknown = set(op.cli.args) - {p.name for p in taken}
-        if unknown:
-            raise TypeError(f"{op.name}(): Cli(args=...) names no parameter {', '.join(sorted(unknown))}")
-        if op.cli.output and op.hints.get("return") is not str:
-            raise TypeError(f"{op.name}(): Cli(output=...) writes a text result; this operation does not return str")
-        if sum(arg.each for arg in op.cli.args.values()) > 1:
-            raise TypeError(f"{op.name}(): only one parameter can be Arg(each=True)")
-        doc = inspect.getdoc(op.function) or ""
-        line = op.cli.help or doc.split("\n\n")[0].replace("\n", " ")
+        _check(op)
+        line = _line(op)
         # no help at all (not help=None, which lists the command on an empty line) when it has none
-        secrets = [arg for arg in op.cli.args.values() if arg.secret]
-        epilog = "\n".join(f"{arg.secret}: typed at the terminal (not shown), or the first line of standard input"
-                           for arg in secrets) or None
-        parser = into.add_parser(op.cli.name, **({"help": line} if line else {}), description=doc or None,
-                                 epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-        hints = typing.get_type_hints(op.function, include_extras=True)
-        for param in taken:
-            _argument(parser, op, param, hints.get(param.name, str), op.cli.args.get(param.name, _PLAIN))
-        if op.cli.output:
-            parser.add_argument(*op.cli.output, dest=_OUTPUT, metavar=_metavar(op.cli.output[-1]),
-                                help=op.cli.output_help)
-        parser.set_defaults(handler=functools.partial(run, op))
+        _fill(into.add_parser(op.cli.name, **({"help": line} if line else {})), op)
         added.append(op.cli.command)
     return added

@@ -45,12 +45,18 @@ def _accept_json_everywhere(parser: argparse.ArgumentParser) -> None:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for child in action.choices.values():
-                if hasattr(child, "when_filled"):  # a group made when run (core/cli/derived.py)
+                if hasattr(child, "when_filled"):  # a group or command made when run (core/cli/derived.py)
                     child.when_filled.append(_accept_json_everywhere)
-                if "--json" not in child._option_string_actions:
-                    child.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                                       help="print machine-readable JSON")
+                    if getattr(child, "arguments_later", False):  # --json after its own options, as elsewhere
+                        child.when_filled.append(_json_option)
+                        continue
+                _json_option(child)
                 _accept_json_everywhere(child)
+
+
+def _json_option(parser: argparse.ArgumentParser) -> None:
+    if "--json" not in parser._option_string_actions:
+        parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from core import knowledge
 from core.accounts.access import resolve_kb
@@ -15,15 +15,16 @@ from core.answering.types import Answer, AnswerEvent, Comparison
 from core.services.outputs import AnswerOut, SearchOut
 from core.errors import error_named
 from core.ingest.parts import Snapshot
-from core.limits import check_question, check_search
+from core.limits import check_min_score, check_query_text, check_question, check_search, check_top_k
 from core.llm.factory import provider_for
 from core.metadata.store import resolve_where
-from core.metadata.where import mentioned
+from core.metadata.where import CLI_HELP, from_cli, mentioned
 from core.notices import Notice
 from core.retrieval import search as search_mod
-from core.retrieval.search import SearchResult
+from core.retrieval.search import SearchHit, SearchResult
 from core.settings.model import Settings
-from core.services.declare import Http, operation
+from core.services.cli_groups import SEARCH_HELP
+from core.services.declare import Arg, Cli, Http, operation
 from core.services.files import readable_file
 from core.services.runtime import Runtime
 from core.types import Actor
@@ -50,6 +51,25 @@ def _answered(asked: dict, answer: Answer) -> Answer:
     return answer
 
 
+class SearchReport(BaseModel):
+    """What ``python -m core search`` prints: every field of each hit (its channels' raw scores, the
+    collection), the stages' timings and the notices."""
+
+    model_config = ConfigDict(from_attributes=True)
+    query: str
+    mode: str
+    hits: list[SearchHit]
+    timings_ms: dict[str, float]
+    notices: list[str]
+
+
+def search_text(report: dict) -> str:
+    """``search`` without --json: a line per hit (rank, score, source, page, the text's start), the notices."""
+    lines = [f"{i}. [{h['score']:.3f}] {h['source_name']} {h.get('page') or ''} — {h['text'][:160].replace(chr(10), ' ')}"
+             for i, h in enumerate(report["hits"], 1)]
+    return "\n".join(lines + report["notices"]) or "no results above the threshold"
+
+
 class AnswerService:
     def __init__(self, rt: Runtime):
         self._rt = rt
@@ -65,7 +85,13 @@ class AnswerService:
     @operation(handoff=True, http=Http("POST", "/api/v1/search", params=("query", "kbs", "mode", "top_k", "min_score", "where"),
                                        out=SearchOut, tag=TAG, example={"query": "remote work"}, pool="answer",
                                        mcp="search",
-                                       summary="Hybrid search over the knowledge bases you may read (the retrieval test)"))
+                                       summary="Hybrid search over the knowledge bases you may read (the retrieval test)"),
+               cli=Cli("search", help=SEARCH_HELP, out=SearchReport, human=search_text,
+                       params=("query", "kbs", "mode", "top_k", "min_score", "where"),
+                       args={"query": Arg(check=check_query_text),
+                             "kbs": Arg(flag="--kb", help="knowledge base (repeatable; default: all you can read)"),
+                             "top_k": Arg(check=check_top_k), "min_score": Arg(check=check_min_score),
+                             "where": Arg(repeat=True, metavar="FIELD=VALUE", parse=from_cli, help=CLI_HELP)}))
     def search(self, actor: Actor, query: Annotated[str, Field(min_length=1)],
                kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None, *,
                mode: Literal["dense", "bm25", "hybrid", "hybrid+rerank"] | None = None,

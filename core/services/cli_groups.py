@@ -22,3 +22,9 @@ CHATS = CliGroup("chats", "list, show or export (Markdown) saved chats")
 JOBS = CliGroup("jobs", "the job queue: list, show, wait for or cancel jobs (any process)")
 USERS = CliGroup("users", "list accounts, change roles, disable/enable, reset passwords")
 TOKENS = CliGroup("tokens", "API tokens of the HTTP API: create (shown once), list, revoke")
+
+# Commands of their own (no group), their arguments made when run (core/cli/derived.py:
+# ``register_command_later``); the line each has in ``python -m core --help``
+SEARCH_HELP = "retrieve chunks for a query"
+DOCTOR_HELP = "check (and with --repair fix) database vs vector store"
+REINDEX_HELP = "rebuild a knowledge base with the current settings, no downtime"

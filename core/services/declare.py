@@ -118,6 +118,10 @@ class Arg:
     path: bool = False  # the word typed is a file's path, the value its bytes (``import FILE``)
     # the values a str parameter may take on the command line (the operation checks them itself)
     choices: tuple[str, ...] = ()
+    # the value read (argparse's type applied, ``parse`` run) checked before anything is opened:
+    # raises InvalidInput, so a refusal reads the same here and through the hand-off (whose argument
+    # model would refuse in its own words)
+    check: Callable[[Any], None] | None = None
     # a secret (a password), never a word on the command line (``ps`` shows those to every local user):
     # read when the command runs, typed at the terminal without echo (twice) or standard input's first
     # line; the text names it ("new password") in the prompt, the help and the errors
@@ -155,6 +159,11 @@ class Cli:
     # the parameters the command takes (None: every one that crosses a process boundary); the
     # others keep their defaults (``kb rename`` is ``update_kb`` with only ``ref`` and ``name``)
     params: tuple[str, ...] | None = None
+    # the callback parameter that reports progress ((done, total, message)): the CLI passes one
+    # writing ``<label>: message done/total`` over one line of stderr when stderr is a terminal and
+    # --json is not given; ``progress_label`` names the parameter whose value is the label
+    progress: str = ""
+    progress_label: str = ""
     # False: the operation needs the database and the blob folder only, never the vector store; the
     # CLI runs it in its own process on an engine without the store (core/engine_database.py), also
     # while another process holds the embedded store, hand-off or not
@@ -195,7 +204,7 @@ class Operation:
     def wire_params(self) -> list[inspect.Parameter]:
         """The parameters that cross a process boundary: not self, not the actor, no callbacks."""
         return [p for name, p in self.signature.parameters.items()
-                if name not in ("self", "actor") and not _is_callback(self.hints.get(name))]
+                if name not in ("self", "actor") and not is_callback(self.hints.get(name))]
 
     @cached_property
     def input_model(self) -> type[BaseModel]:
@@ -227,12 +236,12 @@ def _decoder(annotation: Any) -> Callable[[Any], Any]:
     return TypeAdapter(annotation).validate_python
 
 
-def _is_callback(annotation: Any) -> bool:
+def is_callback(annotation: Any) -> bool:
     if annotation is None:
         return False
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        return any(_is_callback(a) for a in typing.get_args(annotation) if a is not type(None))
+        return any(is_callback(a) for a in typing.get_args(annotation) if a is not type(None))
     return origin is Callable or annotation is Callable or getattr(origin, "__name__", "") == "Callable"
 
 

@@ -27,7 +27,7 @@ from core.jobs.kinds import OnOutcome, Outcome, owner_of
 from core.jobs.submit import enqueue_one, enqueue_uploads
 from core.jobs.uploads import upload_status
 from core.parsers.base import ParseContext
-from core.services.cli_groups import FILES
+from core.services.cli_groups import FILES, REINDEX_HELP
 from core.services.declare import Arg, Cli, Http, Remote, job_kind, operation
 from core.services.runtime import Runtime, parse_document
 from core.types import SYSTEM_ACTOR, Actor, ParsedDoc
@@ -76,6 +76,11 @@ def _ingest_paths_queued(engine, args: dict) -> list[IngestResult]:
 def readable_file(rt: Runtime, actor: Actor, file_id: str) -> FileRecord:
     with rt.db.read() as s:
         return check_file(s, actor, s.get(FileRecord, file_id), file_id)
+
+
+def _reindex_text(r: dict) -> str:
+    """``reindex`` without --json (its exit code: 0 done, 1 failed or cancelled)."""
+    return f"reindex {r['status']}: {r['files']} files, {r['chunks']} chunks" + (f" — {r['error']}" if r["error"] else "")
 
 
 class FileService:
@@ -230,7 +235,9 @@ class FileService:
 
         return parse_document(data, name, ParseContext(settings=Settings.model_validate(masked(self._rt.settings())).parsing))
 
-    @operation(handoff=Remote(via="submit_reindex"))
+    @operation(handoff=Remote(via="submit_reindex"),
+               cli=Cli("reindex", help=REINDEX_HELP, args={"kb": Arg(flag="--kb")}, human=_reindex_text,
+                       exit=lambda r: 0 if r["status"] == "done" else 1, progress="progress", progress_label="kb"))
     def reindex(self, actor: Actor, kb: str, progress: Callable[[int, int, str], None] | None = None) -> ReindexResult:
         return reindex_mod.reindex(self._rt.parts, self._rt.snapshot(), actor, kb, progress)
 

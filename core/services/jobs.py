@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import Future
 from dataclasses import asdict
 
 from core import doctor as doctor_mod
-from core.services.cli_groups import JOBS
-from core.services.outputs import JobDetail, JobOut, JobRow, JobsWaited
+from core.services.cli_groups import DOCTOR_HELP, JOBS
+from core.services.outputs import DoctorOut, JobDetail, JobOut, JobRow, JobsWaited
 from core.db.models import Job
 from core.doctor import DoctorReport
 from core.ingest import jobs as jobs_mod
@@ -33,6 +34,17 @@ def decode_repair(jobs: list[Job]) -> DoctorReport:
 
 
 TAG = "jobs"
+
+
+def _doctor_text(report: dict) -> str:
+    """``doctor`` without --json: one line when healthy, else the whole report."""
+    return ("healthy: the database and the vector store agree" if report["healthy"]
+            else json.dumps(report, indent=2))
+
+
+def _doctor_exit(report: dict) -> int:
+    """``doctor``: 0 healthy or repaired, 1 something disagrees (a check, not a repair)."""
+    return 0 if report["healthy"] or report["repaired"] else 1
 
 
 def job_row(j: Job) -> dict:
@@ -108,7 +120,8 @@ class JobService:
         """The doctor's repair as a queued job (its Future gives the DoctorReport)."""
         return self._rt.queued([enqueue_one(self._rt.db, actor, "repair")])
 
-    @operation(access="admin", admin_does="run the storage doctor", handoff=Remote(run=_doctor_remote))
+    @operation(access="admin", admin_does="run the storage doctor", handoff=Remote(run=_doctor_remote),
+               cli=Cli("doctor", help=DOCTOR_HELP, out=DoctorOut, human=_doctor_text, exit=_doctor_exit))
     def doctor(self, actor: Actor, repair: bool = False) -> DoctorReport:
         return doctor_mod.run_doctor(self._rt.parts, self._rt.snapshot(), actor, repair)
 

@@ -319,6 +319,26 @@ class ChatShown(Out):
     messages: list[ChatMessageRow]
 
 
+class DoctorOut(BaseModel):
+    """What ``python -m core doctor`` prints: every field of the doctor's report
+    (core/doctor.py: DoctorReport), then whether it is healthy (its shape is kept across releases)."""
+
+    model_config = ConfigDict(from_attributes=True)
+    orphan_collections: list[str]
+    orphan_vectors: dict[str, int]
+    missing_vectors: list[str]
+    interrupted_files: list[str]
+    orphan_blobs: list[str]
+    orphan_parsed: list[str]
+    missing_collections: list[str]
+    unready_files: list[str]
+    expired_web_collections: list[str]
+    retry_originals: list[str]
+    repaired: bool
+    notes: list[str]
+    healthy: bool
+
+
 class JobRow(BaseModel):
     """A job in ``jobs list``, ``wait`` and ``cancel`` (its shape is kept across releases)."""
 

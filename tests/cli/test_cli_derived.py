@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 import pytest
@@ -403,3 +404,114 @@ def test_a_secret_is_never_an_argument_and_is_read_when_the_command_runs(data_di
 
     with pytest.raises(TypeError, match="Arg.secret=.... reads a str parameter"):
         _parser(Number)
+
+
+class _Searching:
+    @operation(access="admin", admin_does="x", cli=Cli("find", help="find things", args={
+        "top": Arg(check=lambda v: _refuse_above(v, 10)), "words": Arg(check=lambda v: _refuse_above(len(v), 2))}))
+    def find(self, actor: Actor, words: list[str], top: int = 3) -> int:
+        """Find things."""
+        return 0
+
+
+def _refuse_above(value: int, most: int) -> None:
+    if value > most:
+        raise InvalidInput(f"at most {most}, not {value}")
+
+
+def test_a_check_reads_the_typed_value_before_anything_is_opened():
+    parser, _ = _parser(_Searching)
+    op = operations_of("svc", _Searching)[0]
+    args = parser.parse_args(["find", "a", "b", "--top", "10"])
+    assert [derived._value(op, p, args) for p in op.wire_params()] == [["a", "b"], 10]  # int: argparse's type kept
+    for argv, words in ((["find", "a", "--top", "11"], "at most 10, not 11"), (["find", "a", "b", "c"], "at most 2, not 3")):
+        args = parser.parse_args(argv)
+        with pytest.raises(InvalidInput, match=words):
+            [derived._value(op, p, args) for p in op.wire_params()]
+    with pytest.raises(SystemExit):
+        parser.parse_args(["find", "a", "--top", "many"])  # argparse's own refusal, as for any int
+
+
+def test_a_command_registered_later_imports_its_service_only_when_run():
+    from core.cli.main import _accept_json_everywhere
+
+    loaded = []
+
+    def load():
+        loaded.append(True)
+        return operations_of("svc", _Searching)
+
+    parser = argparse.ArgumentParser(prog="t")
+    sub = parser.add_subparsers(dest="command")
+    derived.register_command_later(sub, "find", "find things", load)
+    _accept_json_everywhere(parser)
+    assert "find things" in parser.format_help() and not loaded
+    args = parser.parse_args(["find", "x", "--top", "4", "--json"])
+    assert (args.words, args.top, args.json, loaded) == (["x"], 4, True, [True])
+    helped = sub.choices["find"].format_help()
+    assert "Find things." in helped and helped.index("--top") < helped.index("--json")  # --json after its own
+    with pytest.raises(TypeError, match="0 operations declare it"):
+        derived.register_command_later(sub, "find-twice", "", lambda: [*load(), *load()]).fill()
+
+
+class _Progressing:
+    @operation(access="admin", admin_does="x", cli=Cli("build", progress="progress", progress_label="name"))
+    def build(self, actor: Actor, name: str, progress: Callable[[int, int, str], None] | None = None) -> int:
+        return 0
+
+
+def test_progress_names_a_callback_and_a_label_the_command_takes():
+    _parser(_Progressing)  # accepted
+
+    class NoCallback:
+        @operation(access="admin", admin_does="x", cli=Cli("build", progress="name"))
+        def build(self, actor: Actor, name: str) -> int:
+            return 0
+
+    class NoLabel:
+        @operation(access="admin", admin_does="x", cli=Cli("build", progress="progress", progress_label="kb"))
+        def build(self, actor: Actor, name: str, progress: Callable[[int, int, str], None] | None = None) -> int:
+            return 0
+
+    with pytest.raises(TypeError, match="names no callback parameter 'name'"):
+        _parser(NoCallback)
+    with pytest.raises(TypeError, match="names no parameter 'kb'"):
+        _parser(NoLabel)
+
+
+def test_reindex_shows_its_progress_on_a_terminal_and_nothing_else_without_one(data_dir, tmp_path):
+    """Cli(progress=...): ``reindex`` at a terminal rewrites one stderr line with the knowledge base's
+    progress; with stderr not a terminal, or --json, stderr stays empty."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.cli.test_cli import REPO, run_cli
+
+    doc = tmp_path / "parking.md"
+    doc.write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
+    run_cli(data_dir, "kb", "create", "office")
+    run_cli(data_dir, "--json", "ingest", "--kb", "office", str(doc))
+    piped = run_cli(data_dir, "reindex", "--kb", "office")
+    assert piped.stdout.strip() == "reindex done: 1 files, 1 chunks" and piped.stderr == ""
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
+    env.update({"RAGDESK_DATA_DIR": str(data_dir), "RAGDESK_EMBEDDING__MODEL": "hash-64"})
+    try:
+        proc = subprocess.run([sys.executable, "-m", "core", "reindex", "--kb", "office"], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=slave, text=True, timeout=300)
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal's other side is closed: all read
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(master)
+    assert proc.returncode == 0 and proc.stdout.strip() == "reindex done: 1 files, 1 chunks"
+    assert "\roffice: " in shown.decode() and "1/1" in shown.decode(), shown

@@ -34,7 +34,8 @@ HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "dele
         ("jobs",), *[("jobs", c) for c in ("list", "show", "wait", "cancel")],
         ("users",), *[("users", c) for c in ("list", "set-role", "disable", "enable", "reset-password", "sign-out",
                                              "create")],
-        ("tokens",), *[("tokens", c) for c in ("create", "list", "revoke")]]
+        ("tokens",), *[("tokens", c) for c in ("create", "list", "revoke")],
+        ("search",), ("doctor",), ("reindex",)]
 
 PASSWORD = "correct horse battery"  # read from standard input (never an argument); must never be printed
 
@@ -79,6 +80,9 @@ class Cli:
             text = text.replace(value, placeholder)
         text = re.sub(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<uuid>", text)
         text = re.sub(r"\b[0-9a-f]{32}\b", "<id>", text)  # ids not named above (job ids, ...)
+        # a search's timings: each stage kept, its milliseconds masked (they differ on every run)
+        text = re.sub(r'"timings_ms": \{[^{}]*\}', lambda m: re.sub(
+            r'(": )-?\d+(\.\d+)?([eE][-+]?\d+)?', r"\1N", m.group(0)), text)
         # dates and times keep their shape (a format change must show), not their digits: a golden
         # recorded one day must match on the next
         return re.sub(r"\b\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)?)?",
@@ -231,6 +235,8 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("curated_delete_text", "curated", "delete", "--kb", "office", second)
     cli("curated_delete_unknown", "curated", "delete", "--kb", "office", "nope")
     cli("curated_add_unknown_kb", "curated", "add", "--kb", "nope", "--question", "q", "--answer", "a")
+
+    _search_and_doctor(cli)
 
     # assistants
     cli("assistants_list_empty", "assistants", "list")
@@ -413,6 +419,15 @@ def test_commands_match_their_goldens(cli, tmp_path):
     cli("kb_shared_unknown_kb", "kb", "shared", "nope")
     cli("kb_share_no_users", "kb", "share", "人力资源")
 
+    # reindex (last of the knowledge-base commands: it runs as a job and moves the collection)
+    assert cli(None, "--json", "ingest", "--kb", "人力资源", str(docs))[0] == 0
+    cli("reindex_text", "reindex", "--kb", "人力资源")
+    cli("reindex_json", "--json", "reindex", "--kb", "人力资源")
+    cli("reindex_unknown_kb", "reindex", "--kb", "nope")
+    cli("reindex_unknown_kb_json", "--json", "reindex", "--kb", "nope")
+    cli("reindex_no_kb", "reindex")
+    cli("search_after_reindex", "search", "--kb", "人力资源", "Where do visitors park?")
+
     _accounts_and_tokens(cli)
 
     if UPDATE:
@@ -428,6 +443,49 @@ def test_commands_match_their_goldens(cli, tmp_path):
     differ = [case for case, text in cases.items() if (GOLDEN / f"{case}.txt").read_text(encoding="utf-8") != text]
     assert not differ, f"{len(differ)} case(s) differ: {', '.join(differ)}\n\n" + "\n\n".join(f"{case}:\n--- golden\n{(GOLDEN / f'{case}.txt').read_text(encoding='utf-8')}"
                                    f"--- now\n{cases[case]}" for case in differ[:3])
+
+
+def _search_and_doctor(cli: Cli) -> None:
+    """search and doctor over the knowledge base 'office' (its field 'year' set on both files)."""
+    cli("search_text", "search", "--kb", "office", "Where do visitors park?")
+    cli("search_json", "--json", "search", "--kb", "office", "--top-k", "2", "Where do visitors park?")
+    cli("search_every_kb_json", "search", "上海出差住宿费", "--mode", "bm25", "--json")
+    cli("search_min_score", "search", "--kb", "office", "--mode", "hybrid", "--min-score", "0.05", "parking")
+    cli("search_none_above", "search", "--kb", "office", "--min-score", "1", "parking")
+    cli("search_none_above_json", "--json", "search", "--kb", "office", "--min-score", "1", "parking")
+    cli("search_where", "search", "--kb", "office", "--where", "year>=2024", "--where", "year<2030", "住宿")
+    cli("search_where_json", "--json", "search", "--where", "year=2000..2023", "park")
+    cli("search_bad_where", "search", "--where", "year", "park")
+    cli("search_where_unknown_field", "--json", "search", "--kb", "office", "--where", "colour=red", "park")
+    cli("search_unknown_kb", "search", "--kb", "nope", "park")
+    cli("search_unknown_kb_json", "--json", "search", "--kb", "office", "--kb", "nope", "park")
+    cli("search_bad_top_k", "search", "--top-k", "0", "park")
+    cli("search_bad_top_k_json", "--json", "search", "--top-k", "5000", "park")
+    cli("search_top_k_not_a_number", "search", "--top-k", "many", "park")
+    cli("search_bad_min_score", "search", "--min-score", "2", "park")
+    cli("search_bad_min_score_json", "--json", "search", "--min-score", "-0.5", "park")
+    cli("search_min_score_not_a_number", "search", "--min-score", "high", "park")
+    cli("search_empty_query", "search", "  ", "--kb", "office")
+    cli("search_bad_mode", "search", "--mode", "fuzzy", "park")
+    cli("search_no_query", "search", "--kb", "office")
+
+    cli("doctor_healthy", "doctor")
+    cli("doctor_healthy_json", "--json", "doctor")
+    from core.config import RuntimeConfig
+
+    parsed = RuntimeConfig.from_env(None).parsed_dir
+    parsed.mkdir(parents=True, exist_ok=True)
+    stray = parsed / ("0" * 31 + "1.json")  # parsed text of a file that does not exist
+    stray.write_text("{}", encoding="utf-8")
+    cli("doctor_unhealthy", "doctor")
+    cli("doctor_unhealthy_json", "doctor", "--json")
+    cli("doctor_repair_json", "--json", "doctor", "--repair")
+    assert not stray.exists()
+    stray.write_text("{}", encoding="utf-8")
+    cli("doctor_repair_text", "doctor", "--repair")
+    cli("doctor_after_repair", "doctor")
+    cli("doctor_bad_option", "doctor", "--fix")
+
 
 
 def _accounts_and_tokens(cli: Cli) -> None:

@@ -158,3 +158,49 @@ def test_kb_sharing_commands_cross_the_hand_off(data_dir, monkeypatch):
         assert wrong.returncode == 2 and "not shared with: bob" in wrong.stderr
         nobody = run_cli(data_dir, "--json", "kb", "share", "差旅", "nobody", check=False)
         assert nobody.returncode == 3 and '"kind": "NotFound"' in nobody.stderr
+
+
+def test_search_and_doctor_cross_the_hand_off(data_dir, monkeypatch, tmp_path):
+    """``search`` and ``doctor`` run in the holder's process and print what they print here; the
+    checks of --top-k, --min-score, an empty query and --where are made before anything is sent,
+    in the words they have here; ``doctor --repair`` runs on the holder's queue."""
+    doc = tmp_path / "parking.md"
+    doc.write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
+    with _holder(data_dir, monkeypatch) as holder:
+        run_cli(data_dir, "kb", "create", "office")
+        run_cli(data_dir, "--json", "ingest", "--kb", "office", str(doc))
+        found = run_cli(data_dir, "--json", "search", "--kb", "office", "--top-k", "1", "where do visitors park")
+        assert "hand-off" in found.stderr
+        report = as_json(found)
+        assert list(report) == ["query", "mode", "hits", "timings_ms", "notices"]
+        [hit] = report["hits"]
+        assert hit["source_name"] == "parking.md" and hit["collection"].startswith("ragdesk_kb_")
+        assert {"dense", "bm25", "fused", "score", "page_end", "dense_estimated"} <= set(hit)
+        assert "total" in report["timings_ms"]
+        text = run_cli(data_dir, "search", "--kb", "office", "where do visitors park").stdout.strip()
+        assert text.startswith("1. [") and "parking.md" in text and "Visitors park on level two." in text
+        assert run_cli(data_dir, "search", "--min-score", "1", "visitors").stdout.strip() == \
+            "no results above the threshold"
+        for argv, words in ((["--top-k", "0"], "top_k must be a whole number from 1 to 1000, not 0"),
+                            (["--min-score", "2"], "min_score must be a number from 0 to 1, not 2.0"),
+                            (["--where", "year"], "--where 'year': write field=value")):
+            refused = run_cli(data_dir, "search", *argv, "park", check=False)
+            assert refused.returncode == 2 and words in refused.stderr, refused.stderr
+            assert "hand-off" not in refused.stderr  # refused before anything was sent
+        empty = run_cli(data_dir, "search", " ", check=False)
+        assert empty.returncode == 2 and "the search query is empty" in empty.stderr
+        missing = run_cli(data_dir, "--json", "search", "--kb", "nope", "park", check=False)
+        assert missing.returncode == 3 and '"kind": "NotFound"' in missing.stderr
+
+        checked = run_cli(data_dir, "doctor")
+        assert "hand-off" in checked.stderr
+        assert checked.stdout.strip() == "healthy: the database and the vector store agree"
+        stray = holder.runtime.config.parsed_dir / ("0" * 31 + "1.json")
+        stray.parent.mkdir(parents=True, exist_ok=True)
+        stray.write_text("{}", encoding="utf-8")
+        unhealthy = run_cli(data_dir, "--json", "doctor", check=False)
+        assert unhealthy.returncode == 1 and as_json(unhealthy)["orphan_parsed"] == ["0" * 31 + "1"]
+        assert as_json(unhealthy)["healthy"] is False and as_json(unhealthy)["repaired"] is False
+        repaired = run_cli(data_dir, "doctor", "--repair")  # exit 0: repaired
+        assert '"repaired": true' in repaired.stdout and not stray.exists()
+        assert as_json(run_cli(data_dir, "--json", "doctor"))["healthy"] is True
