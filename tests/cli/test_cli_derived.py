@@ -515,3 +515,14 @@ def test_reindex_shows_its_progress_on_a_terminal_and_nothing_else_without_one(d
         os.close(master)
     assert proc.returncode == 0 and proc.stdout.strip() == "reindex done: 1 files, 1 chunks"
     assert "\roffice: " in shown.decode() and "1/1" in shown.decode(), shown
+
+
+def test_doctor_output_carries_every_field_of_the_doctor_report():
+    # DoctorOut lists the report's fields by hand (its JSON shape is kept across releases): a field
+    # added to the report must be added there too, or the CLI would drop it silently
+    from dataclasses import fields
+
+    from core.doctor import DoctorReport
+    from core.services.outputs import DoctorOut
+
+    assert {f.name for f in fields(DoctorReport)} | {"healthy"} == set(DoctorOut.model_fields)
