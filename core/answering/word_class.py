@@ -80,8 +80,8 @@ def _en_names_something(words: list[str], i: int) -> bool:
         return False  # "to ship", "when we ship", "who covers": the verb
     if before in _BE and word.lower().endswith("ing"):
         return False  # "what is happening": the verb, going on
-    asked_with_auxiliary = any(w.lower() in _AUXILIARIES or w.lower() in _BE for w in words[:i])
-    if (not asked_with_auxiliary and i == 2 and words[0].lower() in _WH_SUBJECT and word.lower().endswith("s")
+    auxiliary_before = any(w.lower() in _AUXILIARIES or w.lower() in _BE for w in words[:i])
+    if (not auxiliary_before and i == 2 and words[0].lower() in _WH_SUBJECT and word.lower().endswith("s")
             and not word.lower().endswith("ss") and _en_readings(before).keys() & {"NOUN", "PROPN"}
             and (i + 1 == len(words) or words[i + 1].lower() not in _BE | _AUXILIARIES)):
         return False  # "what river runs", "which conjecture holds": the subject's verb, no auxiliary before it
