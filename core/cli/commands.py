@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 
 from core.cli.context import emit, engine_for, local_engine, progress_printer
@@ -67,11 +68,13 @@ def cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
-# The operations of core's services with CLI commands, read only when one of their groups is run
-def _knowledge_base_operations() -> list:
-    from core.services.knowledge_bases import KnowledgeBaseService
+def _operations(service: str) -> list:
+    """The operations of one of core's services (its name in ``core.operations.SERVICES``), read only
+    when one of its commands is run or its help shown: the CLI starts without importing them."""
+    from core.operations import SERVICES
 
-    return operations_of("kbs", KnowledgeBaseService)
+    return operations_of(service, SERVICES[service])
+
 
 
 def _hand_written_kb_commands(kb: argparse.ArgumentParser) -> None:
@@ -84,65 +87,20 @@ def _hand_written_kb_commands(kb: argparse.ArgumentParser) -> None:
     ix.set_defaults(handler=_index_kb)
 
 
-def _answer_operations() -> list:
-    from core.services.answers import AnswerService
-
-    return operations_of("answers", AnswerService)
 
 
-def _file_operations() -> list:
-    from core.services.files import FileService
-
-    return operations_of("files", FileService)
 
 
-def _settings_operations() -> list:
-    from core.services.settings import SettingsService
-
-    return operations_of("settings", SettingsService)
 
 
-def _chat_operations() -> list:
-    from core.services.chats import ChatService
 
-    return operations_of("chats", ChatService)
-
-
-def _account_operations() -> list:
-    from core.services.accounts import AccountService
-
-    return operations_of("accounts", AccountService)
-
-
-def _job_operations() -> list:
-    from core.services.jobs import JobService
-
-    return operations_of("jobs", JobService)
-
-
-def _chunk_edit_operations() -> list:
-    from core.services.chunk_edits import ChunkEditService
-
-    return operations_of("chunk_edits", ChunkEditService)
-
-
-def _metadata_operations() -> list:
-    from core.services.metadata import MetadataService
-
-    return operations_of("metadata", MetadataService)
-
-
-def _assistant_operations() -> list:
-    from core.services.assistants import AssistantService
-
-    return operations_of("assistants", AssistantService)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import derived  # issue 34: kb create, list, rename, delete derived from their operations
     from core.services import cli_groups
 
-    kb = derived.register_later(sub, cli_groups.KB, _knowledge_base_operations)
+    kb = derived.register_later(sub, cli_groups.KB, partial(_operations, "kbs"))
     kb.when_filled.append(_hand_written_kb_commands)
 
     ing = sub.add_parser("ingest", help="add files, folders or URLs (web pages, PDFs, YouTube videos) to a knowledge base")
@@ -152,18 +110,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     ing.add_argument("paths", nargs="+")
     ing.set_defaults(handler=cmd_ingest)
 
-    derived.register_later(sub, cli_groups.FILES, _file_operations)  # issue 34: files list, delete
+    derived.register_later(sub, cli_groups.FILES, partial(_operations, "files"))  # issue 34: files list, delete
 
     # issue 34: reindex derived from the file service's operation (progress on stderr: Cli(progress=...))
-    derived.register_command_later(sub, "reindex", cli_groups.REINDEX_HELP, _file_operations)
+    derived.register_command_later(sub, "reindex", cli_groups.REINDEX_HELP, partial(_operations, "files"))
 
     # issue 34: search derived from the answer service's operation
-    derived.register_command_later(sub, "search", cli_groups.SEARCH_HELP, _answer_operations)
+    derived.register_command_later(sub, "search", cli_groups.SEARCH_HELP, partial(_operations, "answers"))
 
     # issue 34: doctor derived from the job service's operation
-    derived.register_command_later(sub, "doctor", cli_groups.DOCTOR_HELP, _job_operations)
+    derived.register_command_later(sub, "doctor", cli_groups.DOCTOR_HELP, partial(_operations, "jobs"))
 
-    derived.register_later(sub, cli_groups.SETTINGS, _settings_operations)  # issue 34: settings get, set
+    derived.register_later(sub, cli_groups.SETTINGS, partial(_operations, "settings"))  # issue 34: settings get, set
 
     pa = sub.add_parser("parse", help="print the text extracted from a file or URL")
     pa.add_argument("source")
@@ -177,10 +135,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     gdrive_commands.register(sub)
     # issue 34: users list, set-role, disable, enable, reset-password, sign-out, create; tokens create,
     # list, revoke (issue 19): the database alone, run here beside any process holding the store
-    derived.register_later(sub, cli_groups.USERS, _account_operations)
-    derived.register_later(sub, cli_groups.TOKENS, _account_operations)
-    derived.register_later(sub, cli_groups.CHATS, _chat_operations)  # issue 34: chats list, show, export
-    derived.register_later(sub, cli_groups.JOBS, _job_operations)  # issue 34: jobs list, show, wait, cancel
+    derived.register_later(sub, cli_groups.USERS, partial(_operations, "accounts"))
+    derived.register_later(sub, cli_groups.TOKENS, partial(_operations, "accounts"))
+    derived.register_later(sub, cli_groups.CHATS, partial(_operations, "chats"))  # issue 34: chats list, show, export
+    derived.register_later(sub, cli_groups.JOBS, partial(_operations, "jobs"))  # issue 34: jobs list, show, wait, cancel
     from core.cli import job_commands  # issue 20: detached ingest, workers
 
     job_commands.register(sub)
@@ -192,7 +150,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     mcp_commands.register(sub)
     # issue 35: chunk editing, metadata fields and values, assistants
-    derived.register_later(sub, cli_groups.CHUNKS, _chunk_edit_operations)
-    derived.register_later(sub, cli_groups.FIELDS, _metadata_operations)
-    derived.register_later(sub, cli_groups.META, _metadata_operations)
-    derived.register_later(sub, cli_groups.ASSISTANTS, _assistant_operations)
+    derived.register_later(sub, cli_groups.CHUNKS, partial(_operations, "chunk_edits"))
+    derived.register_later(sub, cli_groups.FIELDS, partial(_operations, "metadata"))
+    derived.register_later(sub, cli_groups.META, partial(_operations, "metadata"))
+    derived.register_later(sub, cli_groups.ASSISTANTS, partial(_operations, "assistants"))
