@@ -8,16 +8,7 @@ import pytest
 from core.accounts.users import actor_of
 from core.errors import NotFound, PermissionDenied
 from core.types import SYSTEM_ACTOR
-from tests.engine.conftest import make_engine
-
-
-@pytest.fixture
-def engine(data_dir, monkeypatch):
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.delenv("QDRANT_URL", raising=False)
-    e = make_engine(data_dir)
-    yield e
-    e.close()
+from tests.engine.conftest import engine  # noqa: F401 (fixture)
 
 
 def test_only_the_local_operator_reads_another_users_chats(engine):
