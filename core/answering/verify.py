@@ -18,7 +18,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from core.answering.answerable import PassageText
+from core.answering.mentions import PassageText
 from core.answering.reading import Term, numbers
 from core.answering.coverage import digits_for_numerals
 from core.answering.word_class import _zh_tagger

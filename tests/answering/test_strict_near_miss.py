@@ -100,7 +100,7 @@ def test_for_work_is_the_setting_not_a_thing_named():
 def test_a_gloss_s_adjective_synonyms_do_not_stand_for_a_chinese_noun():
     # 产品 is "goods; product"; WordNet's adjective "good" is also "full" ("reimbursed in full"): a
     # product manager is not named by a passage about engineers' fees paid in full
-    from core.answering.answerable import PassageText
+    from core.answering.mentions import PassageText
 
     costs = PassageText("- Visa fees of engineers on a business trip: reimbursed in full, approved by the "
                         "engineering manager.")
@@ -406,7 +406,7 @@ def test_a_word_after_a_subject_pronoun_is_the_verb():
 
 
 def test_a_chinese_verb_with_its_direction_is_the_verb():
-    from core.answering.answerable import PassageText
+    from core.answering.mentions import PassageText
     from core.answering.reading import Term
 
     row = PassageText("| RT-01 | 退回处理 | 每件 | 3元 | 入库并质检 |")
@@ -421,7 +421,7 @@ def test_a_cell_states_its_value_in_the_unit_its_column_header_gives():
 
 
 def test_a_number_goes_inside_a_range_or_under_a_bound_only_with_a_unit_of_measure():
-    from core.answering.answerable import PassageText
+    from core.answering.mentions import PassageText
     from core.answering.reading import read_question
 
     eleven = next(t for t in read_question("双十一期间拣货单价会上调多少？").named if t.kind == "number")
@@ -431,7 +431,7 @@ def test_a_number_goes_inside_a_range_or_under_a_bound_only_with_a_unit_of_measu
 
 
 def test_a_name_in_a_chinese_passage_is_itself_or_the_word_it_translates():
-    from core.answering.answerable import PassageText
+    from core.answering.mentions import PassageText
     from core.answering.reading import Term
 
     minutes = PassageText("项目启动会：系统可用性不低于 99.9%。")
