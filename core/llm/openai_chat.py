@@ -78,13 +78,26 @@ class OpenAIChatModel:
             kwargs["stream_options"] = {"include_usage": True}
         started = False
         try:
-            for event in self._events(self._client.chat.completions.create(**kwargs)):
+            for event in self._events(self._open_stream(kwargs)):
                 started = True
                 yield event
         except LLMError:
             raise
         except Exception as exc:  # every client/transport failure is translated, none swallowed
             raise self._translate(exc, mid_answer=started) from None
+
+    def _open_stream(self, kwargs: dict[str, Any]) -> Any:
+        """The chat stream. A server that rejects ``stream_options`` (an older vLLM or Azure API
+        version, servers that refuse fields they do not know) is asked again without it, and not
+        sent it again by this client: token counts are then missing, the answer is not."""
+        try:
+            return self._client.chat.completions.create(**kwargs)
+        except openai.BadRequestError as exc:
+            if "stream_options" not in kwargs or "stream_options" not in str(exc):
+                raise
+            self._include_usage = False
+            kwargs = {k: v for k, v in kwargs.items() if k != "stream_options"}
+            return self._client.chat.completions.create(**kwargs)
 
     def _events(self, chunks: Any) -> Iterator[ChatEvent]:
         pending: dict[int, dict[str, str]] = {}  # tool-call index -> id, name, argument text so far
