@@ -242,3 +242,16 @@ def test_another_bad_request_is_reported_not_retried():
         with pytest.raises(LLMError):
             ask(model_for(srv))
         assert srv.chat_count == 1
+
+
+def test_a_server_that_answers_whole_instead_of_streaming_is_read():
+    # some compatible servers ignore "stream" and send the chat.completion as one JSON body
+    with fake_llm_server([text("员工每年享有带薪年假五天。", whole=True),
+                          tool_call("kb_search", {"q": "年假"}, whole=True)]) as srv:
+        model = model_for(srv)
+        events = ask(model)
+        called = ask(model, tools=[ToolSpec("kb_search", "search", {"type": "object", "properties": {}})])
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "员工每年享有带薪年假五天。"
+    assert isinstance(events[-1], Done) and events[-1].finish_reason == "stop" and events[-1].usage["completion_tokens"] > 0
+    ready = [e for e in called if isinstance(e, ToolCallsReady)]
+    assert ready and ready[0].calls[0].name == "kb_search" and ready[0].calls[0].arguments == {"q": "年假"}
