@@ -14,7 +14,7 @@ with a default (``required``) or one that may be left out (``nargs="?"``), choic
 (``choices``), a secret never typed as an argument (``secret``: read from the terminal without echo,
 twice (once: ``confirm=False``), or from standard input's first line, or a file's (``from_file``),
 when the command runs; an option someone would type it with refused, saying how to give it
-(``refuse``); the help says so), a check of the value before anything is opened (``check``)),
+(``refuse``: ``--password`` too, lest argparse read it as ``--password-file``); the help says so), a check of the value before anything is opened (``check``)),
 ``Cli(params=...)`` the parameters the command takes when not all (and their order),
 ``Cli(reply=..., exit=...)`` what is printed and the exit code, ``Cli(output=("-o", "--output"))``
 an option writing the result to a file (``output_reply`` what is printed then, when more than the
@@ -159,8 +159,9 @@ def _secret_options(parser: argparse.ArgumentParser, op: Operation, param: inspe
     if arg.from_file:
         parser.add_argument(arg.from_file, dest=param.name + _FROM_FILE,
                             metavar=arg.metavar or _metavar(arg.from_file), help=arg.from_file_help)
-    if arg.refuse:
-        parser.add_argument(arg.refuse, dest=param.name + _REFUSED, help=argparse.SUPPRESS)
+    refused = (arg.refuse,) if isinstance(arg.refuse, str) else arg.refuse
+    if any(refused):
+        parser.add_argument(*refused, dest=param.name + _REFUSED, help=argparse.SUPPRESS)
 
 
 def _moment(text: str) -> datetime:

@@ -132,9 +132,11 @@ class Arg:
     # with ``secret``: typed twice at a terminal (a new password: a typo would lock it away), or
     # once (False: a credential its own server checks when it is used, the WebDAV password)
     confirm: bool = True
-    # with ``secret``: an option never accepted and left out of the help, the one someone would try
-    # (``--app-secret``): given, it is refused with how to give the secret instead
-    refuse: str = ""
+    # with ``secret``: options never accepted and left out of the help, the ones someone would try
+    # (``--app-secret``; ``--password`` beside ``--password-file``, which argparse would otherwise read
+    # as its abbreviation, the secret taken for a path and printed in the error): given, the command
+    # is refused with how to give the secret instead
+    refuse: str | tuple[str, ...] = ""
 
 
 @dataclass(frozen=True)

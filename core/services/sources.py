@@ -41,11 +41,14 @@ def _report(name: str, line: str, **kw) -> Cli:
 # A credential handed over (its server checks it when the source is added: typed once), read from
 # standard input or a file, never the command line; kept encrypted, never printed. The hand-off
 # would carry it masked: the commands that take one are not handed off.
+# --password and --secret refused: argparse would read them as --password-file and --secret-file
+# abbreviated, and print the secret back as a file it cannot read.
 WEBDAV_PASSWORD = Arg(secret="password", prompt="WebDAV password", confirm=False, from_file="--password-file",
-                      metavar="PATH", from_file_help="read the password from this file (- for standard input)")
+                      metavar="PATH", from_file_help="read the password from this file (- for standard input)",
+                      refuse="--password")
 APP_SECRET = Arg(secret="AppSecret", prompt="DingTalk AppSecret", confirm=False, from_file="--secret-file",
                  metavar="PATH", from_file_help="read the AppSecret from this file (- for standard input)",
-                 refuse="--app-secret")
+                 refuse=("--app-secret", "--secret"))
 DINGTALK_APP = {"app_key": Arg(flag="--app-key", help="the app's AppKey (client id)"),
                 "operator_id": Arg(flag="--operator", help="the operator's unionId (whose read access the app uses)"),
                 "app_secret": APP_SECRET}

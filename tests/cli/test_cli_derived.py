@@ -411,7 +411,8 @@ class _Vault:
                cli=Cli("open", params=("door", "pin", "vault"), args={
                    "door": Arg(flag="--door"), "pin": Arg(
                        secret="pin", prompt="vault pin", confirm=False, from_file="--pin-file", metavar="PATH",
-                       from_file_help="read the pin from this file (- for standard input)", refuse="--pin")}))
+                       from_file_help="read the pin from this file (- for standard input)",
+                       refuse=("--pin", "--code"))}))
     def open_vault(self, actor: Actor, vault: str, pin: SecretStr, door: str = "front") -> dict:
         return {"vault": vault, "door": door, "masked": isinstance(pin, SecretStr)}
 
@@ -427,7 +428,7 @@ def test_a_credential_comes_from_a_file_or_standard_input_and_a_word_typed_for_i
     [op] = operations_of("svc", _Vault)
     helped = sub.choices["open"].format_help()
     assert "open [-h] [--door DOOR] [--pin-file PATH] vault" in " ".join(helped.split())
-    assert "--pin " not in helped and "vault pin: typed at the terminal (not shown)" in helped
+    assert "--pin " not in helped and "--code" not in helped and "vault pin: typed at the terminal (not shown)" in helped
     assert "or of the file --pin-file names" in helped
 
     def read(*argv: str, stdin: str = ""):
@@ -445,7 +446,8 @@ def test_a_credential_comes_from_a_file_or_standard_input_and_a_word_typed_for_i
                                ((), "\n", "^no pin: give it"),
                                (("--pin-file", str(tmp_path / "absent")), "0815\n", "cannot read the pin file"),
                                (("--pin", "typed-4711"), "0815\n", "^the pin is never taken on the command line "
-                                r"\(other users see it in ps\): give it on standard input or with --pin-file PATH$")):
+                                r"\(other users see it in ps\): give it on standard input or with --pin-file PATH$"),
+                               (("--code", "typed-4711"), "0815\n", "^the pin is never taken")):
         with pytest.raises(InvalidInput, match=words):
             read("cellar", *argv, stdin=stdin)
 

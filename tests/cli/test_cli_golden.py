@@ -658,7 +658,7 @@ def _sources(cli: Cli, tmp_path: Path, monkeypatch) -> None:
             "--password-file", str(tmp_path / "absent.txt"), dav.folder)
         cli("sources_add_webdav_password_dash", "--json", "sources", "add-webdav", "--kb", "synced", "--username",
             USER, "--password-file", "-", dav.folder, stdin=DAV_PASSWORD + "\n")
-        # argparse reads --password as the start of --password-file: the word typed is taken for a path
+        # refused, never echoed (argparse would read --password as --password-file abbreviated)
         cli("sources_add_webdav_password_argument", "sources", "add-webdav", "--kb", "synced", "--username", USER,
             "--password", "typed-Pw-1", dav.folder)
         cli("sources_add_webdav_no_username", "sources", "add-webdav", "--kb", "synced", dav.folder,
@@ -712,7 +712,7 @@ def _sources(cli: Cli, tmp_path: Path, monkeypatch) -> None:
         cli("sources_log_unknown_source", "sources", "log", "no-such-source")
         cli("sources_log_bad_limit", "sources", "log", "--limit", "many")
     printed = "".join(out + err for _, _, out, err in cli.raw.values())
-    for secret in (DAV_PASSWORD, APP_SECRET, "wrong-Secret-0"):
+    for secret in (DAV_PASSWORD, APP_SECRET, "wrong-Secret-0", "typed-Pw-1"):
         assert secret not in printed
 
 
