@@ -131,6 +131,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     extra_commands.register(sub)
     db_commands.register(sub)
+    # issue 34: sources list, add-web, add-folder, add-webdav, add-dingtalk, dingtalk-workspaces, sync, log
+    derived.register_later(sub, cli_groups.SOURCES, partial(_operations, "sources"))
     from core.cli import gdrive_commands  # issue 12: Google Drive
     gdrive_commands.register(sub)
     # issue 34: users list, set-role, disable, enable, reset-password, sign-out, create; tokens create,
