@@ -202,8 +202,27 @@ def _read() -> Lexicon:
                     if len(sense) <= _MAX_INDEX_WORDS:
                         for s in sense:
                             index.setdefault(s, set()).add(simplified)
+    _add_glossary(senses, index)
     return Lexicon({w: tuple(dict.fromkeys(s)) for w, s in senses.items()},
                    {s: frozenset(ws) for s, ws in index.items()}, readings, frozenset(names))
+
+
+def _add_glossary(senses: dict[str, list[tuple[str, ...]]], index: dict[str, set[str]]) -> None:
+    """The workplace glossary's senses after CC-CEDICT's: the words handbooks, SLAs, tariffs and
+    manuals use that the dictionary lacks (餐补, 可用性, 加收) or glosses in other senses (漏洞
+    "loophole", not "vulnerability"; 住宿 without "hotel")."""
+    text = resources.files("core.retrieval").joinpath("workplace_glossary.tsv").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        head, _, glosses = line.partition("\t")
+        for part in glosses.split(";"):
+            sense = content_words(part)
+            if sense:
+                senses.setdefault(head.strip(), []).append(sense)
+                if len(sense) <= _MAX_INDEX_WORDS:
+                    for word in sense:
+                        index.setdefault(word, set()).add(head.strip())
 
 
 _lexicon: Lexicon | None = None

@@ -733,3 +733,32 @@ def test_only_the_best_four_passages_found_may_answer():
     assert judge(question, related[:3] + [answering] + related[3:]).passage == 3
     # fifth found: below the passages judged, it is context, and the question is refused
     assert not judge(question, related + [answering]).answerable
+
+
+TARIFF_ZH = ("| 编号 | 服务项目 | 计价单位 | 单价（元） | 备注 |\n| --- | --- | --- | --- | --- |\n"
+             "| PS-02 | 仓库至上海港集卡运输 | 每柜 | 1500 | 周末及法定节假日加收300元 |")
+SLA_EN = ("## 2. Availability commitment\nCobalt will make the Service available with a Monthly Uptime Percentage of:\n\n"
+          "| Plan | Deployment | Monthly Uptime commitment |\n| --- | --- | --- |\n| Starter | single node | 99.5% |\n"
+          "| Business | primary with one standby | 99.95% |")
+
+
+def test_the_workplace_glossary_gives_the_words_documents_use_that_the_dictionary_lacks():
+    # 加收 (a surcharge) and 可用性 (availability) are not in CC-CEDICT; core/retrieval/workplace_glossary.tsv has them
+    assert answers("Is there a surcharge for port container transport on a public holiday?", TARIFF_ZH)
+    assert answers("Starter 套餐每月的可用性承诺是多少？", SLA_EN)
+    # what the row does not name stays refused: a surcharge is not a discount, Starter not Developer
+    assert not answers("Is there a discount for port container transport on a public holiday?", TARIFF_ZH)
+    assert not answers("Developer 套餐每月的可用性承诺是多少？", SLA_EN)
+
+
+def test_every_line_of_the_workplace_glossary_is_a_chinese_word_with_english_senses():
+    from importlib import resources
+
+    from core.retrieval.bilingual import content_words, has_chinese
+
+    text = resources.files("core.retrieval").joinpath("workplace_glossary.tsv").read_text(encoding="utf-8")
+    entries = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    assert len(entries) > 200
+    for entry in entries:
+        assert len(entry) == 2 and has_chinese(entry[0]) and not has_chinese(entry[1]), entry
+        assert all(content_words(sense) for sense in entry[1].split(";")), entry
