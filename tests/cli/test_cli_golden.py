@@ -671,6 +671,8 @@ def _ask_and_compare(cli: Cli, tmp_path: Path) -> None:
     report.unlink()
     cli("compare_batch_report_json", "--json", "compare", "--batch", str(batch_jsonl), "--report", str(report))
     assert "A lost badge?" in report.read_text(encoding="utf-8")
+    cli("compare_report_one_question", "compare", "--kb", "office", q, "--report", str(report))
+    assert q in report.read_text(encoding="utf-8")
     cli("compare_report_bad_folder", "compare", "--batch", str(batch_csv), "--report",
         str(tmp_path / "absent" / "ab.html"))
     empty = tmp_path / "empty.csv"
