@@ -116,7 +116,8 @@ class Arg:
     required: bool = False  # needed though the operation has a default: an option (with flag), else a positional
     each: bool = False  # one or more words, the operation run once for each (``delete ID...``)
     path: bool = False  # the word typed is a file's path, the value its bytes (``import FILE``)
-    # the values a str parameter may take on the command line (the operation checks them itself)
+    # the values a str parameter may take on the command line (the operation checks them itself), or
+    # a Literal's values in the order shown (typing may give an equal Literal in another order)
     choices: tuple[str, ...] = ()
     # the value read (argparse's type applied, ``parse`` run) checked before anything is opened:
     # raises InvalidInput, so a refusal reads the same here and through the hand-off (whose argument
@@ -140,7 +141,8 @@ class Cli:
     option that writes the result (a str) to the file it names, printing ``{"written": path}`` (or
     ``output_reply(arguments, path)``);
     ``params`` the parameters it takes when not all of them; ``store=False`` runs it without the
-    vector store (the database and blob folder only), beside any process holding it."""
+    vector store (the database and blob folder only), beside any process holding it; ``description``,
+    ``check``, ``implied``, ``note`` and ``output_text``: see their fields."""
 
     name: str
     out: Any = None
@@ -168,6 +170,23 @@ class Cli:
     # CLI runs it in its own process on an engine without the store (core/engine_database.py), also
     # while another process holds the embedded store, hand-off or not
     store: bool = True
+    # the text --help shows under the usage (None: the method's docstring; "": none, when the
+    # docstring speaks to Python callers of parameters the command does not take)
+    description: str | None = None
+    # the arguments read (a dict by parameter) judged together before anything is opened: raises
+    # InvalidInput in the command line's words (``ask --assistant`` with ``--kb``)
+    check: Callable[[dict], None] | None = None
+    # parameters the command does not take, each value made from the arguments read (``ask``:
+    # temporary unless --chat continues a saved chat)
+    implied: dict[str, Callable[[dict], Any]] = field(default_factory=dict)
+    # (arguments, result) -> lines said beside what is printed: after its text, or on stderr with
+    # --json (stdout stays the JSON a script reads); "" says nothing (``compare --batch``'s summary)
+    note: Callable[[dict, Any], str] | None = None
+    # ``output`` writes this text of the result (result -> str) beside what is printed instead of
+    # the result itself: the command prints as it would without the option, the file's folder is
+    # checked before the operation runs and the note ends "<option>: path" (``compare --report``)
+    output_text: Callable[[Any], str] | None = None
+    output_metavar: str = ""  # the option's value in the help (default: its flag's name)
 
     @property
     def command(self) -> str:
