@@ -123,6 +123,22 @@ def summarise(rows: list[dict[str, Any]]) -> list[ModeSummary]:
     return out
 
 
+@dataclass
+class ScoredBatch:
+    """Questions compared in both modes as the A/B page shows them: each comparison with its
+    expected answer (None: not given), its row (``comparison_row``) and the per-mode summary."""
+
+    comparisons: list[Comparison]
+    expected: list[str | None]
+    rows: list[dict[str, Any]]
+    summary: list[ModeSummary]
+
+
+def scored_batch(comparisons: list[Comparison], expected: list[str | None]) -> ScoredBatch:
+    rows = comparison_rows(comparisons, expected)
+    return ScoredBatch(comparisons, expected, rows, summarise(rows))
+
+
 def to_csv(rows: list[dict[str, Any]]) -> bytes:
     """UTF-8 with a byte-order mark, so spreadsheet programs read Chinese correctly."""
     buf = io.StringIO()

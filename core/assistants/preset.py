@@ -17,12 +17,16 @@ a plain user's answer through a normal-mode assistant is still strict (core/answ
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlmodel import Session
 
 from core.accounts.access import can_read_kb
+from core.assistants import store
 from core.assistants.models import Assistant
+from core.db.database import Database
 from core.db.models import KnowledgeBase, User
 from core.metadata.store import missing_fields
 from core.notices import Notice, notice
@@ -84,3 +88,26 @@ def tuned(settings: Settings, a: Assistant, by_admin: bool) -> Settings:
         "strict": settings.strict.model_copy(update=strict),
         "retrieval": settings.retrieval.model_copy(update=retrieval),
         "answering": settings.answering.model_copy(update=answering)})
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """What an assistant makes of one question for its caller: the scope (``kb_ids``, confined to
+    them), its mode and filter (none over an empty scope: its fields may be in no knowledge base the
+    caller may read), the scope's notices said first, and the settings tuned for the answer."""
+
+    kb_ids: list[str] | None
+    mode: str
+    where: dict[str, Any] | None
+    said: tuple[Notice, ...]
+    tune: Callable[[Settings], Settings]
+
+
+def tuning(db: Database, actor: Actor, ref: str) -> Tuning:
+    """The assistant ``ref`` (id or name) as ``actor`` asks through it, read at the moment of asking."""
+    with db.read() as s:
+        a = store.resolve(s, actor, ref)
+        scope = caller_scope(s, actor, a)
+        by_admin = owner_is_admin(s, a)
+    return Tuning(scope.kb_ids, a.mode, None if scope.empty is not None else a.where, scope_notices(scope),
+                  lambda settings: tuned(settings, a, by_admin))

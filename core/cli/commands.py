@@ -130,6 +130,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli import db_commands, demo_commands, extra_commands
 
     extra_commands.register(sub)
+    # issue 34: ask and compare derived from the answer service's operations (ask, compare_scored)
+    derived.register_command_later(sub, "ask", cli_groups.ASK_HELP, partial(_operations, "answers"))
+    derived.register_command_later(sub, "compare", cli_groups.COMPARE_HELP, partial(_operations, "answers"))
+    derived.register_later(sub, cli_groups.CURATED, partial(_operations, "curated"))
     db_commands.register(sub)
     # issue 34: sources list, add-web, add-folder, add-webdav, add-dingtalk, dingtalk-workspaces, sync, log
     derived.register_later(sub, cli_groups.SOURCES, partial(_operations, "sources"))

@@ -21,10 +21,11 @@ an option writing the result to a file (``output_reply`` what is printed then, w
 path), ``Cli(store=False)`` an operation run here on an engine without the vector store
 (core/engine_database.py: beside any process holding it, never handed off), ``Cli(not_handed_off=...)``
 the advice of an operation's refusal when another process holds the store and it is not handed
-off, ``Cli(progress=...)`` the operation's progress callback, a line of stderr at a terminal. Core's services and
+off, ``Cli(progress=...)`` the operation's progress callback, a line of stderr at a terminal; ``ask`` and ``compare`` use
+``Cli(check, implied, note, output_text, description)`` (declare.py says what each does). Core's services and
 plugins' come here alike (core/cli/commands.py, core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
 Core's groups are ``register_later`` (its commands of their own, ``search``, ``doctor``, ``reindex``,
-``register_command_later``): named in the command list at once, their subcommands or arguments made
+``ask``, ``compare``: ``register_command_later``): named in the command list at once, their subcommands or arguments made
 (and their service imported) only when run or their help shown; a group's hand-written
 subcommands (``kb index``) are added after them by a ``when_filled`` hook.
 """
@@ -46,6 +47,7 @@ from pydantic import SecretStr, TypeAdapter
 
 from core.cli.context import database_engine, emit, engine_for, progress_printer
 from core.errors import InvalidInput
+from core.names import printable
 from core.services.declare import Arg, CliGroup, Operation, is_callback
 from core.types import SYSTEM_ACTOR
 
@@ -107,7 +109,11 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
                             dest=param.name, action="store_false" if param.default else "store_true", **spec)
         return
     elif origin is Literal:
-        spec["choices"] = list(typing.get_args(kind))
+        # Arg(choices=...) orders them: typing's cache may hand back an equal Literal made first
+        # elsewhere in another order (Literal["a", "b"] | None is Literal["b", "a"] | None)
+        if arg.choices and set(arg.choices) != set(typing.get_args(kind)):
+            raise TypeError(f"{op.name}(): Arg(choices=...) of {param.name!r} are not its Literal's values")
+        spec["choices"] = list(arg.choices or typing.get_args(kind))
         spec["type"] = type(spec["choices"][0])
     elif arg.choices:  # a plain str the operation checks itself, offered as choices here
         if kind is not str:
@@ -277,8 +283,45 @@ def _write(op: Operation, kwargs: dict, target: str, text: str) -> Any:
     return op.cli.output_reply(kwargs, target) if op.cli.output_reply else {"written": target}
 
 
+def _output_name(op: Operation) -> str:
+    """What ``Cli(output_text=...)``'s file is called in the messages: its option's name (``report``)."""
+    return op.cli.output[-1].lstrip("-").replace("-", " ")
+
+
+def _writable_folder(op: Operation, target: str) -> None:
+    """``Cli(output_text=...)``: the file's folder checked before the operation runs (it may be long)."""
+    folder = Path(target).parent
+    if not folder.is_dir():
+        raise InvalidInput(f"cannot write the {_output_name(op)}: {folder} is not a folder")
+
+
+def _write_beside(op: Operation, target: str, result: Any) -> str:
+    """``Cli(output_text=...)``: its text of the result written to ``target``; the note's line."""
+    try:
+        Path(target).write_text(op.cli.output_text(result), encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"cannot write the {_output_name(op)} {target}: {exc.strerror}") from None
+    return f"{_output_name(op)}: {target}"
+
+
+def _say(args: argparse.Namespace, note: str) -> None:
+    """``Cli(note=...)``: after the text, a blank line between; on stderr with --json."""
+    if not note:
+        return
+    if args.json:
+        print(printable(note), file=sys.stderr)
+    else:
+        print(printable("\n" + note))
+
+
 def run(op: Operation, args: argparse.Namespace) -> int:
     kwargs = {p.name: _value(op, p, args) for p in _params(op)}
+    if op.cli.check is not None:  # the arguments together, in the command line's words
+        op.cli.check(kwargs)
+    kwargs.update({name: make(kwargs) for name, make in op.cli.implied.items()})
+    target = getattr(args, _OUTPUT, None) if op.cli.output else None
+    if target and op.cli.output_text:
+        _writable_folder(op, target)
     each = next((name for name, arg in op.cli.args.items() if arg.each), None)
     show = progress_printer(args) if op.cli.progress else None
     # Cli(progress=...): the operation's progress callback, over one line of stderr (a hand-off
@@ -296,14 +339,17 @@ def run(op: Operation, args: argparse.Namespace) -> int:
         finally:
             if show:
                 print(file=sys.stderr)  # past the progress line
-    target = getattr(args, _OUTPUT, None) if op.cli.output else None
-    if target:
+    if target and not op.cli.output_text:
         emit(args, _write(op, kwargs, target, result), lambda r: f"wrote {r['written']}")
         return 0
     out = _out(op)
     value = op.cli.reply(kwargs, result) if op.cli.reply else result
     printed = out.dump_python(out.validate_python(value, from_attributes=True), mode="json")
+    note = [op.cli.note(kwargs, result)] if op.cli.note else []
+    if target:  # Cli(output_text=...): the file beside what is printed, written first
+        note.append(_write_beside(op, target, result))
     emit(args, printed, op.cli.human or _rows)
+    _say(args, "\n".join(line for line in note if line))
     return op.cli.exit(printed) if op.cli.exit else 0
 
 
@@ -386,8 +432,14 @@ def _check(op: Operation) -> None:
     unknown = set(op.cli.args) - taken
     if unknown:
         raise TypeError(f"{op.name}(): Cli(args=...) names no parameter {', '.join(sorted(unknown))}")
-    if op.cli.output and op.hints.get("return") is not str:
+    if op.cli.output and op.hints.get("return") is not str and op.cli.output_text is None:
         raise TypeError(f"{op.name}(): Cli(output=...) writes a text result; this operation does not return str")
+    if (op.cli.output_text or op.cli.output_metavar) and not op.cli.output:
+        raise TypeError(f"{op.name}(): Cli(output_text/output_metavar=...) needs Cli(output=...)")
+    implied = set(op.cli.implied)
+    if implied - {p.name for p in op.wire_params()} or implied & taken:
+        raise TypeError(f"{op.name}(): Cli(implied=...) names {', '.join(sorted(implied))}: parameters of the "
+                        "operation the command does not take")
     if sum(arg.each for arg in op.cli.args.values()) > 1:
         raise TypeError(f"{op.name}(): only one parameter can be Arg(each=True)")
     if op.cli.progress and (op.cli.progress not in op.signature.parameters
@@ -407,7 +459,7 @@ def _line(op: Operation) -> str:
 def _fill(parser: argparse.ArgumentParser, op: Operation) -> None:
     """The arguments, description and handler of the command over ``op``."""
     secrets = [arg for arg in op.cli.args.values() if arg.secret]
-    parser.description = inspect.getdoc(op.function) or None
+    parser.description = (inspect.getdoc(op.function) if op.cli.description is None else op.cli.description) or None
     parser.epilog = "\n".join(f"{arg.prompt or arg.secret}: typed at the terminal (not shown), or the first line of "
                               "standard input" + (f"\n  or of the file {arg.from_file} names" if arg.from_file else "")
                               for arg in secrets) or None
@@ -416,7 +468,7 @@ def _fill(parser: argparse.ArgumentParser, op: Operation) -> None:
     for param in _params(op):
         _argument(parser, op, param, hints.get(param.name, str), op.cli.args.get(param.name, _PLAIN))
     if op.cli.output:
-        parser.add_argument(*op.cli.output, dest=_OUTPUT, metavar=_metavar(op.cli.output[-1]),
+        parser.add_argument(*op.cli.output, dest=_OUTPUT, metavar=op.cli.output_metavar or _metavar(op.cli.output[-1]),
                             help=op.cli.output_help)
     parser.set_defaults(handler=functools.partial(run, op))
 

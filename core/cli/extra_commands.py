@@ -1,4 +1,4 @@
-"""Subcommands beyond the knowledge-base basics: eval (and answering's ask/compare)."""
+"""Subcommands beyond the knowledge-base basics: secrets and eval."""
 
 from __future__ import annotations
 
@@ -66,16 +66,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--min-size", type=int, help="chunk_min_size_target")
     ev.add_argument("--max-queries", type=int, help="score only the first N queries (quick look)")
     ev.set_defaults(handler=cmd_eval)
-
-    from core.cli import answer_commands, derived
-    from core.services import cli_groups
-
-    answer_commands.register(sub)
-    derived.register_later(sub, cli_groups.CURATED, _curated_operations)
-
-
-def _curated_operations() -> list:
-    from core.services.curated import CuratedService
-    from core.services.declare import operations_of
-
-    return operations_of("curated", CuratedService)

@@ -11,9 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core import knowledge
 from core.accounts.access import resolve_kb
+from core.answering import cli_text
+from core.answering.questions import BatchItem
+from core.answering.report import ScoredBatch, scored_batch
 from core.answering.types import Answer, AnswerEvent, Comparison
+from core.assistants import preset
 from core.services.outputs import AnswerOut, SearchOut
-from core.errors import error_named
+from core.errors import InvalidInput, error_named
 from core.ingest.parts import Snapshot
 from core.limits import check_min_score, check_query_text, check_question, check_search, check_top_k
 from core.llm.factory import provider_for
@@ -23,7 +27,7 @@ from core.notices import Notice
 from core.retrieval import search as search_mod
 from core.retrieval.search import SearchHit, SearchResult
 from core.settings.model import Settings
-from core.services.cli_groups import SEARCH_HELP
+from core.services.cli_groups import ASK_HELP, COMPARE_HELP, SEARCH_HELP
 from core.services.declare import Arg, Cli, Http, operation
 from core.services.files import readable_file
 from core.services.runtime import Runtime
@@ -128,27 +132,44 @@ class AnswerService:
         Http("POST", "/api/v1/chats/{chat_id}/messages", name="chat_ask", params=(*ANSWER_FIELDS, "chat_id"),
              out=AnswerOut, tag="chats", example={"question": "How many days may I work remotely?"}, pool="answer",
              reply=_answered,
-             summary="Ask in a chat: the question and its answer are stored in it (normal mode reads its history)")))
+             summary="Ask in a chat: the question and its answer are stored in it (normal mode reads its history)")),
+        # python -m core ask: nothing stored unless --chat continues a saved chat (temporary implied)
+        cli=Cli("ask", help=ASK_HELP, description="", args=cli_text.ASK,
+                params=("question", "kbs", "mode", "chat_id", "web", "assistant", "where"),
+                implied={"temporary": lambda typed: typed["chat_id"] is None}, check=cli_text.assistant_alone,
+                out=cli_text.AnswerReport, human=cli_text.answer_text, exit=lambda printed: 1 if printed["error"] else 0))
     def ask(self, actor: Actor, question: Annotated[str, Field(min_length=1)], *,
             kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None,
-            chat_id: str | None = None,
             mode: Annotated[Literal["normal", "strict"] | None, Field(
                 description="omitted: the mode in force; with strict mode on, only admins get a normal answer")] = None,
+            chat_id: str | None = None,
             temporary: bool = False, file_ids: tuple[str, ...] = (),
             on_event: Callable[[AnswerEvent], None] | None = None,
             web: Annotated[bool, Field(description="the chat's Web search switch (normal mode only, when enabled)")] = False,
+            assistant: Annotated[str | None, Field(description="an assistant's id or name: its preset answers")] = None,
             history: tuple[tuple[str, str], ...] = (),
             where: Annotated[dict[str, Any] | None, Field(description=WHERE_HELP)] = None) -> Answer:
         """Answer in the mode in force (or ``mode``); events go to ``on_event`` as they happen.
         One context per question: one settings and embedder snapshot, the actor's knowledge bases.
         ``web``: the chat's Web search switch (normal mode only; strict mode never searches).
+        ``assistant``: answer with its preset (core/assistants/preset.py): its knowledge bases (the
+        caller's share of them), mode, thresholds, top-k, prompt, refusal text and filter, so
+        ``kbs``, ``mode`` and ``where`` are not given with it.
         ``history``: (role, text) turns before a temporary question, e.g. an API client's messages:
         normal mode reads them as a saved chat's history (follow-ups are searched with them);
         strict mode does not use them and says so.
         ``where``: a metadata filter, part of the scope in both modes (search, whole documents; no
         curated answer, which has no metadata)."""
-        return self.ask_tuned(actor, question, kbs=kbs, chat_id=chat_id, mode=mode, temporary=temporary,
-                              file_ids=file_ids, on_event=on_event, web=web, history=history, where=where)
+        if assistant is None:
+            return self.ask_tuned(actor, question, kbs=kbs, chat_id=chat_id, mode=mode, temporary=temporary,
+                                  file_ids=file_ids, on_event=on_event, web=web, history=history, where=where)
+        if kbs is not None or mode is not None or where is not None:
+            raise InvalidInput("an assistant sets the knowledge bases, the mode and the metadata filter: "
+                               "give none of them with it")
+        t = preset.tuning(self._rt.db, actor, assistant)
+        return self.ask_tuned(actor, question, kbs=t.kb_ids, chat_id=chat_id, mode=t.mode, temporary=temporary,
+                              file_ids=file_ids, on_event=on_event, web=web, history=history, where=t.where,
+                              tune=t.tune, confine=True, said=t.said)
 
     def ask_tuned(self, actor: Actor, question: str, *, kbs: list[str] | None = None, chat_id: str | None = None,
                   mode: str | None = None, temporary: bool = False, file_ids: tuple = (),
@@ -252,6 +273,30 @@ class AnswerService:
         """Normal and strict side by side; with ``web`` the normal side may search the web, the
         strict side never does (it says so). ``where``: a metadata filter, for both sides."""
         return self._compare_one(actor, question, kbs, web=web, where=where)
+
+    @operation(handoff=True, cli=Cli(
+        "compare", help=COMPARE_HELP, description="", args=cli_text.COMPARE,
+        check=cli_text.question_or_batch, out=list[cli_text.ComparedRow] | cli_text.ComparedRow,
+        reply=cli_text.compared, human=cli_text.compared_text, note=cli_text.batch_summary,
+        output=("--report",), output_text=cli_text.report_html, output_metavar="FILE.html",
+        output_help="also write the A/B page's HTML report (self-contained, no scripts)"))
+    def compare_scored(self, actor: Actor, question: str | None = None, *,
+                       kbs: Annotated[list[str] | None, Field(description=KBS_HELP, max_length=MAX_KBS)] = None,
+                       batch: list[BatchItem] | None = None, web: bool = False,
+                       where: dict[str, Any] | None = None) -> ScoredBatch:
+        """Normal and strict side by side for one ``question`` or a ``batch`` (each question with its
+        expected answer, None: not given, "-": not covered), scored (core/answering/scoring.py) and
+        summarised per mode as the Strict A/B page does (core/answering/report.py)."""
+        from core.answering.policy import check_compare
+
+        check_compare(actor, self._rt.settings())  # refused before any question, as compare_batch is
+        if (question is None) == (batch is None):
+            raise InvalidInput("give one question or a batch of them")
+        items = [BatchItem(question)] if batch is None else batch
+        if not items:
+            raise InvalidInput("the batch holds no question")
+        compared = [self._compare_one(actor, item.question, kbs, web=web, where=where) for item in items]
+        return scored_batch(compared, [item.expected for item in items])
 
     @operation()
     def compare_batch(self, actor: Actor, questions: list[str], kbs: list[str] | None = None,

@@ -114,15 +114,8 @@ class AssistantService:
                       chat_id: str | None = None, temporary: bool = False, web: bool = False,
                       history: tuple[tuple[str, str], ...] = (),
                       on_event: Callable[[AnswerEvent], None] | None = None) -> Answer:
-        with self._rt.db.read() as s:
-            a = store.resolve(s, actor, assistant)
-            scope = preset.caller_scope(s, actor, a)
-            by_admin = preset.owner_is_admin(s, a)
-        answer = self._answers.ask_tuned(actor, question, kbs=scope.kb_ids, chat_id=chat_id, mode=a.mode,
-                                         temporary=temporary, web=web, history=history, on_event=on_event,
-                                         where=_where(a, scope), confine=True, said=preset.scope_notices(scope),
-                                         tune=lambda settings: preset.tuned(settings, a, by_admin))
-        return answer
+        return self._answers.ask(actor, question, assistant=assistant, chat_id=chat_id, temporary=temporary, web=web,
+                                 history=history, on_event=on_event)
 
     @operation(handoff=True)
     def compare_assistant(self, actor: Actor, assistant: str, question: Annotated[str, Field(min_length=1)],
@@ -130,16 +123,6 @@ class AssistantService:
         """The Strict A/B compare through an assistant: both modes with its knowledge bases (the
         caller's share), thresholds, top-k, prompt, refusal text and filter. Like ``compare``, for those
         who may see normal answers while strict mode is on (admins, ``strict.compare_roles``)."""
-        with self._rt.db.read() as s:
-            a = store.resolve(s, actor, assistant)
-            scope = preset.caller_scope(s, actor, a)
-            by_admin = preset.owner_is_admin(s, a)
-        return self._answers.compare_tuned(actor, question, scope.kb_ids, web=web, where=_where(a, scope),
-                                           tune=lambda settings: preset.tuned(settings, a, by_admin), confine=True,
-                                           said=preset.scope_notices(scope))
-
-
-def _where(a, scope: preset.Scope) -> dict | None:
-    """The preset's filter, or none over an empty scope (nothing is searched; its fields may be in no
-    knowledge base the caller may read)."""
-    return None if scope.empty is not None else a.where
+        t = preset.tuning(self._rt.db, actor, assistant)
+        return self._answers.compare_tuned(actor, question, t.kb_ids, web=web, where=t.where, tune=t.tune,
+                                           confine=True, said=t.said)

@@ -29,3 +29,5 @@ SOURCES = CliGroup("sources", "synced sources (Drive selections, web pages, fold
 SEARCH_HELP = "retrieve chunks for a query"
 DOCTOR_HELP = "check (and with --repair fix) database vs vector store"
 REINDEX_HELP = "rebuild a knowledge base with the current settings, no downtime"
+ASK_HELP = "answer a question from the knowledge bases (normal or strict mode)"
+COMPARE_HELP = "answer a question in normal and in strict mode, side by side"

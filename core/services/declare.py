@@ -116,7 +116,8 @@ class Arg:
     required: bool = False  # needed though the operation has a default: an option (with flag), else a positional
     each: bool = False  # one or more words, the operation run once for each (``delete ID...``)
     path: bool = False  # the word typed is a file's path, the value its bytes (``import FILE``)
-    # the values a str parameter may take on the command line (the operation checks them itself)
+    # the values a str parameter may take on the command line (the operation checks them itself), or
+    # a Literal's values in the order shown (typing may give an equal Literal in another order)
     choices: tuple[str, ...] = ()
     # the value read (argparse's type applied, ``parse`` run) checked before anything is opened:
     # raises InvalidInput, so a refusal reads the same here and through the hand-off (whose argument
@@ -152,7 +153,8 @@ class Cli:
     ``output_reply(arguments, path)``);
     ``params`` the parameters it takes when not all of them (or not in the signature's order), in
     that order; ``store=False`` runs it without the vector store (the database and blob folder
-    only), beside any process holding it."""
+    only), beside any process holding it; ``description``, ``check``, ``implied``, ``note`` and
+    ``output_text``: see their fields."""
 
     name: str
     out: Any = None
@@ -184,6 +186,23 @@ class Cli:
     # an operation not handed off (no ``handoff``), while another process holds the store: the advice
     # its refusal gives in place of the general one (why it stays here, what to do instead)
     not_handed_off: str = ""
+    # the text --help shows under the usage (None: the method's docstring; "": none, when the
+    # docstring speaks to Python callers of parameters the command does not take)
+    description: str | None = None
+    # the arguments read (a dict by parameter) judged together before anything is opened: raises
+    # InvalidInput in the command line's words (``ask --assistant`` with ``--kb``)
+    check: Callable[[dict], None] | None = None
+    # parameters the command does not take, each value made from the arguments read (``ask``:
+    # temporary unless --chat continues a saved chat)
+    implied: dict[str, Callable[[dict], Any]] = field(default_factory=dict)
+    # (arguments, result) -> lines said beside what is printed: after its text, or on stderr with
+    # --json (stdout stays the JSON a script reads); "" says nothing (``compare --batch``'s summary)
+    note: Callable[[dict, Any], str] | None = None
+    # ``output`` writes this text of the result (result -> str) beside what is printed instead of
+    # the result itself: the command prints as it would without the option, the file's folder is
+    # checked before the operation runs and the note ends "<option>: path" (``compare --report``)
+    output_text: Callable[[Any], str] | None = None
+    output_metavar: str = ""  # the option's value in the help (default: its flag's name)
 
     @property
     def command(self) -> str:

@@ -586,3 +586,96 @@ def test_doctor_output_carries_every_field_of_the_doctor_report():
     from core.services.outputs import DoctorOut
 
     assert {f.name for f in fields(DoctorReport)} | {"healthy"} == set(DoctorOut.model_fields)
+
+
+class _Tally:
+    """A toy batch: ``Cli(check, implied, note, output_text, description)`` and a Literal's choices ordered."""
+
+    def __init__(self, rt):
+        self._rt = rt
+
+    @operation(access="admin", admin_does="tally", cli=Cli(
+        "tally", store=False, description="", args={"order": Arg(choices=("up", "down")), "word": Arg(nargs="?")},
+        params=("word", "words", "order"), check=lambda typed: _one_of(typed),
+        implied={"many": lambda typed: typed["words"] is not None},
+        out=list[int] | int, reply=lambda typed, counted: counted if typed["many"] else counted[0],
+        human=lambda printed: str(printed), note=lambda typed, counted: f"total {sum(counted)}" if typed["many"] else "",
+        output=("--report",), output_text=lambda counted: "<p>" + " ".join(map(str, counted)) + "</p>",
+        output_metavar="FILE.html"))
+    def tally(self, actor: Actor, word: str | None = None, words: list[str] | None = None,
+              order: Literal["up", "down"] | None = None, many: bool = False) -> list[int]:
+        """Lengths of words; a docstring for Python callers."""
+        counted = [len(w) for w in (words if many else [word])]
+        return sorted(counted, reverse=order == "down") if order else counted
+
+
+def _one_of(typed: dict) -> None:
+    if bool(typed["word"]) == bool(typed["words"]):
+        raise InvalidInput("give a WORD or --words")
+
+
+def test_a_command_judges_its_arguments_together_implies_one_and_notes_and_reports_beside(data_dir, tmp_path,
+                                                                                           monkeypatch, capsys):
+    """``Cli(check=...)`` refuses before anything is opened; ``implied`` gives a parameter the command
+    does not take; ``note`` follows the text (on stderr with --json); ``output_text`` writes a file
+    beside what is printed (its folder checked first) and the note names it; ``description=""``
+    leaves the docstring out of --help; ``Arg(choices=...)`` orders a Literal's values."""
+    for var in ("DATABASE_URL", "QDRANT_URL"):
+        monkeypatch.delenv(var, raising=False)
+    Literal["down", "up"] | None  # noqa: B018 (typing caches this Union: the signature's would read down, up)
+    parser, sub = _parser(_Tally)
+    [tally] = operations_of("svc", _Tally)
+    helped = sub.choices["tally"].format_help()
+    assert "{up,down}" in helped and "--report FILE.html" in helped and "Python callers" not in helped
+    assert "--many" not in helped
+
+    def run(*argv: str, json_out: bool = False) -> tuple[int, str, str]:
+        args = parser.parse_args(["tally", *argv])
+        args.data_dir, args.json, args.wait = str(data_dir), json_out, 0.0
+        code = derived.run(tally, args)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    assert run("--words", "a", "--words", "abc", "--order", "down") == (0, "[3, 1]\n\ntotal 4\n", "")
+    assert run("word") == (0, "4\n", "")  # one word: no note
+    code, out, err = run("--words", "ab", json_out=True)
+    assert (code, json.loads(out), err) == (0, [2], "total 2\n")  # stdout stays the JSON
+    report = tmp_path / "r.html"
+    assert run("--words", "ab", "--words", "c", "--report", str(report)) == (0, f"[2, 1]\n\ntotal 3\nreport: {report}\n", "")
+    assert report.read_text(encoding="utf-8") == "<p>2 1</p>"
+    assert run("word", "--report", str(report)) == (0, f"4\n\nreport: {report}\n", "")
+    for argv, words in ((["--words", "a", "word"], "give a WORD or --words"), ([], "give a WORD or --words"),
+                        (["w", "--report", str(tmp_path / "absent" / "r.html")], "cannot write the report: .* is not a folder")):
+        args = parser.parse_args(["tally", *argv])
+        args.data_dir, args.json, args.wait = str(tmp_path / "never-opened"), False, 0.0
+        with pytest.raises(InvalidInput, match=words):
+            derived.run(tally, args)
+    assert not (tmp_path / "never-opened").exists()  # refused before any engine was opened
+
+
+def test_what_implied_choices_and_output_text_cannot_be_is_refused():
+    class ImpliedTaken:
+        @operation(access="admin", admin_does="x", cli=Cli("i", implied={"a": lambda typed: 1}))
+        def i(self, actor: Actor, a: int = 0) -> int:
+            return 0
+
+    class ImpliedUnknown:
+        @operation(access="admin", admin_does="x", cli=Cli("j", params=(), implied={"b": lambda typed: 1}))
+        def j(self, actor: Actor, a: int = 0) -> int:
+            return 0
+
+    class OtherChoices:
+        @operation(access="admin", admin_does="x", cli=Cli("k", args={"a": Arg(choices=("x", "z"))}))
+        def k(self, actor: Actor, a: Literal["x", "y"] = "x") -> int:
+            return 0
+
+    class TextWithoutOutput:
+        @operation(access="admin", admin_does="x", cli=Cli("m", output_text=str))
+        def m(self, actor: Actor) -> int:
+            return 0
+
+    for cls, message in ((ImpliedTaken, "parameters of the operation the command does not take"),
+                         (ImpliedUnknown, "parameters of the operation the command does not take"),
+                         (OtherChoices, "not its Literal's values"), (TextWithoutOutput, "needs Cli.output")):
+        with pytest.raises(TypeError, match=message):
+            _parser(cls)

@@ -38,6 +38,7 @@ HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "dele
         ("search",), ("doctor",), ("reindex",),
         ("sources",), *[("sources", c) for c in ("list", "add-web", "add-folder", "add-webdav", "add-dingtalk",
                                                  "dingtalk-workspaces", "sync", "log")]]
+HELP += [("ask",), ("compare",)]  # issue 34: ask and compare (_ask_and_compare)
 
 PASSWORD = "correct horse battery"  # read from standard input (never an argument); must never be printed
 
@@ -85,6 +86,8 @@ class Cli:
         # a search's timings: each stage kept, its milliseconds masked (they differ on every run)
         text = re.sub(r'"timings_ms": \{[^{}]*\}', lambda m: re.sub(
             r'(": )-?\d+(\.\d+)?([eE][-+]?\d+)?', r"\1N", m.group(0)), text)
+        # an answer's time in the text form ("(12 ms)", "mean 3 ms"): the words kept, the figure masked
+        text = re.sub(r"\b\d+(\.\d+)? ms\b", "N ms", text)
         # dates and times keep their shape (a format change must show), not their digits: a golden
         # recorded one day must match on the next
         return re.sub(r"\b\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)?)?",
@@ -239,6 +242,7 @@ def test_commands_match_their_goldens(cli, tmp_path, monkeypatch):
     cli("curated_add_unknown_kb", "curated", "add", "--kb", "nope", "--question", "q", "--answer", "a")
 
     _search_and_doctor(cli)
+    _ask_and_compare(cli, tmp_path)
 
     # assistants
     cli("assistants_list_empty", "assistants", "list")
@@ -750,3 +754,68 @@ def _chat(cli: Cli, owner: str, title: str, turns: list[tuple]) -> str:
     finally:
         db.dispose()
     return chat.id
+
+
+def _ask_and_compare(cli: Cli, tmp_path: Path) -> None:
+    """ask and compare over the knowledge base 'office' with the default answerer (extractive, no
+    model): text and JSON, normal and strict, no hit, --where, an assistant, refusals, compare of
+    one question and of a batch with expected answers, --report."""
+    q = "Where do visitors park?"
+    cli("ask_text", "ask", "--kb", "office", q)
+    cli("ask_json", "--json", "ask", "--kb", "office", q)
+    cli("ask_strict_text", "ask", "--kb", "office", "--mode", "strict", q)
+    cli("ask_strict_json", "ask", "--mode", "strict", "--kb", "office", q, "--json")
+    cli("ask_strict_hit", "ask", "--mode", "strict", "上海出差住宿费每晚不超过多少？")
+    cli("ask_strict_hit_json", "--json", "ask", "--mode", "strict", "--kb", "office", "上海出差住宿费每晚不超过多少？")
+    cli("ask_strict_no_hit", "ask", "--mode", "strict", "今天天气怎么样？")
+    cli("ask_strict_no_hit_json", "--json", "ask", "--mode", "strict", "今天天气怎么样？")
+    cli("ask_where_json", "--json", "ask", "--kb", "office", "--where", "year>=2020", "--where", "year<2030", q)
+    cli("ask_bad_where", "ask", "--where", "year", q)
+    cli("ask_unknown_kb", "ask", "--kb", "nope", q)
+    cli("ask_unknown_kb_json", "--json", "ask", "--kb", "office", "--kb", "nope", q)
+    cli("ask_unknown_chat", "ask", "--chat", "no-such-chat", q)
+    cli("ask_empty_question", "ask", "--kb", "office", "   ")
+    cli("ask_bad_mode", "ask", "--mode", "fuzzy", q)
+    cli("ask_no_question", "ask", "--kb", "office")
+    code, out = cli(None, "--json", "assistants", "create", "parking-desk", "--kb", "office", "--mode", "strict")
+    assert code == 0
+    cli.name(_json(out)["id"], "<assistant:parking>")
+    cli("ask_assistant_text", "ask", "--assistant", "parking-desk", q)
+    cli("ask_assistant_json", "--json", "ask", "--assistant", "parking-desk", q)
+    cli("ask_assistant_with_kb", "ask", "--assistant", "parking-desk", "--kb", "office", q)
+    cli("ask_assistant_with_mode_json", "--json", "ask", "--assistant", "parking-desk", "--mode", "normal", q)
+    cli("ask_assistant_with_where", "ask", "--assistant", "parking-desk", "--where", "year>=2020", q)
+    cli("ask_assistant_unknown", "ask", "--assistant", "nobody", q)
+    assert cli(None, "assistants", "delete", "parking-desk")[0] == 0
+
+    cli("compare_text", "compare", "--kb", "office", q)
+    cli("compare_json", "--json", "compare", "--kb", "office", q)
+    cli("compare_where", "compare", "--where", "year>=2020", "--kb", "office", q)
+    cli("compare_unknown_kb", "compare", "--kb", "nope", q)
+    cli("compare_unknown_kb_json", "--json", "compare", "--kb", "nope", q)
+    batch_csv = tmp_path / "ab.csv"
+    batch_csv.write_text(f"question,expected\n{q},north garage\n今天天气怎么样？,-\nWhen is lunch?,\n",
+                         encoding="utf-8")
+    batch_jsonl = tmp_path / "ab.jsonl"
+    batch_jsonl.write_text(f'{{"question": "{q}", "expected": "level two"}}\n"A lost badge?"\n', encoding="utf-8")
+    cli("compare_batch_text", "compare", "--kb", "office", "--batch", str(batch_csv))
+    cli("compare_batch_json", "--json", "compare", "--kb", "office", "--batch", str(batch_jsonl))
+    report = tmp_path / "ab.html"
+    cli("compare_batch_report", "compare", "--kb", "office", "--batch", str(batch_csv), "--report", str(report))
+    page = report.read_text(encoding="utf-8")
+    assert page.startswith("<!doctype html>") and "Questions: 3" in page
+    assert all(asked in page for asked in (q, "今天天气怎么样？", "When is lunch?", "north garage"))
+    report.unlink()
+    cli("compare_batch_report_json", "--json", "compare", "--batch", str(batch_jsonl), "--report", str(report))
+    assert "A lost badge?" in report.read_text(encoding="utf-8")
+    cli("compare_report_one_question", "compare", "--kb", "office", q, "--report", str(report))
+    assert q in report.read_text(encoding="utf-8")
+    cli("compare_report_bad_folder", "compare", "--batch", str(batch_csv), "--report",
+        str(tmp_path / "absent" / "ab.html"))
+    empty = tmp_path / "empty.csv"
+    empty.write_text("question\n", encoding="utf-8")
+    cli("compare_batch_empty", "compare", "--batch", str(empty))
+    cli("compare_batch_missing", "compare", "--batch", str(tmp_path / "absent.csv"))
+    cli("compare_question_and_batch", "compare", "--batch", str(batch_csv), q)
+    cli("compare_no_question", "compare", "--kb", "office")
+    cli("compare_empty_question", "--json", "compare", "  ")

@@ -242,3 +242,47 @@ def test_sources_commands_cross_the_hand_off_but_those_taking_a_secret(data_dir,
                     in refused.stderr) and "note:" not in refused.stderr
             assert "typed-S3cret" not in refused.stdout + refused.stderr
         assert [r.id for r in holder.sources(SYSTEM_ACTOR)] == [row.id]
+
+
+def test_ask_and_compare_cross_the_hand_off(data_dir, monkeypatch, tmp_path):
+    """``ask`` (plain, strict, through an assistant) and ``compare`` (one question, a scored batch with
+    its report written here) run in the holder's process and print what they print here; the
+    refusals of --assistant with --kb and of a question with --batch come before anything is sent."""
+    from tests.chunk_edits.conftest import HANDBOOK
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
+    (docs / "上海.md").write_text("# 差旅\n\n上海出差住宿费每晚不超过八百元。\n", encoding="utf-8")
+    question = "Where do visitors park?"
+    with _holder(data_dir, monkeypatch):
+        run_cli(data_dir, "kb", "create", "office")
+        run_cli(data_dir, "--json", "ingest", "--kb", "office", str(docs))
+        asked = run_cli(data_dir, "--json", "ask", "--kb", "office", question)
+        assert "hand-off" in asked.stderr
+        answer = as_json(asked)
+        assert answer["hit"] and "north garage" in answer["text"] and answer["chat_id"] is None  # nothing stored
+        assert answer["citations"][0]["source_name"] == "handbook.md" and answer["retrieved"]
+        run_cli(data_dir, "assistants", "create", "desk", "--kb", "office", "--mode", "strict")
+        through = as_json(run_cli(data_dir, "--json", "ask", "--assistant", "desk", "上海出差住宿费每晚不超过多少？"))
+        assert through["mode"] == "strict" and through["hit"] and "八百元" in through["text"]
+        text = run_cli(data_dir, "ask", "--mode", "strict", "--kb", "office", "上海出差住宿费每晚不超过多少？").stdout
+        assert text.startswith("[strict] hit=True") and "  [1] 上海.md score" in text
+        refused = run_cli(data_dir, "ask", "--assistant", "desk", "--kb", "office", question, check=False)
+        assert refused.returncode == 2 and "leave out --kb and --mode" in refused.stderr
+        assert "hand-off" not in refused.stderr
+
+        one = as_json(run_cli(data_dir, "--json", "compare", "--kb", "office", question))
+        assert (one["normal"]["mode"], one["strict"]["mode"], one["expected"]) == ("normal", "strict", None)
+        batch = tmp_path / "ab.csv"
+        batch.write_text(f"question,expected\n{question},north garage\n今天天气怎么样？,-\n", encoding="utf-8")
+        report = tmp_path / "ab.html"
+        compared = run_cli(data_dir, "--json", "compare", "--kb", "office", "--batch", str(batch), "--report", str(report))
+        rows = as_json(compared)
+        assert [r["question"] for r in rows] == [question, "今天天气怎么样？"]
+        assert rows[0]["scores"]["normal"] == {"outcome": "correct", "as_expected": True, "verdict": "correct"}
+        assert "modes differ:" in compared.stderr and f"report: {report}" in compared.stderr
+        assert "Questions: 2" in report.read_text(encoding="utf-8")
+        both = run_cli(data_dir, "compare", "--batch", str(batch), question, check=False)
+        assert both.returncode == 2 and "give either a QUESTION or --batch FILE" in both.stderr
+        assert "hand-off" not in both.stderr

@@ -109,6 +109,7 @@ PLAIN_ARGS = {
     "key": "llm.api_key", "value": "stolen",  # setting, save_setting
     "path": "/etc", "url": "http://127.0.0.1:9/never-fetched/", "username": "mallory",  # folder and WebDAV sources
     "history": (("user", ASKED), ("assistant", "x")),  # ask: a temporary question's conversation
+    "batch": None,  # compare_scored: the question alone (a plain user is refused the compare either way)
     "messages": [ChatMessageIn(role="user", content=ASKED)], "stream": False,  # openai_chat
     "files": [StagedFile(name="m.md", path="/nowhere/up-0")],  # upload_staged: the knowledge base is checked first
     "chunk_index": 0, "text": "mallory's text", "keywords": ["mallory"],  # chunk editing

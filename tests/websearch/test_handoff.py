@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from core.cli.answer_commands import _answer_payload
+from core.answering.cli_text import AnswerReport
 from core.cli.main import main
 from core.handoff.channel import HandoffServer
 from core.types import SYSTEM_ACTOR
@@ -41,8 +41,8 @@ def test_ask_web_handed_off_searches_and_carries_web_citations(engine, fake, cli
     assert page in [c["url"] or c["location"] for c in answer["citations"]]
     assert {c["origin"] for c in answer["citations"]} == {"web"} and all("url" in c for c in answer["citations"])
     assert [e["kind"] for e in answer["events"]].count("web_search") >= 3
-    in_process = _answer_payload(engine.ask(SYSTEM_ACTOR, QUESTION, temporary=True, web=True))
-    assert _comparable(answer) == _comparable(json.loads(json.dumps(in_process, default=str)))
+    in_process = AnswerReport.model_validate(engine.ask(SYSTEM_ACTOR, QUESTION, temporary=True, web=True))
+    assert _comparable(answer) == _comparable(in_process.model_dump(mode="json"))
 
 
 def test_ask_without_web_handed_off_does_not_search(engine, fake, cli):
