@@ -12,14 +12,18 @@ declaring module, a ``--x-file`` alternative, several words for an operation run
 (``each``), a file's path read as the value's bytes (``path``), a positional argument over a parameter
 with a default (``required``) or one that may be left out (``nargs="?"``), choices of a plain str
 (``choices``), a secret never typed as an argument (``secret``: read from the terminal without echo,
-twice, or from standard input's first line, when the command runs; the help says so), a check of the
-value before anything is opened (``check``)), ``Cli(params=...)`` the parameters the command takes when not all,
+twice (once: ``confirm=False``), or from standard input's first line, or a file's (``from_file``),
+when the command runs; an option someone would type it with refused, saying how to give it
+(``refuse``, ``refusal``); the help says so), a check of the value before anything is opened
+(``check``)), ``Cli(params=...)`` the parameters the command takes when not all,
 ``Cli(reply=..., exit=...)`` what is printed and the exit code, ``Cli(output=("-o", "--output"))``
 an option writing the result to a file (``output_reply`` what is printed then, when more than the
 path), ``Cli(store=False)`` an operation run here on an engine without the vector store
 (core/engine_database.py: beside any process holding it, never handed off), ``Cli(progress=...)``
 the operation's progress callback, a line of stderr at a terminal. Core's services and
 plugins' come here alike (core/cli/commands.py, core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
+Plugins' commands are made when the parser is (core/cli/main.py), after core's, at the end of the
+command list; a built-in plugin's group keeps its place among core's with ``reserve_group``.
 Core's groups are ``register_later`` (its commands of their own, ``search``, ``doctor``, ``reindex``,
 ``register_command_later``): named in the command list at once, their subcommands or arguments made
 (and their service imported) only when run or their help shown; a group's hand-written
@@ -49,6 +53,7 @@ from core.types import SYSTEM_ACTOR
 _RESERVED = frozenset({"json", "data_dir", "wait", "verbose", "command", "handler"})
 _SCALARS = (str, int, float)
 _FROM_FILE = "__from_file"  # the dest of an Arg's ``from_file`` option: <parameter>__from_file
+_REFUSED = "__refused"  # the dest of a secret's ``refuse`` option: <parameter>__refused
 _OUTPUT = "output__file"  # the dest of a Cli's ``output`` option
 _PLAIN = Arg()
 
@@ -77,9 +82,8 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     kind, description = _unwrap(hint)
     if param.name in _RESERVED:
         raise TypeError(f"{op.name}(): parameter {param.name!r} is one of the CLI's own options")
-    if arg.secret:  # no argument: run() reads it (_secret)
-        if kind is not str or arg != Arg(secret=arg.secret, help=arg.help):
-            raise TypeError(f"{op.name}(): Arg(secret=...) reads a str parameter, never from the command line")
+    if arg.secret:  # no argument: run() reads it (_secret), from a file when one is named
+        _secret_options(parser, op, kind, param.name, arg)
         return
     required = param.default is inspect.Parameter.empty or arg.required
     given = (arg.flag,) if isinstance(arg.flag, str) else arg.flag
@@ -146,6 +150,20 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
                             help=arg.from_file_help)
 
 
+def _secret_options(parser: argparse.ArgumentParser, op: Operation, kind: Any, name: str, arg: Arg) -> None:
+    """``Arg(secret=...)``'s options: the file its first line is read from, and the one refused."""
+    own = Arg(secret=arg.secret, help=arg.help, prompt=arg.prompt, confirm=arg.confirm, refuse=arg.refuse,
+              refusal=arg.refusal, from_file=arg.from_file, from_file_help=arg.from_file_help,
+              metavar=arg.metavar, check=arg.check)
+    if kind is not str or arg != own or (arg.metavar and not arg.from_file) or (arg.refusal and not arg.refuse):
+        raise TypeError(f"{op.name}(): Arg(secret=...) reads a str parameter, never from the command line")
+    if arg.from_file:
+        parser.add_argument(arg.from_file, dest=name + _FROM_FILE, metavar=arg.metavar or _metavar(arg.from_file),
+                            help=arg.from_file_help)
+    if arg.refuse:
+        parser.add_argument(arg.refuse, dest=name + _REFUSED, help=argparse.SUPPRESS)
+
+
 def _moment(text: str) -> datetime:
     """An ISO 8601 date and time (2026-03-01T09:30:00+01:00; without a zone: UTC)."""
     try:
@@ -201,7 +219,11 @@ def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) ->
 def _read(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> Any:
     arg = op.cli.args.get(param.name, _PLAIN)
     if arg.secret:
-        return _secret(arg.secret)
+        if arg.refuse and getattr(args, param.name + _REFUSED) is not None:
+            how = "standard input" + (f" or with {arg.from_file} PATH" if arg.from_file else "")
+            raise InvalidInput(arg.refusal or f"the {arg.secret} is never taken on the command line (other users "
+                                              f"see it in ps): give it on {how}")
+        return _secret(arg, getattr(args, param.name + _FROM_FILE) if arg.from_file else None)
     value = getattr(args, param.name)
     if arg.from_file and getattr(args, param.name + _FROM_FILE) is not None:
         return _read_text(getattr(args, param.name + _FROM_FILE))
@@ -219,18 +241,30 @@ def _read(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> 
     return value
 
 
-def _secret(what: str) -> str:
-    """``Arg(secret=what)``: typed at the terminal without echo (twice, so a typo is not kept), or the
-    first line of standard input (a script's pipe). The value is never printed nor put in an error."""
-    if sys.stdin.isatty():
-        first = getpass.getpass(f"{what}: ")
-        if getpass.getpass("again: ") != first:
+def _secret(arg: Arg, path: str | None) -> str:
+    """``Arg(secret=what)``: the first line of the file at ``path`` (its ``from_file`` option; "-" is
+    standard input), else typed at the terminal without echo (twice unless ``confirm=False``, so a
+    typo is not kept), or the first line of standard input (a script's pipe). The value is never
+    printed nor put in an error. A secret that may come from a file may not be empty."""
+    what = arg.secret
+    if path and path != "-":
+        try:
+            with open(path, encoding="utf-8") as file:
+                text = file.readline()
+        except OSError as exc:
+            raise InvalidInput(f"cannot read the {what} file {path}: {exc.strerror}") from None
+    elif sys.stdin is not None and sys.stdin.isatty():
+        text = getpass.getpass(f"{arg.prompt or what}: ")
+        if arg.confirm and getpass.getpass("again: ") != text:
             raise InvalidInput(f"the two {what}s typed differ")
-        return first
-    line = sys.stdin.readline()
-    if not line:
-        raise InvalidInput(f"give the {what} on standard input")
-    return line.rstrip("\r\n")
+    else:
+        text = sys.stdin.readline() if sys.stdin is not None else ""
+        if not text and not arg.from_file:
+            raise InvalidInput(f"give the {what} on standard input")
+    value = text.rstrip("\r\n")
+    if not value and arg.from_file:
+        raise InvalidInput(f"no {what}: give it on standard input or with {arg.from_file} PATH")
+    return value
 
 
 def _write(op: Operation, kwargs: dict, target: str, text: str) -> Any:
@@ -269,6 +303,13 @@ def run(op: Operation, args: argparse.Namespace) -> int:
     printed = out.dump_python(out.validate_python(value, from_attributes=True), mode="json")
     emit(args, printed, op.cli.human or _rows)
     return op.cli.exit(printed) if op.cli.exit else 0
+
+
+def reserve_group(sub: argparse._SubParsersAction, group: CliGroup) -> None:
+    """``group`` in the command list here, empty: its subcommands come when ``register`` is given the
+    operations declared under it. Plugins' operations are registered after core's commands
+    (core/cli/main.py); a built-in plugin's group keeps its place among them (``gdrive``)."""
+    _group(sub, group)
 
 
 def _group(sub: argparse._SubParsersAction, group: CliGroup) -> argparse._SubParsersAction:
@@ -370,7 +411,8 @@ def _fill(parser: argparse.ArgumentParser, op: Operation) -> None:
     """The arguments, description and handler of the command over ``op``."""
     secrets = [arg for arg in op.cli.args.values() if arg.secret]
     parser.description = inspect.getdoc(op.function) or None
-    parser.epilog = "\n".join(f"{arg.secret}: typed at the terminal (not shown), or the first line of standard input"
+    parser.epilog = "\n".join(f"{arg.prompt or arg.secret}: typed at the terminal (not shown), or the first line of "
+                              + ("standard input" if not arg.from_file else f"standard input or of the file {arg.from_file} names")
                               for arg in secrets) or None
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     hints = typing.get_type_hints(op.function, include_extras=True)

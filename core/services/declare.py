@@ -124,8 +124,19 @@ class Arg:
     check: Callable[[Any], None] | None = None
     # a secret (a password), never a word on the command line (``ps`` shows those to every local user):
     # read when the command runs, typed at the terminal without echo (twice) or standard input's first
-    # line; the text names it ("new password") in the prompt, the help and the errors
+    # line; the text names it ("new password") in the prompt, the help and the errors. With it,
+    # ``from_file`` is an option naming a file whose first line it is ("-": standard input), and
+    # ``metavar`` that option's value
     secret: str = ""
+    prompt: str = ""  # with ``secret``: the terminal's words when they are not its name ("Google Drive refresh token")
+    # with ``secret``: typed twice at a terminal (a new password: a typo would lock it away), or
+    # once (False: a credential its own server checks when it is used, a refresh token)
+    confirm: bool = True
+    # with ``secret``: an option never accepted and left out of the help, the one someone would try
+    # (``--refresh-token``): given, it is refused with how to give the secret instead (``refusal``:
+    # those words, when not the general ones)
+    refuse: str = ""
+    refusal: str = ""
 
 
 @dataclass(frozen=True)
