@@ -14,13 +14,15 @@ with a default (``required``) or one that may be left out (``nargs="?"``), choic
 (``choices``), a secret never typed as an argument (``secret``: read from the terminal without echo,
 twice (once: ``confirm=False``), or from standard input's first line, or a file's (``from_file``),
 when the command runs; an option someone would type it with refused, saying how to give it
-(``refuse``, ``refusal``); the help says so), a check of the value before anything is opened
-(``check``)), ``Cli(params=...)`` the parameters the command takes when not all,
+(``refuse``: ``--password`` too, lest argparse read it as ``--password-file``; ``refusal``: its own
+words); the help says so), a check of the value before anything is opened (``check``, a secret's
+too)), ``Cli(params=...)`` the parameters the command takes when not all (and their order),
 ``Cli(reply=..., exit=...)`` what is printed and the exit code, ``Cli(output=("-o", "--output"))``
 an option writing the result to a file (``output_reply`` what is printed then, when more than the
 path), ``Cli(store=False)`` an operation run here on an engine without the vector store
-(core/engine_database.py: beside any process holding it, never handed off), ``Cli(progress=...)``
-the operation's progress callback, a line of stderr at a terminal. Core's services and
+(core/engine_database.py: beside any process holding it, never handed off), ``Cli(not_handed_off=...)``
+the advice of an operation's refusal when another process holds the store and it is not handed
+off, ``Cli(progress=...)`` the operation's progress callback, a line of stderr at a terminal. Core's services and
 plugins' come here alike (core/cli/commands.py, core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
 Plugins' commands are made when the parser is (core/cli/main.py), after core's, at the end of the
 command list; a built-in plugin's group keeps its place among core's with ``reserve_group``.
@@ -43,7 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import TypeAdapter
+from pydantic import SecretStr, TypeAdapter
 
 from core.cli.context import database_engine, emit, engine_for, progress_printer
 from core.errors import InvalidInput
@@ -83,7 +85,7 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     if param.name in _RESERVED:
         raise TypeError(f"{op.name}(): parameter {param.name!r} is one of the CLI's own options")
     if arg.secret:  # no argument: run() reads it (_secret), from a file when one is named
-        _secret_options(parser, op, kind, param.name, arg)
+        _secret_options(parser, op, param, kind, arg)
         return
     required = param.default is inspect.Parameter.empty or arg.required
     given = (arg.flag,) if isinstance(arg.flag, str) else arg.flag
@@ -150,18 +152,21 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
                             help=arg.from_file_help)
 
 
-def _secret_options(parser: argparse.ArgumentParser, op: Operation, kind: Any, name: str, arg: Arg) -> None:
-    """``Arg(secret=...)``'s options: the file its first line is read from, and the one refused."""
+def _secret_options(parser: argparse.ArgumentParser, op: Operation, param: inspect.Parameter, kind: Any,
+                    arg: Arg) -> None:
+    """``Arg(secret=...)``'s options: the file its first line is read from, and the ones refused."""
     own = Arg(secret=arg.secret, help=arg.help, prompt=arg.prompt, confirm=arg.confirm, refuse=arg.refuse,
-              refusal=arg.refusal, from_file=arg.from_file, from_file_help=arg.from_file_help,
-              metavar=arg.metavar, check=arg.check)
-    if kind is not str or arg != own or (arg.metavar and not arg.from_file) or (arg.refusal and not arg.refuse):
+              refusal=arg.refusal, from_file=arg.from_file, from_file_help=arg.from_file_help, metavar=arg.metavar,
+              check=arg.check)
+    if (kind not in (str, SecretStr) or arg != own or (arg.metavar and not arg.from_file)
+            or (arg.refusal and not arg.refuse)):
         raise TypeError(f"{op.name}(): Arg(secret=...) reads a str parameter, never from the command line")
     if arg.from_file:
-        parser.add_argument(arg.from_file, dest=name + _FROM_FILE, metavar=arg.metavar or _metavar(arg.from_file),
-                            help=arg.from_file_help)
-    if arg.refuse:
-        parser.add_argument(arg.refuse, dest=name + _REFUSED, help=argparse.SUPPRESS)
+        parser.add_argument(arg.from_file, dest=param.name + _FROM_FILE,
+                            metavar=arg.metavar or _metavar(arg.from_file), help=arg.from_file_help)
+    refused = (arg.refuse,) if isinstance(arg.refuse, str) else arg.refuse
+    if any(refused):
+        parser.add_argument(*refused, dest=param.name + _REFUSED, help=argparse.SUPPRESS)
 
 
 def _moment(text: str) -> datetime:
@@ -185,7 +190,7 @@ def _params(op: Operation) -> list[inspect.Parameter]:
     left = [p.name for p in wire if p.name not in op.cli.params and p.default is inspect.Parameter.empty]
     if left:
         raise TypeError(f"{op.name}(): Cli(params=...) leaves out {', '.join(left)}, which has no default")
-    return [p for p in wire if p.name in op.cli.params]
+    return [named[name] for name in op.cli.params]  # in its order: the order of the options in the help
 
 
 def _out(op: Operation) -> TypeAdapter:
@@ -219,11 +224,12 @@ def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) ->
 def _read(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> Any:
     arg = op.cli.args.get(param.name, _PLAIN)
     if arg.secret:
+        how = "standard input" + (f" or with {arg.from_file} PATH" if arg.from_file else "")
         if arg.refuse and getattr(args, param.name + _REFUSED) is not None:
-            how = "standard input" + (f" or with {arg.from_file} PATH" if arg.from_file else "")
             raise InvalidInput(arg.refusal or f"the {arg.secret} is never taken on the command line (other users "
                                               f"see it in ps): give it on {how}")
-        return _secret(arg, getattr(args, param.name + _FROM_FILE) if arg.from_file else None)
+        value = _secret(arg, getattr(args, param.name + _FROM_FILE) if arg.from_file else None)
+        return SecretStr(value) if _unwrap(op.hints.get(param.name))[0] is SecretStr else value
     value = getattr(args, param.name)
     if arg.from_file and getattr(args, param.name + _FROM_FILE) is not None:
         return _read_text(getattr(args, param.name + _FROM_FILE))
@@ -283,7 +289,8 @@ def run(op: Operation, args: argparse.Namespace) -> int:
     # Cli(progress=...): the operation's progress callback, over one line of stderr (a hand-off
     # does not carry callbacks: the command then waits without one, as it always has)
     extra = {op.cli.progress: functools.partial(show, str(kwargs.get(op.cli.progress_label, "")))} if show else {}
-    opened = (engine_for(args, handed_off=op.remote is not None, command=op.cli.command) if op.cli.store
+    opened = (engine_for(args, handed_off=op.remote is not None, not_handed_off=op.cli.not_handed_off,
+                         command=op.cli.command) if op.cli.store
               else database_engine(args, op))  # Cli(store=False): the database and blob folder, here
     with opened as engine:
         call = getattr(engine, op.name)
@@ -400,6 +407,8 @@ def _check(op: Operation) -> None:
         raise TypeError(f"{op.name}(): Cli(progress=...) names no callback parameter {op.cli.progress!r}")
     if op.cli.progress_label and op.cli.progress_label not in taken:
         raise TypeError(f"{op.name}(): Cli(progress_label=...) names no parameter {op.cli.progress_label!r}")
+    if op.cli.not_handed_off and (op.remote is not None or not op.cli.store):
+        raise TypeError(f"{op.name}(): Cli(not_handed_off=...) advises an operation the hand-off could run")
 
 
 def _line(op: Operation) -> str:
@@ -412,7 +421,7 @@ def _fill(parser: argparse.ArgumentParser, op: Operation) -> None:
     secrets = [arg for arg in op.cli.args.values() if arg.secret]
     parser.description = inspect.getdoc(op.function) or None
     parser.epilog = "\n".join(f"{arg.prompt or arg.secret}: typed at the terminal (not shown), or the first line of "
-                              + ("standard input" if not arg.from_file else f"standard input or of the file {arg.from_file} names")
+                              "standard input" + (f"\n  or of the file {arg.from_file} names" if arg.from_file else "")
                               for arg in secrets) or None
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     hints = typing.get_type_hints(op.function, include_extras=True)

@@ -19,12 +19,13 @@ from core.accounts import users
 from core.accounts.access import require_admin
 from core.db.models import Job
 from core.errors import InvalidInput
-from core.gdrive.outputs import (DriveStatus, connection_text, disconnected_text, entries_text, report_exit,
-                                 report_text, reports_exit, reports_text, status_text)
+from core.gdrive.outputs import (DriveStatus, connection_text, disconnected_text, entries_text, reports_exit,
+                                 reports_text, status_text)
 from core.ingest.uploads import IngestResult
 from core.jobs.kinds import OnOutcome, Outcome, owner_of
 from core.services.declare import Arg, Cli, CliGroup, Remote, job_kind, operation
 from core.services.plugin import register_service
+from core.services.source_outputs import SyncReportRow, report_exit, report_text
 from core.sources.queued import decode_report, report_outcome
 from core.sources.report import SyncReport
 from core.types import SYSTEM_ACTOR, Actor
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 
 # The CLI's ``python -m core gdrive ...``, the local operator's own Drive connection. It keeps its
-# place in the command list, beside ``sources`` (core/cli/gdrive_commands.py: ``reserve_group``).
+# place in the command list, beside ``sources`` (core/cli/commands.py: ``reserve_group``).
 GDRIVE = CliGroup("gdrive", "Google Drive: connect, browse, import into a knowledge base, sync")
 
 
@@ -136,7 +137,7 @@ class DriveService:
     @operation(handoff=Remote(via="submit_gdrive_import"), cli=Cli(
         "import", group=GDRIVE, help="import files/folders (recursively) into a knowledge base",
         args={"kb": Arg(flag="--kb"), "ids": Arg(metavar="ID"), "watch": Arg(help="keep it synced on the schedule")},
-        out=dict, reply=lambda _, report: report.as_dict(), human=report_text, exit=report_exit))
+        out=SyncReportRow, reply=lambda _, report: report.as_dict(), human=report_text, exit=report_exit))
     def gdrive_import(self, actor: Actor, kb: str, ids: list[str], *, watch: bool = False,
                       progress: Callable[[str, int, int, str], None] | None = None) -> SyncReport:
         """Import Drive files and folders (folders recursively) as a source of a knowledge base, kept
@@ -175,7 +176,8 @@ class DriveService:
     @operation(handoff=True, cli=Cli(
         "sync", group=GDRIVE, help="sync this operator's Drive sources now",
         args={"due": Arg(help="for cron: every watched source that is due (any kind), each as its owner")},
-        out=list[dict], reply=lambda _, reports: [r.as_dict() for r in reports], human=reports_text, exit=reports_exit))
+        out=list[SyncReportRow], reply=lambda _, reports: [r.as_dict() for r in reports], human=reports_text,
+        exit=reports_exit))
     def gdrive_sync(self, actor: Actor, kb: str | None = None, due: bool = False) -> list[SyncReport]:
         """Sync the actor's own Drive sources (of a knowledge base when given); a report per source
         (status "busy" for one that is syncing already). With due (admins: the scheduler's pass, for

@@ -1,25 +1,13 @@
 """What the ``gdrive`` commands print (core/gdrive/drive_service.py declares them): the connection's
-status and the Drive sources, a folder's entries, a sync's report, their text forms and exit codes.
+status and the Drive sources, a folder's entries, the reports of a sync, their text forms and exit
+codes (a report's own, and a source's row, are the ``sources`` commands': core/services/source_outputs.py).
 The shapes are the hand-written commands' (tests/cli/golden/gdrive_*.txt); none carries a token."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
-from core.services.outputs import CliTime
-
-
-class DriveSourceRow(BaseModel):
-    """A Drive source in ``gdrive status``: never its selection's config nor its owner."""
-
-    id: str
-    kind: str
-    kb_id: str
-    title: str
-    watch: bool
-    state: str
-    last_sync_at: CliTime | None
-    last_error: str
+from core.services.source_outputs import SourceRow, report_exit, report_text
 
 
 class DriveStatus(BaseModel):
@@ -34,7 +22,7 @@ class DriveStatus(BaseModel):
     name: str
     error: str
     sync_interval_minutes: int
-    sources: list[DriveSourceRow]
+    sources: list[SourceRow]  # never a selection's config nor its owner
 
 
 def connection_text(status: dict) -> str:
@@ -57,21 +45,8 @@ def entries_text(rows: list[dict]) -> str:
                      for r in rows) or "(empty)"
 
 
-def report_text(r: dict) -> str:
-    """A sync's report: its counts (and error) on a line, then a line per item touched."""
-    head = (f"{r['status']}: {r['added']} added, {r['updated']} updated, {r['removed']} removed, {r['failed']} failed"
-            + (f" — {r['error']}" if r["error"] else ""))
-    rows = [f"  {x['action']:<9} {x['name']}" + (f"  ({x['error']})" if x["error"] else "") for x in r["results"]]
-    return "\n".join([head, *rows])
-
-
 def reports_text(reports: list[dict]) -> str:
     return "\n".join(map(report_text, reports)) or "no Drive sources to sync"
-
-
-def report_exit(r: dict) -> int:
-    """0 when the sync is done and no item failed, else 1 (the report says which)."""
-    return 0 if r["status"] == "done" and not r["failed"] else 1
 
 
 def reports_exit(reports: list[dict]) -> int:

@@ -78,13 +78,31 @@ class OpenAIChatModel:
             kwargs["stream_options"] = {"include_usage": True}
         started = False
         try:
-            for event in self._events(self._client.chat.completions.create(**kwargs)):
+            for event in self._events(self._open_stream(kwargs)):
                 started = True
                 yield event
         except LLMError:
             raise
         except Exception as exc:  # every client/transport failure is translated, none swallowed
             raise self._translate(exc, mid_answer=started) from None
+
+    def _open_stream(self, kwargs: dict[str, Any]) -> Any:
+        """The chat stream. A server that rejects ``stream_options`` (an older vLLM or Azure API
+        version, servers that refuse fields they do not know) is asked again without it, and not
+        sent it again by this client: token counts are then missing, the answer is not. A server
+        that ignores ``stream`` and sends the whole completion as JSON is read as one chunk."""
+        try:
+            raw = self._client.chat.completions.with_raw_response.create(**kwargs)
+        except openai.BadRequestError as exc:
+            if "stream_options" not in kwargs or "stream_options" not in str(exc):
+                raise
+            self._include_usage = False
+            kwargs = {k: v for k, v in kwargs.items() if k != "stream_options"}
+            raw = self._client.chat.completions.with_raw_response.create(**kwargs)
+        if raw.headers.get("content-type", "").split(";")[0].strip() == "application/json":
+            # a server that does not stream (it answers whole, whatever "stream" says): one chunk
+            return [_whole_as_chunk(raw.http_response.read())]
+        return raw.parse()
 
     def _events(self, chunks: Any) -> Iterator[ChatEvent]:
         pending: dict[int, dict[str, str]] = {}  # tool-call index -> id, name, argument text so far
@@ -227,3 +245,23 @@ def _retry_after(exc: "openai.APIStatusError") -> int | None:
     except ValueError:
         return None
     return max(1, round(seconds)) if seconds >= 0 else None
+
+
+def _whole_as_chunk(body: bytes) -> Any:
+    """A whole ``chat.completion`` (JSON) as the one stream chunk that says the same: its message
+    as the delta, its tool calls indexed, its usage."""
+    from openai.types.chat import ChatCompletionChunk
+
+    try:
+        whole = json.loads(body)
+        choices = [{"index": c.get("index", 0), "finish_reason": c.get("finish_reason"),
+                    "delta": {"role": "assistant", "content": (c.get("message") or {}).get("content"),
+                              "tool_calls": [dict(call, index=i) for i, call in
+                                             enumerate((c.get("message") or {}).get("tool_calls") or [])] or None}}
+                   for c in whole.get("choices") or []]
+        return ChatCompletionChunk.model_validate({
+            "id": whole.get("id") or "whole", "object": "chat.completion.chunk", "created": whole.get("created") or 0,
+            "model": whole.get("model") or "", "choices": choices, "usage": whole.get("usage")})
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise LLMError("The model server sent a JSON answer that is not a chat completion.",
+                       detail=body[:500].decode("utf-8", "replace")) from exc

@@ -22,6 +22,7 @@ CHATS = CliGroup("chats", "list, show or export (Markdown) saved chats")
 JOBS = CliGroup("jobs", "the job queue: list, show, wait for or cancel jobs (any process)")
 USERS = CliGroup("users", "list accounts, change roles, disable/enable, reset passwords")
 TOKENS = CliGroup("tokens", "API tokens of the HTTP API: create (shown once), list, revoke")
+SOURCES = CliGroup("sources", "synced sources (Drive selections, web pages, folders, WebDAV, DingTalk): list, add, sync, log")
 
 # Commands of their own (no group), their arguments made when run (core/cli/derived.py:
 # ``register_command_later``); the line each has in ``python -m core --help``

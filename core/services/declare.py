@@ -125,17 +125,19 @@ class Arg:
     # a secret (a password), never a word on the command line (``ps`` shows those to every local user):
     # read when the command runs, typed at the terminal without echo (twice) or standard input's first
     # line; the text names it ("new password") in the prompt, the help and the errors. With it,
-    # ``from_file`` is an option naming a file whose first line it is ("-": standard input), and
-    # ``metavar`` that option's value
+    # ``from_file`` is an option naming a file whose first line it is ("-": standard input),
+    # ``metavar`` that option's value, and ``check`` checks the value read (a blank refresh token)
     secret: str = ""
-    prompt: str = ""  # with ``secret``: the terminal's words when they are not its name ("Google Drive refresh token")
+    prompt: str = ""  # with ``secret``: the terminal's words when they are not its name ("WebDAV password")
     # with ``secret``: typed twice at a terminal (a new password: a typo would lock it away), or
-    # once (False: a credential its own server checks when it is used, a refresh token)
+    # once (False: a credential its own server checks when it is used, the WebDAV password)
     confirm: bool = True
-    # with ``secret``: an option never accepted and left out of the help, the one someone would try
-    # (``--refresh-token``): given, it is refused with how to give the secret instead (``refusal``:
-    # those words, when not the general ones)
-    refuse: str = ""
+    # with ``secret``: options never accepted and left out of the help, the ones someone would try
+    # (``--app-secret``; ``--password`` beside ``--password-file``, which argparse would otherwise read
+    # as its abbreviation, the secret taken for a path and printed in the error): given, the command
+    # is refused with how to give the secret instead (``refusal``: those words, when not the general
+    # ones: ``--refresh-token``'s)
+    refuse: str | tuple[str, ...] = ""
     refusal: str = ""
 
 
@@ -150,8 +152,9 @@ class Cli:
     not raise (default: 0; a ``CoreError`` exits with its own code) and ``output`` the flags of an
     option that writes the result (a str) to the file it names, printing ``{"written": path}`` (or
     ``output_reply(arguments, path)``);
-    ``params`` the parameters it takes when not all of them; ``store=False`` runs it without the
-    vector store (the database and blob folder only), beside any process holding it."""
+    ``params`` the parameters it takes when not all of them (or not in the signature's order), in
+    that order; ``store=False`` runs it without the vector store (the database and blob folder
+    only), beside any process holding it."""
 
     name: str
     out: Any = None
@@ -167,8 +170,9 @@ class Cli:
     output_help: str | None = None
     # what is printed once ``output`` is written: (arguments, path) -> the value (default: {"written": path})
     output_reply: Callable[[dict, str], Any] | None = None
-    # the parameters the command takes (None: every one that crosses a process boundary); the
-    # others keep their defaults (``kb rename`` is ``update_kb`` with only ``ref`` and ``name``)
+    # the parameters the command takes, in this order (None: every one that crosses a process
+    # boundary, in the signature's); the others keep their defaults (``kb rename`` is ``update_kb``
+    # with only ``ref`` and ``name``)
     params: tuple[str, ...] | None = None
     # the callback parameter that reports progress ((done, total, message)): the CLI passes one
     # writing ``<label>: message done/total`` over one line of stderr when stderr is a terminal and
@@ -179,6 +183,9 @@ class Cli:
     # CLI runs it in its own process on an engine without the store (core/engine_database.py), also
     # while another process holds the embedded store, hand-off or not
     store: bool = True
+    # an operation not handed off (no ``handoff``), while another process holds the store: the advice
+    # its refusal gives in place of the general one (why it stays here, what to do instead)
+    not_handed_off: str = ""
 
     @property
     def command(self) -> str:

@@ -17,11 +17,13 @@ from tests.engine.conftest import HANDBOOK_MD, POLICY_MD
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run_cli(data_dir: Path, *args: str, check: bool = True, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+def run_cli(data_dir: Path, *args: str, check: bool = True, env_extra: dict | None = None,
+            stdin: str | None = None) -> subprocess.CompletedProcess:
+    """``python -m core *args`` in the repository's folder; ``stdin``: what standard input holds."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
     env.update({"RAGDESK_DATA_DIR": str(data_dir), "RAGDESK_EMBEDDING__MODEL": "hash-64", **(env_extra or {})})
     proc = subprocess.run([sys.executable, "-m", "core", *args], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, input=stdin)
     if check and proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}")
     return proc

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Annotated, Literal
 
 import pytest
-from pydantic import Field
+from pydantic import Field, SecretStr
 
 from core.cli import derived
 from core.errors import InvalidInput
@@ -404,6 +404,66 @@ def test_a_secret_is_never_an_argument_and_is_read_when_the_command_runs(data_di
 
     with pytest.raises(TypeError, match="Arg.secret=.... reads a str parameter"):
         _parser(Number)
+
+
+class _Vault:
+    @operation(access="admin", admin_does="open vaults",
+               cli=Cli("open", params=("door", "pin", "vault"), args={
+                   "door": Arg(flag="--door"), "pin": Arg(
+                       secret="pin", prompt="vault pin", confirm=False, from_file="--pin-file", metavar="PATH",
+                       from_file_help="read the pin from this file (- for standard input)",
+                       refuse=("--pin", "--code"))}))
+    def open_vault(self, actor: Actor, vault: str, pin: SecretStr, door: str = "front") -> dict:
+        return {"vault": vault, "door": door, "masked": isinstance(pin, SecretStr)}
+
+
+def test_a_credential_comes_from_a_file_or_standard_input_and_a_word_typed_for_it_is_refused(tmp_path, monkeypatch):
+    """``Arg(secret=..., from_file=..., refuse=...)``: a credential someone issued (a WebDAV password)
+    is read from the file named (- : standard input) or standard input, reaches a ``SecretStr``
+    parameter masked, and the option one would try for it is refused naming how to give it, never
+    echoing the word; ``Cli(params=...)`` orders the options."""
+    import io
+
+    parser, sub = _parser(_Vault)
+    [op] = operations_of("svc", _Vault)
+    helped = sub.choices["open"].format_help()
+    assert "open [-h] [--door DOOR] [--pin-file PATH] vault" in " ".join(helped.split())
+    assert "--pin " not in helped and "--code" not in helped and "vault pin: typed at the terminal (not shown)" in helped
+    assert "or of the file --pin-file names" in helped
+
+    def read(*argv: str, stdin: str = ""):
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        args = parser.parse_args(["open", *argv])
+        return {p.name: derived._value(op, p, args) for p in derived._params(op)}
+
+    pin_file = tmp_path / "pin.txt"
+    pin_file.write_text("4711 \nnext\n", encoding="utf-8")
+    from_file = read("cellar", "--pin-file", str(pin_file))
+    assert isinstance(from_file["pin"], SecretStr) and from_file["pin"].get_secret_value() == "4711 "
+    assert read("cellar", "--pin-file", "-", stdin="0815\n")["pin"].get_secret_value() == "0815"
+    assert read("cellar", stdin="0815\r\n")["pin"].get_secret_value() == "0815"
+    for argv, stdin, words in (((), "", "^no pin: give it on standard input or with --pin-file PATH$"),
+                               ((), "\n", "^no pin: give it"),
+                               (("--pin-file", str(tmp_path / "absent")), "0815\n", "cannot read the pin file"),
+                               (("--pin", "typed-4711"), "0815\n", "^the pin is never taken on the command line "
+                                r"\(other users see it in ps\): give it on standard input or with --pin-file PATH$"),
+                               (("--code", "typed-4711"), "0815\n", "^the pin is never taken")):
+        with pytest.raises(InvalidInput, match=words):
+            read("cellar", *argv, stdin=stdin)
+
+    class Advised:
+        @operation(access="admin", admin_does="x", handoff=True, cli=Cli("advised", not_handed_off="run it here"))
+        def advised(self, actor: Actor) -> int:
+            return 0
+
+    class Metavar:
+        @operation(access="admin", admin_does="x", cli=Cli("m", args={"pin": Arg(secret="pin", metavar="PIN")}))
+        def m(self, actor: Actor, pin: str) -> int:
+            return 0
+
+    for cls, message in ((Advised, "advises an operation the hand-off could run"), (Metavar, "reads a str")):
+        with pytest.raises(TypeError, match=message):
+            _parser(cls)
 
 
 class _Searching:

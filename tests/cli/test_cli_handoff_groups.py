@@ -1,11 +1,12 @@
-"""The derived kb, files, settings and chats commands while another process holds the embedded store: each
-runs there (hand-off) and prints what it prints when run here; typed errors come back with their
-exit codes; ``kb index``, never handed off, is refused with its own advice."""
+"""The derived kb, files, settings, chats and sources commands while another process holds the embedded
+store: each runs there (hand-off) and prints what it prints when run here; typed errors come back with
+their exit codes; ``kb index``, never handed off, is refused with its own advice, and so are the
+``sources`` commands that take a secret."""
 
 from __future__ import annotations
 
 from core.types import SYSTEM_ACTOR
-from tests.cli.test_cli import as_json, run_cli
+from tests.cli.test_cli import REPO, as_json, run_cli
 
 
 def _holder(data_dir, monkeypatch):
@@ -204,3 +205,40 @@ def test_search_and_doctor_cross_the_hand_off(data_dir, monkeypatch, tmp_path):
         repaired = run_cli(data_dir, "doctor", "--repair")  # exit 0: repaired
         assert '"repaired": true' in repaired.stdout and not stray.exists()
         assert as_json(run_cli(data_dir, "--json", "doctor"))["healthy"] is True
+
+
+def test_sources_commands_cross_the_hand_off_but_those_taking_a_secret(data_dir, monkeypatch, tmp_path):
+    """add-folder, list, sync and log run in the holder; a relative folder is made absolute where the
+    command was typed (the holder works in another folder). add-webdav, add-dingtalk and
+    dingtalk-workspaces are refused there, saying why (the secret would cross masked), and never
+    show the secret they read."""
+    import os
+
+    share = tmp_path / "share"
+    (share / "team").mkdir(parents=True)
+    (share / "team" / "plan.md").write_text("# Plan\n\nShip the heron release in May.\n", encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # the holder's working folder is not the command's (REPO)
+    with _holder(data_dir, monkeypatch) as holder:
+        holder.save_settings(SYSTEM_ACTOR, {"sources": {"kinds": {"folder": {"allowed_roots": [str(share)]}}}})
+        holder.create_kb(SYSTEM_ACTOR, "team")
+        added = run_cli(data_dir, "--json", "sources", "add-folder", "--kb", "team",
+                        os.path.relpath(share / "team", REPO))
+        assert "hand-off" in added.stderr and as_json(added)["added"] == 1
+        [row] = holder.sources(SYSTEM_ACTOR)
+        assert row.title == f"Folder: {share / 'team'}"
+        listed = run_cli(data_dir, "sources", "list")
+        assert "hand-off" in listed.stderr and listed.stdout.startswith(f"{row.id}  folder Folder: {share / 'team'}")
+        synced = as_json(run_cli(data_dir, "--json", "sources", "sync", row.id))
+        assert (synced["source_id"], synced["status"]) == (row.id, "done")
+        assert [e["trigger"] for e in as_json(run_cli(data_dir, "--json", "sources", "log", row.id))] == [
+            "manual", "import"]
+        for argv in (("add-webdav", "--kb", "team", "--username", "u", "https://dav.example/dav/"),
+                     ("dingtalk-workspaces", "--app-key", "k", "--operator", "o"),
+                     ("add-dingtalk", "--kb", "team", "--app-key", "k", "--operator", "o", "--workspace", "w")):
+            refused = run_cli(data_dir, "sources", *argv, check=False, stdin="typed-S3cret\n")
+            assert refused.returncode == 9, refused.stderr
+            assert (f"holds the store and 'sources {argv[0]}' is not handed off: its secret stays in this process"
+                    in refused.stderr) and "note:" not in refused.stderr
+            assert "typed-S3cret" not in refused.stdout + refused.stderr
+        assert [r.id for r in holder.sources(SYSTEM_ACTOR)] == [row.id]

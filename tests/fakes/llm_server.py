@@ -45,6 +45,7 @@ class Reply:
     hold: threading.Event | None = None
     hold_after: int = 2
     pace: float = 0.0  # seconds between streamed pieces: a model writing at its pace (latency benchmarks)
+    whole: bool = False  # a server that does not stream: the whole completion as JSON, whatever "stream" says
 
 
 def text(content: str, **kw: Any) -> Reply:
@@ -216,7 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model", "")
         if model not in self.fake.models:
             return self._error(openai_api, 404, f"model '{model}' not found")
-        stream = bool(body.get("stream", not openai_api))  # Ollama streams unless told not to
+        stream = bool(body.get("stream", not openai_api)) and not reply.whole  # Ollama streams unless told not to
         if reply.raw is not None:
             ctype = "text/event-stream" if openai_api and stream else "application/x-ndjson" if stream else "application/json"
             return self._send(200, ctype, [reply.raw.encode()])

@@ -221,3 +221,37 @@ def test_a_429_says_in_the_servers_words_which_limit_and_when_to_come_back():
     assert f"(HTTP 429): {quota} Try again in 20 s." in spent.value.message
     assert limited.value.message.endswith("(HTTP 429): Rate limit reached. Try again shortly.")
     assert srv.chat_count == 2  # no silent retries
+
+
+def test_a_server_that_rejects_stream_options_is_asked_again_without_them():
+    # the words an older Azure API version and some compatible servers answer the field with
+    rejected = http_error(400, "Unrecognized request argument supplied: stream_options")
+    with fake_llm_server([rejected, text("五天。"), text("十天。")]) as srv:
+        model = model_for(srv)
+        first = ask(model)
+        second = ask(model, "病假有几天？")
+        bodies = srv.chat_bodies()
+    assert "".join(e.text for e in first if isinstance(e, TextDelta)) == "五天。"
+    assert "".join(e.text for e in second if isinstance(e, TextDelta)) == "十天。"
+    assert [("stream_options" in b) for b in bodies] == [True, False, False]  # not sent again by this client
+    assert isinstance(first[-1], Done) and first[-1].usage is None  # no token counts, the answer whole
+
+
+def test_another_bad_request_is_reported_not_retried():
+    with fake_llm_server([http_error(400, "messages: too long"), text("never")]) as srv:
+        with pytest.raises(LLMError):
+            ask(model_for(srv))
+        assert srv.chat_count == 1
+
+
+def test_a_server_that_answers_whole_instead_of_streaming_is_read():
+    # some compatible servers ignore "stream" and send the chat.completion as one JSON body
+    with fake_llm_server([text("员工每年享有带薪年假五天。", whole=True),
+                          tool_call("kb_search", {"q": "年假"}, whole=True)]) as srv:
+        model = model_for(srv)
+        events = ask(model)
+        called = ask(model, tools=[ToolSpec("kb_search", "search", {"type": "object", "properties": {}})])
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "员工每年享有带薪年假五天。"
+    assert isinstance(events[-1], Done) and events[-1].finish_reason == "stop" and events[-1].usage["completion_tokens"] > 0
+    ready = [e for e in called if isinstance(e, ToolCallsReady)]
+    assert ready and ready[0].calls[0].name == "kb_search" and ready[0].calls[0].arguments == {"q": "年假"}

@@ -90,3 +90,21 @@ def test_cli_adds_a_dingtalk_knowledge_base_with_the_secret_from_stdin_or_a_file
     assert as_argument.returncode != 0 and "never taken on the command line" in as_argument.stderr
     for out in (listed, added, wrong, as_argument, sources):
         assert APP_SECRET not in out.stdout + out.stderr and "wrong-secret" not in out.stdout + out.stderr
+
+
+@pytest.mark.slow
+def test_the_webdav_password_is_typed_once_at_a_terminal_and_never_shown(tmp_path, monkeypatch):
+    """At a terminal the password is asked for once (its server checks it right away), without echo."""
+    from tests.cli.test_cli_tokens import _typed_at_a_terminal
+
+    data, root = tmp_path / "data", tmp_path / "dav"
+    root.mkdir()
+    (root / "menu.md").write_text("Thursday is dumpling day.", encoding="utf-8")
+    monkeypatch.setenv("RAGDESK_PARSING__URL_ALLOW_HOSTS", '["127.0.0.1"]')
+    run_cli(data, "kb", "create", "team")
+    with webdav_server(root) as dav:
+        code, shown = _typed_at_a_terminal(data, "sources", "add-webdav", "--kb", "team", "--username", USER,
+                                           dav.folder, answers=[PASSWORD])
+    assert code == 0, shown
+    assert "WebDAV password:" in shown and "again:" not in shown and "done: 1 added" in shown
+    assert PASSWORD not in shown
