@@ -137,8 +137,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     db_commands.register(sub)
     # issue 34: sources list, add-web, add-folder, add-webdav, add-dingtalk, dingtalk-workspaces, sync, log
     derived.register_later(sub, cli_groups.SOURCES, partial(_operations, "sources"))
-    from core.cli import gdrive_commands  # issue 12: Google Drive
-    gdrive_commands.register(sub)
+    # issue 12: gdrive connect, status, ls, import, sync, disconnect derived from the Drive plugin's
+    # operations, made with the other plugins' commands (core/cli/main.py); its place is here, beside sources
+    from core.gdrive.drive_service import GDRIVE
+
+    derived.reserve_group(sub, GDRIVE)
     # issue 34: users list, set-role, disable, enable, reset-password, sign-out, create; tokens create,
     # list, revoke (issue 19): the database alone, run here beside any process holding the store
     derived.register_later(sub, cli_groups.USERS, partial(_operations, "accounts"))

@@ -14,8 +14,9 @@ with a default (``required``) or one that may be left out (``nargs="?"``), choic
 (``choices``), a secret never typed as an argument (``secret``: read from the terminal without echo,
 twice (once: ``confirm=False``), or from standard input's first line, or a file's (``from_file``),
 when the command runs; an option someone would type it with refused, saying how to give it
-(``refuse``: ``--password`` too, lest argparse read it as ``--password-file``); the help says so), a check of the value before anything is opened (``check``)),
-``Cli(params=...)`` the parameters the command takes when not all (and their order),
+(``refuse``: ``--password`` too, lest argparse read it as ``--password-file``; ``refusal``: its own
+words); the help says so), a check of the value before anything is opened (``check``, a secret's
+too)), ``Cli(params=...)`` the parameters the command takes when not all (and their order),
 ``Cli(reply=..., exit=...)`` what is printed and the exit code, ``Cli(output=("-o", "--output"))``
 an option writing the result to a file (``output_reply`` what is printed then, when more than the
 path), ``Cli(store=False)`` an operation run here on an engine without the vector store
@@ -24,6 +25,8 @@ the advice of an operation's refusal when another process holds the store and it
 off, ``Cli(progress=...)`` the operation's progress callback, a line of stderr at a terminal; ``ask`` and ``compare`` use
 ``Cli(check, implied, note, output_text, description)`` (declare.py says what each does). Core's services and
 plugins' come here alike (core/cli/commands.py, core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
+Plugins' commands are made when the parser is (core/cli/main.py), after core's, at the end of the
+command list; a built-in plugin's group keeps its place among core's with ``reserve_group``.
 Core's groups are ``register_later`` (its commands of their own, ``search``, ``doctor``, ``reindex``,
 ``ask``, ``compare``: ``register_command_later``): named in the command list at once, their subcommands or arguments made
 (and their service imported) only when run or their help shown; a group's hand-written
@@ -157,10 +160,12 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
 
 def _secret_options(parser: argparse.ArgumentParser, op: Operation, param: inspect.Parameter, kind: Any,
                     arg: Arg) -> None:
-    """``Arg(secret=...)``'s options: the file its first line is read from, and the one refused."""
+    """``Arg(secret=...)``'s options: the file its first line is read from, and the ones refused."""
     own = Arg(secret=arg.secret, help=arg.help, prompt=arg.prompt, confirm=arg.confirm, refuse=arg.refuse,
-              from_file=arg.from_file, from_file_help=arg.from_file_help, metavar=arg.metavar)
-    if kind not in (str, SecretStr) or arg != own or (arg.metavar and not arg.from_file):
+              refusal=arg.refusal, from_file=arg.from_file, from_file_help=arg.from_file_help, metavar=arg.metavar,
+              check=arg.check)
+    if (kind not in (str, SecretStr) or arg != own or (arg.metavar and not arg.from_file)
+            or (arg.refusal and not arg.refuse)):
         raise TypeError(f"{op.name}(): Arg(secret=...) reads a str parameter, never from the command line")
     if arg.from_file:
         parser.add_argument(arg.from_file, dest=param.name + _FROM_FILE,
@@ -227,8 +232,8 @@ def _read(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> 
     if arg.secret:
         how = "standard input" + (f" or with {arg.from_file} PATH" if arg.from_file else "")
         if arg.refuse and getattr(args, param.name + _REFUSED) is not None:
-            raise InvalidInput(f"the {arg.secret} is never taken on the command line (other users see it in ps): "
-                               f"give it on {how}")
+            raise InvalidInput(arg.refusal or f"the {arg.secret} is never taken on the command line (other users "
+                                              f"see it in ps): give it on {how}")
         value = _secret(arg, getattr(args, param.name + _FROM_FILE) if arg.from_file else None)
         return SecretStr(value) if _unwrap(op.hints.get(param.name))[0] is SecretStr else value
     value = getattr(args, param.name)
@@ -351,6 +356,13 @@ def run(op: Operation, args: argparse.Namespace) -> int:
     emit(args, printed, op.cli.human or _rows)
     _say(args, "\n".join(line for line in note if line))
     return op.cli.exit(printed) if op.cli.exit else 0
+
+
+def reserve_group(sub: argparse._SubParsersAction, group: CliGroup) -> None:
+    """``group`` in the command list here, empty: its subcommands come when ``register`` is given the
+    operations declared under it. Plugins' operations are registered after core's commands
+    (core/cli/main.py); a built-in plugin's group keeps its place among them (``gdrive``)."""
+    _group(sub, group)
 
 
 def _group(sub: argparse._SubParsersAction, group: CliGroup) -> argparse._SubParsersAction:

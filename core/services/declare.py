@@ -126,8 +126,8 @@ class Arg:
     # a secret (a password), never a word on the command line (``ps`` shows those to every local user):
     # read when the command runs, typed at the terminal without echo (twice) or standard input's first
     # line; the text names it ("new password") in the prompt, the help and the errors. With it,
-    # ``from_file`` is an option naming a file whose first line it is ("-": standard input), and
-    # ``metavar`` that option's value
+    # ``from_file`` is an option naming a file whose first line it is ("-": standard input),
+    # ``metavar`` that option's value, and ``check`` checks the value read (a blank refresh token)
     secret: str = ""
     prompt: str = ""  # with ``secret``: the terminal's words when they are not its name ("WebDAV password")
     # with ``secret``: typed twice at a terminal (a new password: a typo would lock it away), or
@@ -136,8 +136,10 @@ class Arg:
     # with ``secret``: options never accepted and left out of the help, the ones someone would try
     # (``--app-secret``; ``--password`` beside ``--password-file``, which argparse would otherwise read
     # as its abbreviation, the secret taken for a path and printed in the error): given, the command
-    # is refused with how to give the secret instead
+    # is refused with how to give the secret instead (``refusal``: those words, when not the general
+    # ones: ``--refresh-token``'s)
     refuse: str | tuple[str, ...] = ""
+    refusal: str = ""
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ HELP = [(), ("fields",), ("fields", "list"), ("fields", "add"), ("fields", "dele
 HELP += [("ask",), ("compare",)]  # issue 34: ask and compare (_ask_and_compare)
 
 PASSWORD = "correct horse battery"  # read from standard input (never an argument); must never be printed
+HELP += [("gdrive",), *[("gdrive", c) for c in ("connect", "status", "ls", "import", "sync", "disconnect")]]
 
 
 class Cli:
@@ -437,6 +438,7 @@ def test_commands_match_their_goldens(cli, tmp_path, monkeypatch):
     _accounts_and_tokens(cli)
     _sources(cli, tmp_path, monkeypatch)
 
+    _gdrive(cli, tmp_path)  # last: Drive sources and their sync jobs
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
         for old in GOLDEN.glob("*.txt"):
@@ -819,3 +821,127 @@ def _ask_and_compare(cli: Cli, tmp_path: Path) -> None:
     cli("compare_question_and_batch", "compare", "--batch", str(batch_csv), q)
     cli("compare_no_question", "compare", "--kb", "office")
     cli("compare_empty_question", "--json", "compare", "  ")
+
+
+def _gdrive(cli: Cli, tmp_path: Path) -> None:
+    """gdrive against the Drive stand-in (tests/fakes/drive_server.py, on 127.0.0.1): not set up, not
+    connected, the refresh token from standard input or a file (never the command line, never
+    printed), browse, import into a knowledge base, sync (by hand and the scheduler's pass), disconnect."""
+    from tests.fakes.drive_server import DOC, FakeDrive
+    from tests.gdrive.conftest import OPEN_FAKE_DRIVE_ENV
+
+    with FakeDrive(max_page=2) as drive, pytest.MonkeyPatch.context() as env:
+        cli.name(drive.url, "<drive>")
+        cli("gdrive_status_not_set_up", "gdrive", "status")
+        cli("gdrive_status_not_set_up_json", "--json", "gdrive", "status")
+        token = drive.issue_refresh_token("alice")
+        cli.name(token, "<refresh-token>")  # the one typed on the command line below (refused)
+        cli("gdrive_connect_not_set_up", "gdrive", "connect", stdin=token + "\n")
+        for key, value in {**{f"RAGDESK_GDRIVE__{k.upper()}": str(v) for k, v in drive.settings().items()},
+                           **OPEN_FAKE_DRIVE_ENV}.items():
+            env.setenv(key, value)
+        cli("gdrive_status_not_connected", "gdrive", "status")
+        cli("gdrive_status_not_connected_json", "--json", "gdrive", "status")
+        cli("gdrive_ls_not_connected", "gdrive", "ls")
+        cli("gdrive_ls_not_connected_json", "--json", "gdrive", "ls")
+        cli("gdrive_sync_not_connected", "gdrive", "sync")
+        cli("gdrive_disconnect_not_connected", "gdrive", "disconnect")
+
+        # connect: the refresh token from standard input or --refresh-token-file, never an argument
+        cli("gdrive_connect_token_argument", "gdrive", "connect", "--refresh-token", token)
+        cli("gdrive_connect_token_argument_json", "--json", "gdrive", "connect", "--refresh-token", token)
+        cli("gdrive_connect_no_token", "gdrive", "connect", stdin="")
+        cli("gdrive_connect_blank_token_json", "--json", "gdrive", "connect", stdin="  \n")
+        cli("gdrive_connect_missing_file", "gdrive", "connect", "--refresh-token-file", str(tmp_path / "absent.txt"))
+        wrong = tmp_path / "wrong-token.txt"
+        wrong.write_text("1//refresh-not-issued\n", encoding="utf-8")
+        cli("gdrive_connect_refused", "gdrive", "connect", "--refresh-token-file", str(wrong))
+        cli("gdrive_connect_stdin_json", "--json", "gdrive", "connect", stdin=token + "\n")
+        secret = tmp_path / "token.txt"
+        secret.write_text(drive.issue_refresh_token("alice") + "\n", encoding="utf-8")
+        cli("gdrive_connect_file_text", "gdrive", "connect", "--refresh-token-file", str(secret))
+        cli("gdrive_connect_dash_text", "gdrive", "connect", "--refresh-token-file", "-",
+            stdin=drive.issue_refresh_token("alice") + "\n")
+        cli("gdrive_status_connected", "gdrive", "status")
+        cli("gdrive_status_connected_json", "--json", "gdrive", "status")
+
+        # ls
+        team = drive.folder("Team")
+        drive.add("Plan", DOC, team, exports={"text/markdown": b"# Plan\n\nShip the heron release in May."})
+        drive.add("Notes.txt", "text/plain", team, content=b"egret notes")
+        memo = drive.add("Memo.txt", "text/plain", "root", content=b"The canteen opens at noon.")
+        drive.add("Shared.txt", "text/plain", "", content=b"shared with alice", shared_with_me=True)
+        drive.shared_drive("Projects")
+        cli("gdrive_ls_json", "--json", "gdrive", "ls")
+        cli("gdrive_ls_text", "gdrive", "ls")
+        cli("gdrive_ls_folder", "gdrive", "ls", team)
+        cli("gdrive_ls_folder_json", "gdrive", "ls", team, "--json")
+        cli("gdrive_ls_query", "gdrive", "ls", "--query", "plan")
+        cli("gdrive_ls_query_none_json", "--json", "gdrive", "ls", "--query", "nothing-like-this")
+        cli("gdrive_ls_shared_with_me", "gdrive", "ls", "shared-with-me")
+        cli("gdrive_ls_shared_drives_json", "--json", "gdrive", "ls", "shared-drives")
+        cli("gdrive_ls_unknown_folder", "gdrive", "ls", "no-such-folder")
+
+        # import
+        assert cli(None, "kb", "create", "drive")[0] == 0
+        cli.name(next(k["id"] for k in _json(cli(None, "--json", "kb", "list")[1]) if k["name"] == "drive"), "<kb:drive>")
+        code, out = cli("gdrive_import_json", "--json", "gdrive", "import", "--kb", "drive", "--watch", team)
+        cli.name(_json(out)["source_id"], "<source:team>")
+        code, out = cli("gdrive_import_text", "gdrive", "import", "--kb", "drive", memo)
+        cli("gdrive_import_unknown_kb", "gdrive", "import", "--kb", "nope", memo)
+        cli("gdrive_import_unknown_kb_json", "--json", "gdrive", "import", "--kb", "nope", memo)
+        cli("gdrive_import_unknown_id_json", "--json", "gdrive", "import", "--kb", "drive", "no-such-file")
+        cli("gdrive_import_no_ids", "gdrive", "import", "--kb", "drive")
+        cli("gdrive_import_no_kb", "gdrive", "import", memo)
+
+        # sync: by hand, then the scheduler's pass (--due)
+        drive.add("Agenda.txt", "text/plain", team, content=b"heron agenda")
+        cli("gdrive_sync_json", "--json", "gdrive", "sync")
+        cli("gdrive_sync_text", "gdrive", "sync", "--kb", "drive")
+        cli("gdrive_sync_unknown_kb", "gdrive", "sync", "--kb", "nope")
+        big = drive.add("Big", DOC, "root", exports={"text/markdown": b"# Big"})
+        drive.files[big].export_too_large = True  # Google refuses to export it: the item fails, exit 1
+        cli("gdrive_import_failed_text", "gdrive", "import", "--kb", "drive", big)
+        cli("gdrive_sync_failed_text", "gdrive", "sync")
+        cli("gdrive_sync_due_off", "gdrive", "sync", "--due")
+        env.setenv("RAGDESK_GDRIVE__SYNC_INTERVAL_MINUTES", "60")
+        cli("gdrive_sync_due_none_json", "--json", "gdrive", "sync", "--due")
+        _back_date_drive_sources(hours=2)
+        drive.add("Minutes.txt", "text/plain", team, content=b"egret minutes")
+        cli("gdrive_sync_due_json", "--json", "gdrive", "sync", "--due")
+        cli("gdrive_status_sources", "gdrive", "status")
+        cli("gdrive_status_sources_json", "--json", "gdrive", "status")
+
+        # disconnect
+        cli("gdrive_disconnect_json", "--json", "gdrive", "disconnect")
+        cli("gdrive_status_after_disconnect", "gdrive", "status")
+        cli("gdrive_ls_after_disconnect", "gdrive", "ls")
+        cli("gdrive_sync_after_disconnect_json", "--json", "gdrive", "sync")
+        cli("gdrive_connect_again_text", "gdrive", "connect", stdin=drive.issue_refresh_token("alice") + "\n")
+        drive.revoke_account("alice")  # Google no longer answers the revocation for it
+        cli("gdrive_disconnect_text", "gdrive", "disconnect")
+        cli("gdrive_no_verb", "gdrive")
+        cli("gdrive_unknown_verb", "gdrive", "upload", "x")
+        printed = "".join(out + err for _, _, out, err in cli.raw.values())
+        assert "1//refresh-" not in printed  # no refresh token is ever printed (the refused one neither)
+
+
+def _back_date_drive_sources(hours: int) -> None:
+    """Every Drive source's last sync moved ``hours`` back (the schedule sees them due)."""
+    from datetime import timedelta
+
+    from sqlmodel import select
+
+    from core.config import RuntimeConfig
+    from core.db.database import Database
+    from core.sources.models import SyncedSource
+
+    db = Database(RuntimeConfig.from_env(None).database_url)
+    try:
+        with db.write() as s:
+            for row in s.exec(select(SyncedSource).where(SyncedSource.kind == "gdrive")):
+                if row.last_sync_at is not None:
+                    row.last_sync_at -= timedelta(hours=hours)
+                    s.add(row)
+    finally:
+        db.dispose()

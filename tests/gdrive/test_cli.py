@@ -79,6 +79,9 @@ def test_gdrive_cli_while_the_dashboard_holds_the_store_is_handed_off(tmp_path, 
         drive.add("b.txt", "text/plain", folder, content=b"bravo")
         synced = as_json(run_cli(data, "--json", "gdrive", "sync", env_extra=env))
         assert [r["added"] for r in synced] == [1]
+        # the status's sources cross the hand-off as JSON and print as they do here (str() times)
+        [source] = as_json(run_cli(data, "--json", "gdrive", "status", env_extra=env))["sources"]
+        assert source["watch"] and source["last_sync_at"][10] == " " and "config" not in source
     finally:
         holder.stdin.write("\n")
         holder.stdin.flush()

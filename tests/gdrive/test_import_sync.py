@@ -275,6 +275,38 @@ def test_an_admin_cannot_browse_or_sync_with_someone_elses_connection(engine, dr
         engine.gdrive_list(alice, folder)
 
 
+def test_the_scheduled_pass_through_gdrive_sync_is_an_admins_and_status_lists_the_sources(engine, drive, alice, bob):
+    """``gdrive sync --due`` (cron) is gdrive_sync(due=True): every due source, each as its owner, run
+    by an admin only; ``gdrive status`` lists the Drive sources the actor sees."""
+    from datetime import datetime, timedelta, timezone
+
+    from core.errors import PermissionDenied
+    from core.sources.models import SyncedSource
+
+    folder = drive.folder("F", account="bob")
+    drive.add("b.txt", "text/plain", folder, account="bob", content=b"bravo")
+    connect(engine, bob, drive, "bob")
+    engine.create_kb(bob, "bobs")
+    engine.gdrive_import(bob, "bobs", [folder], watch=True)
+    [row] = engine.sources(bob)
+    engine.save_settings(SYSTEM_ACTOR, {"gdrive": {"sync_interval_minutes": 60}})
+    with engine._db.write() as s:  # as if the last sync were two hours ago: due
+        stored = s.get(SyncedSource, row.id)
+        stored.last_sync_at = datetime.now(timezone.utc) - timedelta(hours=2)
+        s.add(stored)
+    drive.add("c.txt", "text/plain", folder, account="bob", content=b"charlie")
+    with pytest.raises(PermissionDenied, match="only an admin"):
+        engine.gdrive_sync(bob, due=True)
+    assert "charlie" not in kb_text(engine, bob, "bobs")  # refused before anything ran
+    [report] = engine.gdrive_sync(alice, due=True)  # alice (admin) runs it; bob's source syncs as bob
+    assert (report.source_id, report.status, report.count("added")) == (row.id, "done", 1)
+    assert "charlie" in kb_text(engine, bob, "bobs")
+    assert engine.gdrive_sync(alice, due=True) == []  # synced just now: no longer due
+    assert [s["id"] for s in engine.gdrive_status(bob)["sources"]] == [row.id]
+    [seen] = engine.gdrive_status(alice)["sources"]  # an admin sees every Drive source (as sources() does)
+    assert seen["id"] == row.id and seen["watch"] and "config" not in seen and "owner_id" not in seen
+
+
 @pytest.mark.parametrize("mode", ["normal", "strict"])
 def test_answers_cite_the_drive_file_with_its_link(engine, drive, alice, mode):
     folder = drive.folder("F")

@@ -120,6 +120,9 @@ PLAIN_ARGS = {
     "strict_min_similarity": 0.0, "normal_min_similarity": 0.0, "prompt": None,  # assistants
     "refusal_text": "mallory's", "shared_with": ["mallory"], "clear": None,
     "user": "victim", "search": CANARY,  # every user's chats (the CLI's local operator alone)
+    # gdrive_sync: its own sources (the scheduler's pass, due=True, is refused to a plain user:
+    # tests/gdrive/test_import_sync.py)
+    "due": False,
 }
 
 
