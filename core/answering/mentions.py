@@ -74,9 +74,12 @@ class PassageText:
 
     @property
     def concepts(self) -> frozenset[str]:
-        """English stems: the passage's English words and what its Chinese words mean."""
+        """English stems: the passage's English words, what its Chinese words mean, and the time of
+        day a clock time is (12:00 is noon, 00:00 midnight)."""
         if self._concepts is None:
-            self._concepts = frozenset(self.stems) | (lexicon().concepts(self.text) if self.chinese else frozenset())
+            self._concepts = (frozenset(self.stems) | (lexicon().concepts(self.text) if self.chinese else frozenset())
+                              | frozenset(word for pattern, words in _CLOCK_TIMES if pattern.search(self.text)
+                                          for word in words))
         return self._concepts
 
     def mentions(self, term: Term) -> bool:
@@ -223,6 +226,12 @@ class PassageText:
 
 
 _CAPITALISED_WORD = re.compile(r"\b[A-Z][^\W\d_]+")
+
+# A clock time that is a time of day by name: "before 12:00" is before noon (中午 "noon"), "by 24:00" midnight.
+_CLOCK_TIMES = (
+    (re.compile(r"(?<![\d:.])12[:.]00(?![\d:])|(?<!\d)12\s*(?:pm|p\.m\.)", re.I), ("noon", "midday")),
+    (re.compile(r"(?<![\d:.])(?:00|24|0)[:.]00(?![\d:])|(?<!\d)12\s*(?:am|a\.m\.)", re.I), ("midnight",)),
+)
 
 # Chinese verbs that relate what a question names rather than name an act (XQuAD tune, zh→zh).
 _RELATION_VERBS = frozenset("导致 用于 获得 使用 称为 处于 属于 位于 成为 得到 利用 意味着 叫做 被称为 造成 引起 拥有 具有".split())

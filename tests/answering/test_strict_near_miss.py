@@ -762,3 +762,12 @@ def test_every_line_of_the_workplace_glossary_is_a_chinese_word_with_english_sen
     for entry in entries:
         assert len(entry) == 2 and has_chinese(entry[0]) and not has_chinese(entry[1]), entry
         assert all(content_words(sense) for sense in entry[1].split(";")), entry
+
+
+def test_a_clock_time_is_the_time_of_day_it_names():
+    express = ("| Code | Service | Zone | Price (EUR) |\n| --- | --- | --- | --- |\n"
+               "| EX-A1 | Express before 12:00 | A – Netherlands | 14.9 |\n| EX-A2 | Express | A – Netherlands | 9.9 |")
+    assert answers("How much is express before noon in zone A?", express)
+    assert answers("A区中午前送达的快递多少钱？", express)
+    # another hour is not noon
+    assert not answers("How much is express before midnight in zone A?", express)
