@@ -7,7 +7,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from core.cli.context import emit, engine_for, local_engine, progress_printer
+from core.cli.context import emit, local_engine
 from core.services.declare import operations_of
 from core.types import SYSTEM_ACTOR
 
@@ -25,21 +25,21 @@ def _index_kb(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
-    if args.detach:  # queued for the workers; the vector store is not opened
+def _detach_option(ingest: argparse.ArgumentParser) -> None:
+    """After the derived ``ingest``'s arguments, its ``--detach``: the files stored and queued for the
+    workers (core/cli/job_commands.py), the vector store never opened, so it works while the
+    dashboard holds it; not an operation's parameter, so a hand-written branch."""
+    ingest.add_argument("--detach", action="store_true",
+                        help="store the files and queue them for the workers; print the job ids (works while the dashboard runs)")
+    ingest.set_defaults(handler=partial(_ingest_or_detach, ingest.get_default("handler")))
+
+
+def _ingest_or_detach(derived_ingest, args: argparse.Namespace) -> int:
+    if args.detach:
         from core.cli.job_commands import cmd_ingest_detach
 
         return cmd_ingest_detach(args)
-    with engine_for(args) as engine:
-        sources = [p if p.startswith(("http://", "https://")) else Path(p) for p in args.paths]
-        results = engine.ingest_paths(SYSTEM_ACTOR, args.kb, sources, progress_printer(args))
-    if not args.json and sys.stderr.isatty():
-        print(file=sys.stderr)
-    rows = [vars(r) for r in results]
-    emit(args, rows, lambda rs: "\n".join(
-        f"{r['status']:<10} {r['name']}" + (f"  {r['chunks']} chunks" if r['status'] == 'indexed' else "")
-        + (f"  — {r['error']}" if r['error'] else "") for r in rs))
-    return 0 if all(r.ok for r in results) else 1
+    return derived_ingest(args)
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
@@ -103,12 +103,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     kb = derived.register_later(sub, cli_groups.KB, partial(_operations, "kbs"))
     kb.when_filled.append(_hand_written_kb_commands)
 
-    ing = sub.add_parser("ingest", help="add files, folders or URLs (web pages, PDFs, YouTube videos) to a knowledge base")
-    ing.add_argument("--kb", required=True)
-    ing.add_argument("--detach", action="store_true",
-                     help="store the files and queue them for the workers; print the job ids (works while the dashboard runs)")
-    ing.add_argument("paths", nargs="+")
-    ing.set_defaults(handler=cmd_ingest)
+    # issue 34: ingest derived from the file service's operation (progress on stderr: Cli(progress=...));
+    # --detach a hand-written branch added once its arguments are made
+    ingest = derived.register_command_later(sub, "ingest", cli_groups.INGEST_HELP, partial(_operations, "files"))
+    ingest.when_filled.append(_detach_option)
 
     derived.register_later(sub, cli_groups.FILES, partial(_operations, "files"))  # issue 34: files list, delete
 

@@ -27,10 +27,11 @@ off, ``Cli(progress=...)`` the operation's progress callback, a line of stderr a
 plugins' come here alike (core/cli/commands.py, core/services/plugin.py); a name already taken by a hand-written command is refused, never shadowed.
 Plugins' commands are made when the parser is (core/cli/main.py), after core's, at the end of the
 command list; a built-in plugin's group keeps its place among core's with ``reserve_group``.
-Core's groups are ``register_later`` (its commands of their own, ``search``, ``doctor``, ``reindex``,
-``ask``, ``compare``: ``register_command_later``): named in the command list at once, their subcommands or arguments made
+Core's groups are ``register_later`` (its commands of their own, ``ingest``, ``search``, ``doctor``,
+``reindex``, ``ask``, ``compare``: ``register_command_later``): named in the command list at once, their subcommands or arguments made
 (and their service imported) only when run or their help shown; a group's hand-written
-subcommands (``kb index``) are added after them by a ``when_filled`` hook.
+subcommands (``kb index``), or a command's hand-written option (``ingest --detach``), are added
+after them by a ``when_filled`` hook.
 """
 
 from __future__ import annotations
@@ -331,7 +332,9 @@ def run(op: Operation, args: argparse.Namespace) -> int:
     show = progress_printer(args) if op.cli.progress else None
     # Cli(progress=...): the operation's progress callback, over one line of stderr (a hand-off
     # does not carry callbacks: the command then waits without one, as it always has)
-    extra = {op.cli.progress: functools.partial(show, str(kwargs.get(op.cli.progress_label, "")))} if show else {}
+    # (without ``progress_label`` the callback names what it reports on itself: ingest's files)
+    label = str(kwargs.get(op.cli.progress_label, "")) if op.cli.progress_label else None
+    extra = {op.cli.progress: show if label is None else functools.partial(show, label)} if show else {}
     opened = (engine_for(args, handed_off=op.remote is not None, not_handed_off=op.cli.not_handed_off,
                          command=op.cli.command) if op.cli.store
               else database_engine(args, op))  # Cli(store=False): the database and blob folder, here

@@ -28,6 +28,7 @@ SOURCES = CliGroup("sources", "synced sources (Drive selections, web pages, fold
 # ``register_command_later``); the line each has in ``python -m core --help``
 SEARCH_HELP = "retrieve chunks for a query"
 DOCTOR_HELP = "check (and with --repair fix) database vs vector store"
+INGEST_HELP = "add files, folders or URLs (web pages, PDFs, YouTube videos) to a knowledge base"
 REINDEX_HELP = "rebuild a knowledge base with the current settings, no downtime"
 ASK_HELP = "answer a question from the knowledge bases (normal or strict mode)"
 COMPARE_HELP = "answer a question in normal and in strict mode, side by side"

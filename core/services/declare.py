@@ -178,7 +178,8 @@ class Cli:
     params: tuple[str, ...] | None = None
     # the callback parameter that reports progress ((done, total, message)): the CLI passes one
     # writing ``<label>: message done/total`` over one line of stderr when stderr is a terminal and
-    # --json is not given; ``progress_label`` names the parameter whose value is the label
+    # --json is not given; ``progress_label`` names the parameter whose value is the label (none:
+    # the callback takes (label, done, total, message) and names each file itself: ``ingest``)
     progress: str = ""
     progress_label: str = ""
     # False: the operation needs the database and the blob folder only, never the vector store; the

@@ -27,7 +27,7 @@ from core.jobs.kinds import OnOutcome, Outcome, owner_of
 from core.jobs.submit import enqueue_one, enqueue_uploads
 from core.jobs.uploads import upload_status
 from core.parsers.base import ParseContext
-from core.services.cli_groups import FILES, REINDEX_HELP
+from core.services.cli_groups import FILES, INGEST_HELP, REINDEX_HELP
 from core.services.declare import Arg, Cli, Http, Remote, job_kind, operation
 from core.services.runtime import Runtime, parse_document
 from core.types import SYSTEM_ACTOR, Actor, ParsedDoc
@@ -73,6 +73,12 @@ def _ingest_paths_queued(engine, args: dict) -> list[IngestResult]:
                                   args["paths"], UploadLimits.of(engine.runtime.settings()))
 
 
+def _ingest_line(r: dict) -> str:
+    """A file's line of ``ingest`` without --json (its exit code: 1 when one failed)."""
+    return (f"{r['status']:<10} {r['name']}" + (f"  {r['chunks']} chunks" if r["status"] == "indexed" else "")
+            + (f"  — {r['error']}" if r["error"] else ""))
+
+
 def readable_file(rt: Runtime, actor: Actor, file_id: str) -> FileRecord:
     with rt.db.read() as s:
         return check_file(s, actor, s.get(FileRecord, file_id), file_id)
@@ -92,7 +98,13 @@ class FileService:
         return ingest_mod.ingest(self._rt.parts, self._rt.snapshot(), actor, kb, uploads, progress)
 
     @operation(access="admin", admin_does="ingest files from the server's disk",
-               handoff=Remote(run=_ingest_paths_queued, prepare=_absolute_paths))
+               handoff=Remote(run=_ingest_paths_queued, prepare=_absolute_paths),
+               # --detach (stored and queued for the workers, beside a process holding the store) is
+               # the CLI's own branch (core/cli/commands.py: _detach_option)
+               cli=Cli("ingest", help=INGEST_HELP, description="", args={"kb": Arg(flag="--kb")},
+                       human=lambda rs: "\n".join(map(_ingest_line, rs)),
+                       exit=lambda rs: 0 if all(r["status"] in ("indexed", "duplicate") for r in rs) else 1,
+                       progress="progress"))
     def ingest_paths(self, actor: Actor, kb: str, paths: list[str], progress: Progress | None = None) -> list[IngestResult]:
         """Files, folders and URLs named on the server (the CLI): admins only — it reads the server's disk."""
         return paths_mod.ingest_paths(lambda uploads: self.ingest(actor, kb, uploads, progress), paths,

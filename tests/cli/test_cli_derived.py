@@ -577,6 +577,43 @@ def test_reindex_shows_its_progress_on_a_terminal_and_nothing_else_without_one(d
     assert "\roffice: " in shown.decode() and "1/1" in shown.decode(), shown
 
 
+def test_ingest_shows_each_files_progress_on_a_terminal_and_nothing_else_without_one(data_dir, tmp_path):
+    """Cli(progress=...) without a label: ``ingest``'s callback names each file itself; at a terminal
+    one stderr line is rewritten with it (a blank line after), piped or with --json stderr stays empty."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.cli.test_cli import REPO, run_cli
+
+    (tmp_path / "parking.md").write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
+    (tmp_path / "lunch.md").write_text("# Lunch\n\nLunch is served at noon.\n", encoding="utf-8")
+    run_cli(data_dir, "kb", "create", "office")
+    piped = run_cli(data_dir, "ingest", "--kb", "office", str(tmp_path / "parking.md"))
+    assert piped.stdout.strip() == "indexed    parking.md  1 chunks" and piped.stderr == ""
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
+    env.update({"RAGDESK_DATA_DIR": str(data_dir), "RAGDESK_EMBEDDING__MODEL": "hash-64"})
+    try:
+        proc = subprocess.run([sys.executable, "-m", "core", "ingest", "--kb", "office", str(tmp_path / "lunch.md")],
+                              cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=slave, text=True, timeout=300)
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal's other side is closed: all read
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(master)
+    assert proc.returncode == 0 and proc.stdout.strip() == "indexed    lunch.md  1 chunks"
+    assert "\rlunch.md: " in shown.decode() and shown.decode().endswith("\n"), shown
+
+
 def test_doctor_output_carries_every_field_of_the_doctor_report():
     # DoctorOut lists the report's fields by hand (its JSON shape is kept across releases): a field
     # added to the report must be added there too, or the CLI would drop it silently

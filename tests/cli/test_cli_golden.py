@@ -42,6 +42,7 @@ HELP += [("ask",), ("compare",)]  # issue 34: ask and compare (_ask_and_compare)
 
 PASSWORD = "correct horse battery"  # read from standard input (never an argument); must never be printed
 HELP += [("gdrive",), *[("gdrive", c) for c in ("connect", "status", "ls", "import", "sync", "disconnect")]]
+HELP += [("ingest",)]  # issue 34: ingest (_ingest)
 
 
 class Cli:
@@ -438,7 +439,8 @@ def test_commands_match_their_goldens(cli, tmp_path, monkeypatch):
     _accounts_and_tokens(cli)
     _sources(cli, tmp_path, monkeypatch)
 
-    _gdrive(cli, tmp_path)  # last: Drive sources and their sync jobs
+    _gdrive(cli, tmp_path)  # Drive sources and their sync jobs
+    _ingest(cli, tmp_path, monkeypatch)  # last: a knowledge base of its own and queued jobs
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
         for old in GOLDEN.glob("*.txt"):
@@ -720,6 +722,52 @@ def _sources(cli: Cli, tmp_path: Path, monkeypatch) -> None:
     printed = "".join(out + err for _, _, out, err in cli.raw.values())
     for secret in (DAV_PASSWORD, APP_SECRET, "wrong-Secret-0", "typed-Pw-1"):
         assert secret not in printed
+
+
+def _ingest(cli: Cli, tmp_path: Path, monkeypatch) -> None:
+    """ingest: a folder, a duplicate, a corrupt file among good ones, a URL from a local server on
+    127.0.0.1, refusals, and --detach (files stored, jobs queued for workers that never run here)."""
+    from tests.parsers.http_fixtures import local_server
+
+    assert cli(None, "kb", "create", "ingested")[0] == 0
+    folder = tmp_path / "ingest"
+    folder.mkdir()
+    (folder / "alpha.md").write_text("# Alpha\n\nThe alpha office opens at eight.\n", encoding="utf-8")
+    (folder / "贝塔.md").write_text("# 贝塔\n\n贝塔办公室九点开门。\n", encoding="utf-8")
+    cli("ingest_folder_text", "ingest", "--kb", "ingested", str(folder))
+    cli("ingest_duplicate_json", "--json", "ingest", "--kb", "ingested", str(folder / "alpha.md"))
+    cli("ingest_duplicate_text", "ingest", "--kb", "ingested", str(folder))
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "gamma.md").write_text("# Gamma\n\nGamma parks in the north lot.\n", encoding="utf-8")
+    (mixed / "broken.pdf").write_bytes(b"%PDF-1.4 this is not a pdf at all")
+    (mixed / "delta.md").write_text("# Delta\n\nDelta eats at noon.\n", encoding="utf-8")
+    cli("ingest_corrupt_text", "ingest", "--kb", "ingested", str(mixed))
+    (mixed / "gamma.md").write_text("# Gamma\n\nGamma parks in the south lot now.\n", encoding="utf-8")
+    (mixed / "delta.md").unlink()
+    cli("ingest_corrupt_json", "--json", "ingest", "--kb", "ingested", str(mixed))
+    cli("ingest_unknown_kb", "ingest", "--kb", "nope", str(folder))
+    cli("ingest_unknown_kb_json", "--json", "ingest", "--kb", "nope", str(folder))
+    cli("ingest_missing_path", "ingest", "--kb", "ingested", str(tmp_path / "absent.md"))
+    cli("ingest_missing_path_json", "--json", "ingest", "--kb", "ingested", str(tmp_path / "absent.md"))
+    cli("ingest_no_kb", "ingest", str(folder))
+    cli("ingest_no_paths", "ingest", "--kb", "ingested")
+    with local_server() as web, monkeypatch.context() as env:
+        env.setenv("RAGDESK_PARSING__URL_ALLOW_HOSTS", '["127.0.0.1"]')
+        web.serve("/notes.html", b"<html><head><title>Notes</title></head><body><p>Epsilon meets on Fridays.</p>"
+                  b"</body></html>", "text/html; charset=utf-8")
+        page, missing = web.url("/notes.html"), web.url("/gone.html")
+        cli.name(page.rsplit("/", 1)[0], "<web>")
+        cli("ingest_url_text", "ingest", "--kb", "ingested", page)
+        cli("ingest_url_missing_json", "--json", "ingest", "--kb", "ingested", missing)
+    late = tmp_path / "ingest_late"
+    late.mkdir()
+    (late / "zeta.md").write_text("# Zeta\n\nZeta closes at six.\n", encoding="utf-8")
+    (late / "eta.md").write_text("# Eta\n\nEta closes at five.\n", encoding="utf-8")
+    cli("ingest_detach_text", "ingest", "--kb", "ingested", "--detach", str(late / "zeta.md"))
+    cli("ingest_detach_json", "--json", "ingest", "--kb", "ingested", "--detach", str(late / "eta.md"),
+        str(tmp_path / "absent.md"))
+    cli("ingest_detach_unknown_kb", "ingest", "--kb", "nope", "--detach", str(late / "zeta.md"))
 
 
 def _users(cli: Cli, *names: str) -> None:
