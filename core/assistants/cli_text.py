@@ -23,7 +23,9 @@ PRESET = {
     "kbs": Arg(flag="--kb", repeat=True, parse=_kbs, default=[],
                help="a knowledge base it answers from (repeatable; none: every one the asker may read; "
                     "--kb '' clears them)"),
-    "mode": Arg(help="strict (default when created) or normal; the global strict policy still wins for plain users"),
+    # its order stated: typing may hand back an equal Literal["normal", "strict"] made first elsewhere
+    "mode": Arg(choices=("strict", "normal"),
+                help="strict (default when created) or normal; the global strict policy still wins for plain users"),
     "strict_min_similarity": Arg(help="strict mode's threshold (0-1)"),
     "normal_min_similarity": Arg(help="normal mode's threshold (0-1)"),
     "top_k": Arg(help="passages used per answer (1-50)"),
