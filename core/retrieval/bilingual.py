@@ -210,7 +210,8 @@ def _read() -> Lexicon:
 def _add_glossary(senses: dict[str, list[tuple[str, ...]]], index: dict[str, set[str]]) -> None:
     """The workplace glossary's senses after CC-CEDICT's: the words handbooks, SLAs, tariffs and
     manuals use that the dictionary lacks (餐补, 可用性, 加收) or glosses in other senses (漏洞
-    "loophole", not "vulnerability"; 住宿 without "hotel")."""
+    "loophole", not "vulnerability"). After, not before: a query's translation keeps taking the
+    dictionary's first senses (docs/answering.md: the glossary first was tried)."""
     text = resources.files("core.retrieval").joinpath("workplace_glossary.tsv").read_text(encoding="utf-8")
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
