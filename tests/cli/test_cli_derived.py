@@ -539,27 +539,21 @@ def test_progress_names_a_callback_and_a_label_the_command_takes():
         _parser(NoLabel)
 
 
-def test_reindex_shows_its_progress_on_a_terminal_and_nothing_else_without_one(data_dir, tmp_path):
-    """Cli(progress=...): ``reindex`` at a terminal rewrites one stderr line with the knowledge base's
-    progress; with stderr not a terminal, or --json, stderr stays empty."""
+def _with_stderr_at_a_terminal(data_dir, *argv: str):
+    """``python -m core *argv`` in a child process whose stderr is a terminal (a pty): its result
+    (stdout piped) and every byte the terminal was shown."""
     import os
     import pty
     import subprocess
     import sys
 
-    from tests.cli.test_cli import REPO, run_cli
+    from tests.cli.test_cli import REPO
 
-    doc = tmp_path / "parking.md"
-    doc.write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
-    run_cli(data_dir, "kb", "create", "office")
-    run_cli(data_dir, "--json", "ingest", "--kb", "office", str(doc))
-    piped = run_cli(data_dir, "reindex", "--kb", "office")
-    assert piped.stdout.strip() == "reindex done: 1 files, 1 chunks" and piped.stderr == ""
     master, slave = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
     env.update({"RAGDESK_DATA_DIR": str(data_dir), "RAGDESK_EMBEDDING__MODEL": "hash-64"})
     try:
-        proc = subprocess.run([sys.executable, "-m", "core", "reindex", "--kb", "office"], cwd=REPO, env=env,
+        proc = subprocess.run([sys.executable, "-m", "core", *argv], cwd=REPO, env=env,
                               stdout=subprocess.PIPE, stderr=slave, text=True, timeout=300)
         os.close(slave)
         shown = b""
@@ -573,6 +567,21 @@ def test_reindex_shows_its_progress_on_a_terminal_and_nothing_else_without_one(d
             shown += chunk
     finally:
         os.close(master)
+    return proc, shown
+
+
+def test_reindex_shows_its_progress_on_a_terminal_and_nothing_else_without_one(data_dir, tmp_path):
+    """Cli(progress=...): ``reindex`` at a terminal rewrites one stderr line with the knowledge base's
+    progress; with stderr not a terminal, or --json, stderr stays empty."""
+    from tests.cli.test_cli import run_cli
+
+    doc = tmp_path / "parking.md"
+    doc.write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
+    run_cli(data_dir, "kb", "create", "office")
+    run_cli(data_dir, "--json", "ingest", "--kb", "office", str(doc))
+    piped = run_cli(data_dir, "reindex", "--kb", "office")
+    assert piped.stdout.strip() == "reindex done: 1 files, 1 chunks" and piped.stderr == ""
+    proc, shown = _with_stderr_at_a_terminal(data_dir, "reindex", "--kb", "office")
     assert proc.returncode == 0 and proc.stdout.strip() == "reindex done: 1 files, 1 chunks"
     assert "\roffice: " in shown.decode() and "1/1" in shown.decode(), shown
 
@@ -580,36 +589,14 @@ def test_reindex_shows_its_progress_on_a_terminal_and_nothing_else_without_one(d
 def test_ingest_shows_each_files_progress_on_a_terminal_and_nothing_else_without_one(data_dir, tmp_path):
     """Cli(progress=...) without a label: ``ingest``'s callback names each file itself; at a terminal
     one stderr line is rewritten with it (a blank line after), piped or with --json stderr stays empty."""
-    import os
-    import pty
-    import subprocess
-    import sys
-
-    from tests.cli.test_cli import REPO, run_cli
+    from tests.cli.test_cli import run_cli
 
     (tmp_path / "parking.md").write_text("# Parking\n\nVisitors park on level two.\n", encoding="utf-8")
     (tmp_path / "lunch.md").write_text("# Lunch\n\nLunch is served at noon.\n", encoding="utf-8")
     run_cli(data_dir, "kb", "create", "office")
     piped = run_cli(data_dir, "ingest", "--kb", "office", str(tmp_path / "parking.md"))
     assert piped.stdout.strip() == "indexed    parking.md  1 chunks" and piped.stderr == ""
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL")}
-    env.update({"RAGDESK_DATA_DIR": str(data_dir), "RAGDESK_EMBEDDING__MODEL": "hash-64"})
-    try:
-        proc = subprocess.run([sys.executable, "-m", "core", "ingest", "--kb", "office", str(tmp_path / "lunch.md")],
-                              cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=slave, text=True, timeout=300)
-        os.close(slave)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # the terminal's other side is closed: all read
-                break
-            if not chunk:
-                break
-            shown += chunk
-    finally:
-        os.close(master)
+    proc, shown = _with_stderr_at_a_terminal(data_dir, "ingest", "--kb", "office", str(tmp_path / "lunch.md"))
     assert proc.returncode == 0 and proc.stdout.strip() == "indexed    lunch.md  1 chunks"
     assert "\rlunch.md: " in shown.decode() and shown.decode().endswith("\n"), shown
 
