@@ -31,25 +31,26 @@ Core's groups are ``register_later`` (its commands of their own, ``ingest``, ``s
 ``reindex``, ``ask``, ``compare``: ``register_command_later``): named in the command list at once, their subcommands or arguments made
 (and their service imported) only when run or their help shown; a group's hand-written
 subcommands (``kb index``), or a command's hand-written option (``ingest --detach``), are added
-after them by a ``when_filled`` hook.
+after them by a ``when_filled`` hook. What was typed is read into the operation's values by
+core/cli/typed.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import getpass
 import inspect
 import sys
 import typing
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import SecretStr, TypeAdapter
 
 from core.cli.context import database_engine, emit, engine_for, progress_printer
+from core.cli.typed import FROM_FILE, PLAIN, REFUSED, moment, unwrap, value_of
 from core.errors import InvalidInput
 from core.names import printable
 from core.services.declare import Arg, CliGroup, Operation, is_callback
@@ -57,24 +58,7 @@ from core.types import SYSTEM_ACTOR
 
 _RESERVED = frozenset({"json", "data_dir", "wait", "verbose", "command", "handler"})
 _SCALARS = (str, int, float)
-_FROM_FILE = "__from_file"  # the dest of an Arg's ``from_file`` option: <parameter>__from_file
-_REFUSED = "__refused"  # the dest of a secret's ``refuse`` option: <parameter>__refused
 _OUTPUT = "output__file"  # the dest of a Cli's ``output`` option
-_PLAIN = Arg()
-
-
-def _unwrap(annotation: Any) -> tuple[Any, str]:
-    """The plain type of a hint and its description (from ``Annotated[..., Field(description=...)]``)."""
-    description = ""
-    for _ in range(2):  # Annotated[X, ...] | None: the None first, then the Annotated
-        if typing.get_origin(annotation) is typing.Annotated:
-            annotation, *extras = typing.get_args(annotation)
-            description = description or next(
-                (getattr(e, "description", "") or "" for e in extras if getattr(e, "description", "")), "")
-        args = typing.get_args(annotation)
-        if type(None) in args and len(args) == 2:  # X | None: an option left out is None
-            annotation = next(a for a in args if a is not type(None))
-    return annotation, description
 
 
 def _metavar(flag: str) -> str:
@@ -84,7 +68,7 @@ def _metavar(flag: str) -> str:
 
 def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Parameter, hint: Any,
               arg: Arg) -> None:
-    kind, description = _unwrap(hint)
+    kind, description = unwrap(hint)
     if param.name in _RESERVED:
         raise TypeError(f"{op.name}(): parameter {param.name!r} is one of the CLI's own options")
     if arg.secret:  # no argument: run() reads it (_secret), from a file when one is named
@@ -134,7 +118,7 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     elif kind in _SCALARS:
         spec["type"] = kind
     elif kind is datetime:
-        spec["type"] = _moment
+        spec["type"] = moment
     else:
         raise TypeError(f"{op.name}(): parameter {param.name!r} of type {kind!r} cannot be a CLI argument")
     if arg.metavar:
@@ -155,7 +139,7 @@ def _argument(parser: argparse.ArgumentParser, op: Operation, param: inspect.Par
     target = parser.add_mutually_exclusive_group() if arg.from_file else parser
     target.add_argument(*flags, dest=param.name, **spec)
     if arg.from_file:
-        target.add_argument(arg.from_file, dest=param.name + _FROM_FILE, metavar=_metavar(arg.from_file),
+        target.add_argument(arg.from_file, dest=param.name + FROM_FILE, metavar=_metavar(arg.from_file),
                             help=arg.from_file_help)
 
 
@@ -169,20 +153,11 @@ def _secret_options(parser: argparse.ArgumentParser, op: Operation, param: inspe
             or (arg.refusal and not arg.refuse)):
         raise TypeError(f"{op.name}(): Arg(secret=...) reads a str parameter, never from the command line")
     if arg.from_file:
-        parser.add_argument(arg.from_file, dest=param.name + _FROM_FILE,
+        parser.add_argument(arg.from_file, dest=param.name + FROM_FILE,
                             metavar=arg.metavar or _metavar(arg.from_file), help=arg.from_file_help)
     refused = (arg.refuse,) if isinstance(arg.refuse, str) else arg.refuse
     if any(refused):
-        parser.add_argument(*refused, dest=param.name + _REFUSED, help=argparse.SUPPRESS)
-
-
-def _moment(text: str) -> datetime:
-    """An ISO 8601 date and time (2026-03-01T09:30:00+01:00; without a zone: UTC)."""
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an ISO 8601 date and time: {text!r}") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        parser.add_argument(*refused, dest=param.name + REFUSED, help=argparse.SUPPRESS)
 
 
 def _params(op: Operation) -> list[inspect.Parameter]:
@@ -210,74 +185,6 @@ def _rows(value: Any) -> str:
     rows = value if isinstance(value, list) else [value]
     return "\n".join("  ".join(str(v) for v in row.values()) if isinstance(row, dict) else str(row)
                      for row in rows) or "(none)"
-
-
-def _read_text(path: str) -> str:
-    file = Path(path)
-    if not file.is_file():
-        raise InvalidInput(f"no such file: {file}")
-    return file.read_text(encoding="utf-8")
-
-
-def _value(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> Any:
-    """A parameter's value from what was typed: its ``from_file`` read, its words parsed, checked."""
-    value = _read(op, param, args)
-    check = op.cli.args.get(param.name, _PLAIN).check
-    if check is not None:
-        check(value)
-    return value
-
-
-def _read(op: Operation, param: inspect.Parameter, args: argparse.Namespace) -> Any:
-    arg = op.cli.args.get(param.name, _PLAIN)
-    if arg.secret:
-        how = "standard input" + (f" or with {arg.from_file} PATH" if arg.from_file else "")
-        if arg.refuse and getattr(args, param.name + _REFUSED) is not None:
-            raise InvalidInput(arg.refusal or f"the {arg.secret} is never taken on the command line (other users "
-                                              f"see it in ps): give it on {how}")
-        value = _secret(arg, getattr(args, param.name + _FROM_FILE) if arg.from_file else None)
-        return SecretStr(value) if _unwrap(op.hints.get(param.name))[0] is SecretStr else value
-    value = getattr(args, param.name)
-    if arg.from_file and getattr(args, param.name + _FROM_FILE) is not None:
-        return _read_text(getattr(args, param.name + _FROM_FILE))
-    if value is None and param.default is inspect.Parameter.empty:
-        if arg.default is not inspect.Parameter.empty:
-            return arg.default
-        raise InvalidInput(arg.missing or f"give {'/'.join(arg.flag) if isinstance(arg.flag, tuple) else arg.flag}")
-    if arg.path:
-        file = Path(value)
-        if not file.is_file():
-            raise InvalidInput(f"no such file: {file}")
-        return file.read_bytes()
-    if arg.parse is not None and value is not param.default:
-        return arg.parse(value)
-    return value
-
-
-def _secret(arg: Arg, path: str | None) -> str:
-    """``Arg(secret=what)``: the first line of the file at ``path`` (its ``from_file`` option; "-" is
-    standard input), else typed at the terminal without echo (twice unless ``confirm=False``, so a
-    typo is not kept), or the first line of standard input (a script's pipe). The value is never
-    printed nor put in an error. A secret that may come from a file may not be empty."""
-    what = arg.secret
-    if path and path != "-":
-        try:
-            with open(path, encoding="utf-8") as file:
-                text = file.readline()
-        except OSError as exc:
-            raise InvalidInput(f"cannot read the {what} file {path}: {exc.strerror}") from None
-    elif sys.stdin is not None and sys.stdin.isatty():
-        text = getpass.getpass(f"{arg.prompt or what}: ")
-        if arg.confirm and getpass.getpass("again: ") != text:
-            raise InvalidInput(f"the two {what}s typed differ")
-    else:
-        text = sys.stdin.readline() if sys.stdin is not None else ""
-        if not text and not arg.from_file:
-            raise InvalidInput(f"give the {what} on standard input")
-    value = text.rstrip("\r\n")
-    if not value and arg.from_file:
-        raise InvalidInput(f"no {what}: give it on standard input or with {arg.from_file} PATH")
-    return value
 
 
 def _write(op: Operation, kwargs: dict, target: str, text: str) -> Any:
@@ -321,7 +228,7 @@ def _say(args: argparse.Namespace, note: str) -> None:
 
 
 def run(op: Operation, args: argparse.Namespace) -> int:
-    kwargs = {p.name: _value(op, p, args) for p in _params(op)}
+    kwargs = {p.name: value_of(op, p, args) for p in _params(op)}
     if op.cli.check is not None:  # the arguments together, in the command line's words
         op.cli.check(kwargs)
     kwargs.update({name: make(kwargs) for name, make in op.cli.implied.items()})
@@ -481,7 +388,7 @@ def _fill(parser: argparse.ArgumentParser, op: Operation) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     hints = typing.get_type_hints(op.function, include_extras=True)
     for param in _params(op):
-        _argument(parser, op, param, hints.get(param.name, str), op.cli.args.get(param.name, _PLAIN))
+        _argument(parser, op, param, hints.get(param.name, str), op.cli.args.get(param.name, PLAIN))
     if op.cli.output:
         parser.add_argument(*op.cli.output, dest=_OUTPUT, metavar=op.cli.output_metavar or _metavar(op.cli.output[-1]),
                             help=op.cli.output_help)

@@ -14,6 +14,7 @@ import pytest
 from pydantic import Field, SecretStr
 
 from core.cli import derived
+from core.cli import typed as read_typed
 from core.errors import InvalidInput
 from core.services.declare import Arg, Cli, CliGroup, operation, operations_of
 from core.types import Actor
@@ -105,20 +106,20 @@ def test_a_group_and_the_readings_an_arg_changes(tmp_path):
     args = parser.parse_args(["shelf", "put", "--kb", "s1", "a=1", "b=2", "3", "--text", "hello",
                               "--kinds", "a", "--kinds", "b", "--tag", "x", "--tag", "y"])
     assert (args.shelf_command, args.shelf, args.index, args.kinds) == ("put", "s1", 3, ["a", "b"])
-    values = {p.name: derived._value(ops["put"], p, args) for p in ops["put"].wire_params()}
+    values = {p.name: read_typed.value_of(ops["put"], p, args) for p in ops["put"].wire_params()}
     assert values == {"shelf": "s1", "labels": {"a": "1", "b": "2"}, "text": "hello", "index": 3,
                       "tags": ["X", "Y"], "kinds": ["a", "b"]}
     typed = tmp_path / "t.txt"
     typed.write_text("from a file", encoding="utf-8")
     args = parser.parse_args(["shelf", "put", "--kb", "s1", "a=1", "0", "--text-file", str(typed)])
-    values = {p.name: derived._value(ops["put"], p, args) for p in ops["put"].wire_params()}
+    values = {p.name: read_typed.value_of(ops["put"], p, args) for p in ops["put"].wire_params()}
     assert (values["text"], values["tags"], values["kinds"]) == ("from a file", [], None)
     args = parser.parse_args(["shelf", "put", "--kb", "s1", "a=1", "0"])
     with pytest.raises(InvalidInput, match="give --text or --text-file"):
-        derived._value(ops["put"], ops["put"].signature.parameters["text"], args)
+        read_typed.value_of(ops["put"], ops["put"].signature.parameters["text"], args)
     args = parser.parse_args(["shelf", "put", "--kb", "s1", "a=1", "0", "--text-file", str(tmp_path / "no.txt")])
     with pytest.raises(InvalidInput, match="no such file"):
-        derived._value(ops["put"], ops["put"].signature.parameters["text"], args)
+        read_typed.value_of(ops["put"], ops["put"].signature.parameters["text"], args)
     for wrong in (["shelf", "put", "a=1", "0", "--text", "t"],  # --kb is required
                   ["shelf", "put", "--kb", "s", "a=1", "0", "--text", "t", "--text-file", "f"],  # one or the other
                   ["shelf", "put", "--kb", "s", "a=1", "0", "--kinds", "c"],  # not a choice
@@ -184,10 +185,10 @@ def test_several_words_a_file_read_an_output_file_and_a_moment(tmp_path):
     data = tmp_path / "d.csv"
     data.write_bytes(b"q,a\n")
     args = parser.parse_args(["load", str(data)])
-    assert derived._value(ops["load"], ops["load"].signature.parameters["data"], args) == b"q,a\n"
+    assert read_typed.value_of(ops["load"], ops["load"].signature.parameters["data"], args) == b"q,a\n"
     args = parser.parse_args(["load", str(tmp_path / "absent.csv")])
     with pytest.raises(InvalidInput, match="no such file"):
-        derived._value(ops["load"], ops["load"].signature.parameters["data"], args)
+        read_typed.value_of(ops["load"], ops["load"].signature.parameters["data"], args)
     args = parser.parse_args(["dump", "-o", "out.txt", "--since", "2026-03-01T09:30:00"])
     assert getattr(args, derived._OUTPUT) == "out.txt"
     assert args.since == datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)  # no zone given: UTC
@@ -251,7 +252,7 @@ def test_a_command_over_some_parameters_positional_names_and_choices():
     parser, sub = _parser(_Renaming)
     ops = {op.name: op for op in operations_of("svc", _Renaming)}
     args = parser.parse_args(["rename", "old", "new"])
-    assert {p.name: derived._value(ops["change"], p, args) for p in derived._params(ops["change"])} == {
+    assert {p.name: read_typed.value_of(ops["change"], p, args) for p in derived._params(ops["change"])} == {
         "ref": "old", "name": "new"}  # colour and size are not the command's: the operation's defaults stay
     helped = sub.choices["rename"].format_help()
     assert "rename [-h] name new_name" in helped and "colour" not in helped and "size" not in helped
@@ -375,9 +376,9 @@ def test_a_secret_is_never_an_argument_and_is_read_when_the_command_runs(data_di
     [lock] = operations_of("svc", _Keys)
     args = parser.parse_args(["lock", "cellar"])
     assert not hasattr(args, "password")
-    for typed in (["lock", "cellar", "hunter22"], ["lock", "cellar", "--password", "hunter22"]):
+    for argv in (["lock", "cellar", "hunter22"], ["lock", "cellar", "--password", "hunter22"]):
         with pytest.raises(SystemExit):
-            parser.parse_args(typed)
+            parser.parse_args(argv)
     capsys.readouterr()
     assert "new password: typed at the terminal (not shown)" in sub.choices["lock"].format_help()
     args.data_dir, args.json, args.wait = str(data_dir), True, 0.0
@@ -434,7 +435,7 @@ def test_a_credential_comes_from_a_file_or_standard_input_and_a_word_typed_for_i
     def read(*argv: str, stdin: str = ""):
         monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
         args = parser.parse_args(["open", *argv])
-        return {p.name: derived._value(op, p, args) for p in derived._params(op)}
+        return {p.name: read_typed.value_of(op, p, args) for p in derived._params(op)}
 
     pin_file = tmp_path / "pin.txt"
     pin_file.write_text("4711 \nnext\n", encoding="utf-8")
@@ -483,11 +484,11 @@ def test_a_check_reads_the_typed_value_before_anything_is_opened():
     parser, _ = _parser(_Searching)
     op = operations_of("svc", _Searching)[0]
     args = parser.parse_args(["find", "a", "b", "--top", "10"])
-    assert [derived._value(op, p, args) for p in op.wire_params()] == [["a", "b"], 10]  # int: argparse's type kept
+    assert [read_typed.value_of(op, p, args) for p in op.wire_params()] == [["a", "b"], 10]  # int: argparse's type kept
     for argv, words in ((["find", "a", "--top", "11"], "at most 10, not 11"), (["find", "a", "b", "c"], "at most 2, not 3")):
         args = parser.parse_args(argv)
         with pytest.raises(InvalidInput, match=words):
-            [derived._value(op, p, args) for p in op.wire_params()]
+            [read_typed.value_of(op, p, args) for p in op.wire_params()]
     with pytest.raises(SystemExit):
         parser.parse_args(["find", "a", "--top", "many"])  # argparse's own refusal, as for any int
 
