@@ -25,7 +25,7 @@ from core.ingest.uploads import IngestResult
 from core.jobs.kinds import OnOutcome, Outcome, owner_of
 from core.services.declare import Arg, Cli, CliGroup, Remote, job_kind, operation
 from core.services.plugin import register_service
-from core.services.source_outputs import SyncReportRow, report_exit, report_text
+from core.services.source_outputs import SourceRow, SyncReportRow, report_exit, report_text
 from core.sources.queued import decode_report, report_outcome
 from core.sources.report import SyncReport
 from core.types import SYSTEM_ACTOR, Actor
@@ -93,9 +93,8 @@ class DriveService:
 
         self._drive_user(actor)
         rows = self._sources.sources(actor, kind="gdrive")
-        return {**gdrive.status(self._rt.parts, actor), "sources": [
-            {"id": r.id, "kind": r.kind, "kb_id": r.kb_id, "title": r.title, "watch": r.watch, "state": r.state,
-             "last_sync_at": r.last_sync_at, "last_error": r.last_error} for r in rows]}
+        return {**gdrive.status(self._rt.parts, actor),
+                "sources": [SourceRow.model_validate(r).model_dump() for r in rows]}  # never a selection's config
 
     @operation()
     def gdrive_auth_url(self, actor: Actor) -> str:
