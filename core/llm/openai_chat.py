@@ -101,7 +101,7 @@ class OpenAIChatModel:
             raw = self._client.chat.completions.with_raw_response.create(**kwargs)
         if raw.headers.get("content-type", "").split(";")[0].strip() == "application/json":
             # a server that does not stream (it answers whole, whatever "stream" says): one chunk
-            return [_whole_as_chunk(raw.http_response.read())]
+            return [_whole_as_chunk(raw.http_response.read(), self._host)]
         return raw.parse()
 
     def _events(self, chunks: Any) -> Iterator[ChatEvent]:
@@ -247,7 +247,7 @@ def _retry_after(exc: "openai.APIStatusError") -> int | None:
     return max(1, round(seconds)) if seconds >= 0 else None
 
 
-def _whole_as_chunk(body: bytes) -> Any:
+def _whole_as_chunk(body: bytes, host: str) -> Any:
     """A whole ``chat.completion`` (JSON) as the one stream chunk that says the same: its message
     as the delta, its tool calls indexed, its usage."""
     from openai.types.chat import ChatCompletionChunk
@@ -263,5 +263,5 @@ def _whole_as_chunk(body: bytes) -> Any:
             "id": whole.get("id") or "whole", "object": "chat.completion.chunk", "created": whole.get("created") or 0,
             "model": whole.get("model") or "", "choices": choices, "usage": whole.get("usage")})
     except (ValueError, TypeError, AttributeError) as exc:
-        raise LLMError("The model server sent a JSON answer that is not a chat completion.",
+        raise LLMError(f"The model server at {host} sent a JSON answer that is not a chat completion.",
                        detail=body[:500].decode("utf-8", "replace")) from exc

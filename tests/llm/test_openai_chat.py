@@ -10,7 +10,7 @@ import pytest
 from core.errors import LLMError
 from core.llm.base import ChatMessage, Done, TextDelta, ToolCall, ToolCallsReady, ToolSpec, collect
 from core.llm.openai_chat import OpenAIChatModel
-from tests.fakes import fake_llm_server, http_error, malformed, text, tool_call
+from tests.fakes import Reply, fake_llm_server, http_error, malformed, text, tool_call
 
 KEY = "sk-test-0123456789abcdef"
 SEARCH = ToolSpec("query_knowledge_bases", "Search the knowledge bases.",
@@ -255,3 +255,9 @@ def test_a_server_that_answers_whole_instead_of_streaming_is_read():
     assert isinstance(events[-1], Done) and events[-1].finish_reason == "stop" and events[-1].usage["completion_tokens"] > 0
     ready = [e for e in called if isinstance(e, ToolCallsReady)]
     assert ready and ready[0].calls[0].name == "kb_search" and ready[0].calls[0].arguments == {"q": "年假"}
+
+
+def test_a_whole_json_answer_that_is_no_chat_completion_is_an_error_naming_the_server():
+    with fake_llm_server([Reply(raw='{"choices": "none"}', whole=True)]) as srv:
+        with pytest.raises(LLMError, match="127.0.0.1.*not a chat completion"):
+            list(model_for(srv).stream([ChatMessage("user", "hi")]))
